@@ -1,0 +1,32 @@
+// The README's test command: typecheck, then vitest, ending with the plain line "N passed, N failed" that CI reads
+// (vitest's own summary is not read by CI). Exit code is vitest's (or tsc's).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { stdio: 'inherit' });
+if (tsc.status !== 0) {
+  console.log('typecheck failed');
+  console.log('0 passed, 1 failed');
+  process.exit(tsc.status ?? 1);
+}
+const dir = mkdtempSync(join(tmpdir(), 'mg-tests-'));
+const out = join(dir, 'vitest.json');
+const vitest = spawnSync(
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
+let passed = 0;
+let failed = 0;
+try {
+  const report = JSON.parse(readFileSync(out, 'utf8'));
+  passed = report.numPassedTests;
+  failed = report.numFailedTests + (report.numFailedTestSuites ?? 0);
+} catch {
+  failed = 1; // no report means the run itself broke
+}
+rmSync(dir, { recursive: true, force: true });
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(vitest.status === 0 && failed === 0 ? 0 : (vitest.status || 1));

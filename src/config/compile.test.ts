@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { compile, sha256Hex } from './compile.js';
+import type { RawObject } from './resources.js';
+
+const route = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
+  apiVersion: 'modelgateway.io/v1alpha1', kind: 'ModelRoute', metadata: { name, ...meta }, spec,
+});
+const group = (name: string, models: string[]): RawObject => ({ apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name }, spec: { models } });
+const token = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
+  apiVersion: 'modelgateway.io/v1alpha1', kind: 'GatewayToken', metadata: { name, ...meta }, spec,
+});
+const secret = (name: string, stringData: Record<string, string>): RawObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData });
+const backend = { name: 'up', baseURL: 'http://127.0.0.1:9/v1' };
+const run = (objs: RawObject[]) => compile(objs.map((object) => ({ object })), { now: Date.parse('2026-01-01T00:00:00Z') });
+const cond = (r: ReturnType<typeof run>, key: string, type: string) =>
+  r.statuses.find((s) => s.key === key)?.conditions.find((c) => c.type === type);
+
+describe('compile', () => {
+  const cases: { name: string; objects: RawObject[]; key: string; type: string; status: string; reason: string }[] = [
+    { name: 'valid route is ready', objects: [route('m', { backends: [backend] })], key: 'ModelRoute/default/m', type: 'Ready', status: 'True', reason: 'Ready' },
+    { name: 'bad baseURL is InvalidSpec', objects: [route('m', { backends: [{ name: 'x', baseURL: 'ftp://x' }] })], key: 'ModelRoute/default/m', type: 'Accepted', status: 'False', reason: 'InvalidSpec' },
+    { name: 'missing upstream secret', objects: [route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })], key: 'ModelRoute/default/m', type: 'ResolvedRefs', status: 'False', reason: 'SecretNotFound' },
+    { name: 'missing secret key', objects: [secret('s', { other: 'x' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })], key: 'ModelRoute/default/m', type: 'ResolvedRefs', status: 'False', reason: 'SecretKeyNotFound' },
+    { name: 'token without group', objects: [token('t', { group: 'nope', sha256: 'a'.repeat(64) })], key: 'GatewayToken/default/t', type: 'ResolvedRefs', status: 'False', reason: 'GroupNotFound' },
+    { name: 'token with both refs', objects: [token('t', { group: 'g', sha256: 'a'.repeat(64), secretRef: { name: 's', key: 'k' } })], key: 'GatewayToken/default/t', type: 'Accepted', status: 'False', reason: 'InvalidSpec' },
+    { name: 'expired token', objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), expiresAt: '2025-01-01T00:00:00Z' })], key: 'GatewayToken/default/t', type: 'Ready', status: 'False', reason: 'Expired' },
+    { name: 'disabled token', objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), disabled: true })], key: 'GatewayToken/default/t', type: 'Ready', status: 'False', reason: 'Disabled' },
+    {
+      name: 'newer route claiming a model conflicts',
+      objects: [route('b', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-01-01T00:00:00Z' }), route('a', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-02-01T00:00:00Z' })],
+      key: 'ModelRoute/default/a', type: 'Accepted', status: 'False', reason: 'Conflict',
+    },
+    {
+      name: 'duplicate key digest conflicts',
+      objects: [group('g', []), token('t1', { group: 'g', sha256: 'b'.repeat(64) }), token('t2', { group: 'g', sha256: 'b'.repeat(64) })],
+      key: 'GatewayToken/default/t2', type: 'Accepted', status: 'False', reason: 'Conflict',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = run(c.objects);
+      expect(cond(r, c.key, c.type)).toMatchObject({ status: c.status, reason: c.reason });
+    });
+  }
+
+  it('indexes tokens by the digest of the secret value and narrows models', () => {
+    const r = run([
+      secret('alice-key', { token: 'sk-alice' }),
+      route('gpt-4o-mini', { backends: [backend] }),
+      route('text-embedding-3-small', { backends: [backend] }),
+      route('other', { backends: [backend] }),
+      group('g', ['gpt-*', 'text-embedding-3-*']),
+      token('alice', { group: 'g', secretRef: { name: 'alice-key', key: 'token' }, models: ['text-*'] }),
+    ]);
+    const t = r.table.tokensByDigest.get(sha256Hex('sk-alice'));
+    expect(t?.group.models).toEqual(['gpt-4o-mini', 'text-embedding-3-small']);
+    expect(t?.models).toEqual(['text-embedding-3-small']);
+  });
+
+  it('never puts secret values in messages', () => {
+    const r = run([secret('s', { k: 'sk-very-secret' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'nope' } }] })]);
+    expect(JSON.stringify(r.statuses)).not.toContain('sk-very-secret');
+  });
+
+  it('keeps serving the valid objects when one is broken', () => {
+    const r = run([route('good', { backends: [backend] }), route('bad', { backends: [] })]);
+    expect([...r.table.routes.keys()]).toEqual(['good']);
+  });
+
+  it('warns about group patterns that match nothing', () => {
+    const r = run([route('m', { backends: [backend] }), group('g', ['m', 'nothing-*'])]);
+    expect(r.statuses.find((s) => s.key === 'Group/default/g')?.warnings).toEqual(['model pattern "nothing-*" matches no served model']);
+  });
+});

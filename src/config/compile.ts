@@ -1,0 +1,362 @@
+// Pure and total: whatever objects a source read → an immutable RoutingTable plus a status per object.
+// An invalid object never throws and never poisons the table: it gets a False condition and is left out.
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
+import { parseDuration } from './duration.js';
+import { compilePatterns } from './glob.js';
+import {
+  DEFAULT_NAMESPACE,
+  FAMILIES,
+  GatewayTokenSchema,
+  GroupSchema,
+  GROUP_VERSION,
+  KINDS,
+  ModelRouteSchema,
+  objectKey,
+  SecretSchema,
+  secretValue,
+  type Family,
+  type GatewayToken,
+  type Group,
+  type ModelRoute,
+  type Secret,
+  type SecretKeyRef,
+  type SourcedObject,
+} from './resources.js';
+import {
+  DEFAULT_TIMEOUTS,
+  type CompiledBackend,
+  type CompiledGroup,
+  type CompiledRoute,
+  type CompiledToken,
+  type RoutingTable,
+} from './table.js';
+
+export interface CompileOptions {
+  /** Epoch ms; used only to mark expired tokens in their status (requests check expiry themselves). */
+  now?: number;
+  /** Table version number to stamp (the caller counts). */
+  version?: number;
+  /** Where `demo://` backends point (the built-in demo upstream's loopback URL). */
+  demoBaseURL?: string;
+  /** For offline checks of a GitOps repo: treat every Secret reference as present. */
+  assumeSecretsPresent?: boolean;
+}
+
+export interface CompileResult {
+  readonly table: RoutingTable;
+  readonly statuses: readonly ObjectStatus[];
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+type Validated<T> = { value: T; sourced: SourcedObject; key: string };
+
+const SCHEMAS = { ModelRoute: ModelRouteSchema, Group: GroupSchema, GatewayToken: GatewayTokenSchema } as const;
+
+export function compile(objects: readonly SourcedObject[], options: CompileOptions = {}): CompileResult {
+  const now = options.now ?? Date.now();
+  const statuses: ObjectStatus[] = [];
+  const secrets = new Map<string, Secret>();
+  const valid = { ModelRoute: [] as Validated<ModelRoute>[], Group: [] as Validated<Group>[], GatewayToken: [] as Validated<GatewayToken>[] };
+  const seen = new Set<string>();
+
+  for (const sourced of objects) {
+    const o = sourced.object;
+    if (o.kind === 'Secret' && o.apiVersion === 'v1') {
+      const r = SecretSchema.safeParse(o);
+      if (r.success) secrets.set(nsName(r.data.metadata.namespace, r.data.metadata.name), r.data);
+      continue;
+    }
+    if (typeof o.kind !== 'string' || !(KINDS as readonly string[]).includes(o.kind)) continue;
+    const kind = o.kind as keyof typeof SCHEMAS;
+    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
+    const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
+    const key = objectKey(kind, namespace, name);
+    const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
+    const base = { key, kind, namespace, name, generation, source: sourced.source };
+    if (o.apiVersion !== GROUP_VERSION) {
+      statuses.push(status(base, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }));
+      continue;
+    }
+    if (seen.has(key)) {
+      statuses.push(status(base, { accepted: fail('Conflict', `${kind} ${namespace}/${name} is defined more than once`) }));
+      continue;
+    }
+    seen.add(key);
+    const r = (SCHEMAS[kind] as z.ZodType).safeParse(o);
+    if (!r.success) {
+      statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error)) }));
+      continue;
+    }
+    (valid[kind] as Validated<unknown>[]).push({ value: r.data, sourced, key });
+  }
+
+  const ctx: RefContext = { secrets, assumeSecretsPresent: options.assumeSecretsPresent ?? false };
+  const routes = compileRoutes(valid.ModelRoute, ctx, options.demoBaseURL, statuses);
+  const groups = compileGroups(valid.Group, routes, statuses);
+  const tokensByDigest = compileTokens(valid.GatewayToken, groups, ctx, now, statuses);
+
+  return {
+    table: { version: options.version ?? 0, routes, groups, tokensByDigest },
+    statuses,
+  };
+}
+
+// ---- routes -----------------------------------------------------------------------------------------------
+
+function compileRoutes(
+  items: Validated<ModelRoute>[],
+  ctx: RefContext,
+  demoBaseURL: string | undefined,
+  statuses: ObjectStatus[],
+): Map<string, CompiledRoute> {
+  const routes = new Map<string, CompiledRoute>();
+  const owner = new Map<string, string>();
+  for (const item of oldestFirst(items)) {
+    const r = item.value;
+    const namespace = r.metadata.namespace ?? DEFAULT_NAMESPACE;
+    const base = statusBase(item, 'ModelRoute');
+    const model = r.spec.model ?? r.metadata.name;
+    const holder = owner.get(model);
+    if (holder !== undefined) {
+      statuses.push(status(base, { accepted: fail('Conflict', `model "${model}" is already served by ModelRoute ${holder}`) }));
+      continue;
+    }
+    const names = new Set<string>();
+    const duplicate = r.spec.backends.find((b) => (names.has(b.name) ? true : (names.add(b.name), false)));
+    if (duplicate) {
+      statuses.push(status(base, { accepted: fail('InvalidSpec', `backend name "${duplicate.name}" is used twice`) }));
+      continue;
+    }
+    const unresolved: string[] = [];
+    let refFailure: ConditionReason = 'SecretNotFound';
+    const backends: CompiledBackend[] = [];
+    for (const b of r.spec.backends) {
+      let apiKey: string | undefined;
+      if (b.apiKeySecretRef) {
+        const res = resolveSecret(ctx, namespace, b.apiKeySecretRef);
+        if (!res.ok) {
+          unresolved.push(`backend "${b.name}": ${res.message}`);
+          refFailure = res.reason;
+          continue;
+        }
+        apiKey = res.value;
+      }
+      const baseURL = (b.baseURL === 'demo://' ? (demoBaseURL ?? 'http://demo.invalid/v1') : b.baseURL).replace(/\/+$/, '');
+      const url = new URL(baseURL);
+      backends.push({
+        id: `${namespace}/${r.metadata.name}/${b.name}`,
+        name: b.name,
+        baseURL,
+        origin: url.origin,
+        basePath: url.pathname.replace(/\/+$/, ''),
+        apiKey,
+        model: b.model ?? model,
+        priority: b.priority,
+        weight: b.weight,
+      });
+    }
+    backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
+    const refs = unresolved.length === 0 ? ok('ResolvedRefs', 'all references resolved') : fail(refFailure, unresolved.join('; '));
+    statuses.push(status(base, { refs }));
+    if (backends.length === 0) continue;
+    owner.set(model, `${namespace}/${r.metadata.name}`);
+    const t = r.spec.timeouts;
+    routes.set(model, {
+      model,
+      key: `${namespace}/${r.metadata.name}`,
+      namespace,
+      name: r.metadata.name,
+      families: new Set<Family>(r.spec.endpoints ?? FAMILIES),
+      backends,
+      timeouts: {
+        connectMs: t?.connect ? parseDuration(t.connect) : DEFAULT_TIMEOUTS.connectMs,
+        firstByteMs: t?.firstByte ? parseDuration(t.firstByte) : DEFAULT_TIMEOUTS.firstByteMs,
+        streamIdleMs: t?.streamIdle ? parseDuration(t.streamIdle) : DEFAULT_TIMEOUTS.streamIdleMs,
+        totalMs: t?.total ? parseDuration(t.total) : DEFAULT_TIMEOUTS.totalMs,
+      },
+      created: createdSeconds(r.metadata.creationTimestamp),
+      ownedBy: r.spec.ownedBy ?? namespace,
+    });
+  }
+  return routes;
+}
+
+// ---- groups -----------------------------------------------------------------------------------------------
+
+function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRoute>, statuses: ObjectStatus[]): Map<string, CompiledGroup> {
+  const groups = new Map<string, CompiledGroup>();
+  const allModels = [...routes.keys()].sort();
+  for (const item of items) {
+    const g = item.value;
+    const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
+    const warnings = g.spec.models
+      .filter((p) => !allModels.some(compilePatterns([p])))
+      .map((p) => `model pattern "${p}" matches no served model`);
+    const matcher = compilePatterns(g.spec.models);
+    const models = allModels.filter(matcher);
+    const key = `${namespace}/${g.metadata.name}`;
+    groups.set(key, { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) });
+    statuses.push(status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }));
+  }
+  return groups;
+}
+
+// ---- tokens -----------------------------------------------------------------------------------------------
+
+function compileTokens(
+  items: Validated<GatewayToken>[],
+  groups: Map<string, CompiledGroup>,
+  ctx: RefContext,
+  now: number,
+  statuses: ObjectStatus[],
+): Map<string, CompiledToken> {
+  const tokens = new Map<string, CompiledToken>();
+  const owner = new Map<string, string>();
+  for (const item of oldestFirst(items)) {
+    const t = item.value;
+    const namespace = t.metadata.namespace ?? DEFAULT_NAMESPACE;
+    const base = statusBase(item, 'GatewayToken');
+    const group = groups.get(`${namespace}/${t.spec.group}`);
+    let digest: string | undefined;
+    let refs: Condition | undefined;
+    if (t.spec.sha256) digest = t.spec.sha256;
+    else if (t.spec.secretRef) {
+      const res = resolveSecret(ctx, namespace, t.spec.secretRef);
+      if (!res.ok) refs = fail(res.reason, res.message);
+      else if (res.value !== undefined) digest = sha256Hex(res.value.trim());
+    }
+    if (!refs && !group) refs = fail('GroupNotFound', `Group "${t.spec.group}" not found in namespace ${namespace}`);
+    if (refs || !group) {
+      statuses.push(status(base, { refs }));
+      continue;
+    }
+    if (digest !== undefined) {
+      const holder = owner.get(digest);
+      if (holder !== undefined) {
+        statuses.push(status(base, { accepted: fail('Conflict', `the same key is already used by GatewayToken ${holder}`) }));
+        continue;
+      }
+      owner.set(digest, `${namespace}/${t.metadata.name}`);
+    }
+    const warnings: string[] = [];
+    let models = group.models;
+    if (t.spec.models) {
+      const narrow = compilePatterns(t.spec.models);
+      models = group.models.filter(narrow);
+      for (const p of t.spec.models)
+        if (!group.models.some(compilePatterns([p]))) warnings.push(`model pattern "${p}" matches no model of group "${group.name}"`);
+    }
+    const expiresAtMs = t.spec.expiresAt ? Date.parse(t.spec.expiresAt) : undefined;
+    const token: CompiledToken = {
+      key: `${namespace}/${t.metadata.name}`,
+      name: t.metadata.name,
+      namespace,
+      group,
+      models,
+      modelSet: new Set(models),
+      expiresAtMs,
+      disabled: t.spec.disabled,
+    };
+    if (digest !== undefined) tokens.set(digest, token);
+    const ready =
+      t.spec.disabled ? fail('Disabled', 'the token is disabled')
+      : expiresAtMs !== undefined && expiresAtMs <= now ? fail('Expired', `the token expired at ${t.spec.expiresAt}`)
+      : undefined;
+    statuses.push(status(base, { refs: ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`), ready, warnings }));
+  }
+  return tokens;
+}
+
+// ---- helpers ----------------------------------------------------------------------------------------------
+
+interface RefContext {
+  secrets: Map<string, Secret>;
+  assumeSecretsPresent: boolean;
+}
+
+type Resolved = { ok: true; value: string | undefined } | { ok: false; reason: 'SecretNotFound' | 'SecretKeyNotFound'; message: string };
+
+function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
+  const secret = ctx.secrets.get(nsName(namespace, ref.name));
+  if (!secret) {
+    if (ctx.assumeSecretsPresent) return { ok: true, value: undefined };
+    return { ok: false, reason: 'SecretNotFound', message: `Secret "${ref.name}" not found in namespace ${namespace}` };
+  }
+  const value = secretValue(secret, ref.key);
+  if (value === undefined) return { ok: false, reason: 'SecretKeyNotFound', message: `Secret "${ref.name}" has no key "${ref.key}"` };
+  return { ok: true, value };
+}
+
+function nsName(namespace: string | undefined, name: string): string {
+  return `${namespace ?? DEFAULT_NAMESPACE}/${name}`;
+}
+
+/** Older objects first (creationTimestamp), then namespace/name: a newcomer never takes over a live name. */
+function oldestFirst<T extends ModelRoute | GatewayToken>(items: Validated<T>[]): Validated<T>[] {
+  return [...items].sort((a, b) => {
+    const ta = a.value.metadata.creationTimestamp ? Date.parse(a.value.metadata.creationTimestamp) : 0;
+    const tb = b.value.metadata.creationTimestamp ? Date.parse(b.value.metadata.creationTimestamp) : 0;
+    return ta - tb || a.key.localeCompare(b.key);
+  });
+}
+
+function createdSeconds(ts: string | undefined): number {
+  const ms = ts ? Date.parse(ts) : NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
+}
+
+function statusBase(item: Validated<ModelRoute | Group | GatewayToken>, kind: string) {
+  const m = item.value.metadata;
+  return { key: item.key, kind, namespace: m.namespace ?? DEFAULT_NAMESPACE, name: m.name, generation: m.generation, source: item.sourced.source };
+}
+
+function ok(reason: ConditionReason, message: string): Condition {
+  return { type: 'ResolvedRefs', status: 'True', reason, message };
+}
+
+function fail(reason: ConditionReason, message: string): Condition {
+  return { type: 'ResolvedRefs', status: 'False', reason, message };
+}
+
+interface StatusParts {
+  accepted?: Condition;
+  refs?: Condition | undefined;
+  ready?: Condition | undefined;
+  warnings?: string[];
+}
+
+/** Assembles Accepted, ResolvedRefs and the Ready summary from the parts that were decided. */
+function status(
+  base: { key: string; kind: string; namespace: string; name: string; generation: number | undefined; source: SourcedObject['source'] },
+  parts: StatusParts,
+): ObjectStatus {
+  const accepted: Condition = parts.accepted
+    ? { ...parts.accepted, type: 'Accepted' }
+    : { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'spec is valid' };
+  const conditions: Condition[] = [accepted];
+  let ready: Condition;
+  if (accepted.status === 'False') {
+    ready = { type: 'Ready', status: 'False', reason: 'NotAccepted', message: accepted.message };
+  } else {
+    const refs: Condition = parts.refs ? { ...parts.refs, type: 'ResolvedRefs' } : { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', message: 'all references resolved' };
+    conditions.push(refs);
+    if (refs.status === 'False') ready = { type: 'Ready', status: 'False', reason: 'RefsNotResolved', message: refs.message };
+    else if (parts.ready) ready = { ...parts.ready, type: 'Ready' };
+    else ready = { type: 'Ready', status: 'True', reason: 'Ready', message: 'serving' };
+  }
+  conditions.push(ready);
+  const { source, ...rest } = base;
+  return { ...rest, ...(source ? { source } : {}), conditions, warnings: parts.warnings ?? [] };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}

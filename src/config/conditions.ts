@@ -1,0 +1,44 @@
+// Per-object conditions produced by compile. The Kubernetes status writer turns these into status.conditions;
+// the file source logs them; `model-gateway check` prints them.
+
+export type ConditionType = 'Accepted' | 'ResolvedRefs' | 'Ready';
+
+export type ConditionReason =
+  | 'Accepted'
+  | 'InvalidSpec'
+  | 'Conflict'
+  | 'ResolvedRefs'
+  | 'SecretNotFound'
+  | 'SecretKeyNotFound'
+  | 'GroupNotFound'
+  | 'Ready'
+  | 'Expired'
+  | 'Disabled'
+  | 'NotAccepted'
+  | 'RefsNotResolved';
+
+export interface Condition {
+  readonly type: ConditionType;
+  readonly status: 'True' | 'False';
+  readonly reason: ConditionReason;
+  /** Human-readable; never contains a Secret value or a client key. */
+  readonly message: string;
+}
+
+export interface ObjectStatus {
+  /** kind/namespace/name. */
+  readonly key: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** metadata.generation of the object the conditions were computed from (status.observedGeneration). */
+  readonly generation: number | undefined;
+  readonly conditions: readonly Condition[];
+  /** Things that do not stop the object from working but are probably mistakes (e.g. a glob matching no model). */
+  readonly warnings: readonly string[];
+  readonly source?: { file?: string; line?: number };
+}
+
+export function isReady(status: ObjectStatus): boolean {
+  return status.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}

@@ -1,0 +1,49 @@
+// YAML manifest text → objects with file and line, or errors with file and line. Shared by the file source and
+// `model-gateway check`, so both read manifests exactly the same way.
+import { LineCounter, parseAllDocuments } from 'yaml';
+import type { RawObject, SourcedObject } from './resources.js';
+
+export interface ManifestError {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface ParsedManifests {
+  objects: SourcedObject[];
+  errors: ManifestError[];
+}
+
+/** Parses one multi-document YAML file. `kind: List` documents are flattened as kubectl does. */
+export function parseManifests(text: string, file: string): ParsedManifests {
+  const lineCounter = new LineCounter();
+  const objects: SourcedObject[] = [];
+  const errors: ManifestError[] = [];
+  for (const doc of parseAllDocuments(text, { lineCounter, prettyErrors: false })) {
+    const line = (offset: number | undefined) => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) errors.push({ file, line: line(e.pos[0]), message: e.message.split('\n')[0]! });
+      continue;
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) continue; // empty document
+    const docLine = line(doc.contents?.range?.[0]);
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      errors.push({ file, line: docLine, message: 'a manifest must be a mapping with apiVersion, kind and metadata' });
+      continue;
+    }
+    const obj = value as RawObject;
+    if (obj.kind === 'List' && Array.isArray(obj.items)) {
+      for (const item of obj.items as unknown[]) {
+        if (item && typeof item === 'object') objects.push({ object: item as RawObject, source: { file, line: docLine } });
+      }
+      continue;
+    }
+    if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
+      errors.push({ file, line: docLine, message: 'missing apiVersion or kind' });
+      continue;
+    }
+    objects.push({ object: obj, source: { file, line: docLine } });
+  }
+  return { objects, errors };
+}
