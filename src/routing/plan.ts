@@ -1,0 +1,52 @@
+// Attempt planning (pure; the random source is injected): the order in which a request tries a route's
+// backends. Lower priority tiers first; inside a tier a weighted random order, so the first attempt follows
+// the weights and later attempts move on to backends not yet tried. Ejected backends go after every healthy
+// one but are still planned, so a route whose backends are all ejected still gets served.
+import type { CompiledBackend } from '../config/table.js';
+
+export type Random = () => number;
+
+/** Read-only view of passive health; undefined means "all healthy". */
+export interface HealthView {
+  isEjected(backendId: string): boolean;
+}
+
+export function planAttempts(
+  backends: readonly CompiledBackend[],
+  random: Random,
+  health?: HealthView,
+): CompiledBackend[] {
+  const healthy: CompiledBackend[] = [];
+  const ejected: CompiledBackend[] = [];
+  for (const b of backends) (health?.isEjected(b.id) ? ejected : healthy).push(b);
+  return [...orderTiers(healthy, random), ...orderTiers(ejected, random)];
+}
+
+function orderTiers(backends: readonly CompiledBackend[], random: Random): CompiledBackend[] {
+  const tiers = new Map<number, CompiledBackend[]>();
+  for (const b of backends) {
+    const tier = tiers.get(b.priority);
+    if (tier) tier.push(b);
+    else tiers.set(b.priority, [b]);
+  }
+  const out: CompiledBackend[] = [];
+  for (const p of [...tiers.keys()].sort((a, b) => a - b)) out.push(...weightedOrder(tiers.get(p)!, random));
+  return out;
+}
+
+/** Weighted random order without replacement; weight-0 backends come last (a fallback of last resort). */
+function weightedOrder(tier: readonly CompiledBackend[], random: Random): CompiledBackend[] {
+  const pool = tier.filter((b) => b.weight > 0);
+  const zero = tier.filter((b) => b.weight === 0);
+  const out: CompiledBackend[] = [];
+  let total = pool.reduce((s, b) => s + b.weight, 0);
+  while (pool.length > 0) {
+    let r = random() * total;
+    let i = 0;
+    while (i < pool.length - 1 && r >= pool[i]!.weight) r -= pool[i++]!.weight;
+    const [picked] = pool.splice(i, 1);
+    total -= picked!.weight;
+    out.push(picked!);
+  }
+  return [...out, ...zero];
+}
