@@ -3,8 +3,9 @@
 // bench/results/latest.md and latest.json. `--quick` is a shorter run for development.
 //
 // Flags: --quick  --rounds N  --targets direct,bare,gateway,nginx  --scenarios chat-c1,...  --workers N (adds a
-// gateway-wN target)  --streams N  --no-install  --no-build  --out DIR  --keep (keep the temp dir)
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// gateway-wN target)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
+// --no-build  --out DIR  --keep (keep the temp dir)
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { closedLoop, HAS_WRK } from './lib/load.js';
 import { BENCH_KEY, ROUTES, TOKENS, writeManifests } from './lib/manifests.js';
 import { rssBytes } from './lib/procs.js';
+import { profileMarkdown, summarize, type ProfileSummary } from './lib/profile.js';
 import { figures, markdown, verdicts, type RunData } from './lib/report.js';
 import { measure, rssWithOpenStreams, scenarios } from './lib/scenarios.js';
 import { build, ensureTools, machineInfo } from './lib/setup.js';
@@ -30,6 +32,7 @@ const { values: opt } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     out: { type: 'string', default: join(ROOT, 'bench/results') },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 
@@ -68,7 +71,8 @@ try {
     if (name === 'gateway' ? !wanted.has('gateway') : !opt.workers) continue;
     try {
       log(`starting ${name} …`);
-      targets.push(await startGateway({ configDir, dir, workers, name }));
+      const nodeArgs = opt.profile && name === 'gateway' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`] : [];
+      targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs }));
     } catch (e) {
       skipped[name] = `did not start: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;
       log(`${name} skipped: ${skipped[name]}`);
@@ -129,6 +133,17 @@ try {
     gatewayLogLines = readFileSync(gw.logFile, 'utf8').split('\n').filter(Boolean).length;
   }
   if (gw?.metricsUrl) gatewayMetrics = await scrapeMetrics(gw.metricsUrl);
+  // Stop everything before writing: a --cpu-prof profile is written when the gateway exits.
+  for (const t of targets) if (t.proc !== upstream) await t.proc.stop();
+  let profile: ProfileSummary | undefined;
+  if (opt.profile && gw) {
+    const files = readdirSync(join(dir, 'prof')).filter((f) => f.endsWith('.cpuprofile'));
+    if (files[0]) {
+      mkdirSync(opt.out, { recursive: true });
+      copyFileSync(join(dir, 'prof', files[0]), join(opt.out, 'gateway.cpuprofile'));
+      profile = summarize(join(dir, 'prof', files[0]));
+    } else notes.push('--profile: the gateway wrote no profile');
+  }
 
   const data: RunData = {
     machine,
@@ -149,10 +164,10 @@ try {
   };
   const figs = figures(data);
   const vs = verdicts(figs, data);
-  const md = markdown(data, figs, vs);
+  const md = markdown(data, figs, vs) + (profile ? '\n' + profileMarkdown(profile, 'Where the gateway spends its CPU (--profile, whole run)') : '');
   mkdirSync(opt.out, { recursive: true });
   writeFileSync(join(opt.out, 'latest.md'), md);
-  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs }, null, 2) + '\n');
+  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profile }, null, 2) + '\n');
   process.stdout.write(md);
   log(`wrote ${join(opt.out, 'latest.md')} and latest.json`);
 } finally {

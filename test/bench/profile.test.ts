@@ -1,0 +1,41 @@
+// The profile summary is the evidence the README cites, so its attribution is tested on a synthetic profile.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageOf, profileMarkdown, summarize } from '../../bench/lib/profile.js';
+
+describe('packageOf', () => {
+  it('names npm packages (scoped too), node internals, the gateway build and V8 pseudo-frames', () => {
+    expect(packageOf('file:///r/node_modules/express/lib/router.js', 'handle')).toBe('express');
+    expect(packageOf('file:///r/node_modules/@scope/pkg/x.js', 'f')).toBe('@scope/pkg');
+    expect(packageOf('node:internal/http_server', 'f')).toBe('node:internal');
+    expect(packageOf('file:///r/dist/proxy/forward.js', 'forward')).toBe('gateway proxy');
+    expect(packageOf('', '(garbage collector)')).toBe('(garbage collector)');
+  });
+});
+
+describe('summarize', () => {
+  it('ranks self time per function and package, leaving idle out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mg-prof-'));
+    const file = join(dir, 'p.cpuprofile');
+    const frame = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 9 } });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nodes: [frame(1, '(idle)', ''), frame(2, 'handle', 'file:///r/node_modules/express/lib/router.js'), frame(3, 'forward', 'file:///r/dist/proxy/forward.js')],
+        samples: [1, 2, 3, 3, 1],
+        timeDeltas: [5000, 1000, 1500, 1500, 9000],
+      }),
+    );
+    const s = summarize(file);
+    rmSync(dir, { recursive: true, force: true });
+    expect(s.busyMs).toBe(4);
+    expect(s.functions[0]).toEqual({ name: 'forward proxy/forward.js:10', percent: 75 });
+    expect(s.packages).toEqual([
+      { name: 'gateway proxy', percent: 75 },
+      { name: 'express', percent: 25 },
+    ]);
+    expect(profileMarkdown(s, 'T')).toContain('| express | 25.0 |');
+  });
+});
