@@ -138,7 +138,7 @@ apiVersion: modelgateway.io/v1alpha1
 kind: Group
 metadata: {name: team-a}
 spec:
-  models: [gpt-4o-mini, text-embedding-3-small, "org/*", whisper-1, tts-1, sora-2]
+  models: [gpt-4o-mini, text-embedding-3-small, "org/*", whisper-1, tts-1, sora-2, "extra-*"]
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: GatewayToken
@@ -164,3 +164,34 @@ ${extra}
 }
 
 export const UPSTREAM_KEY = 'sk-upstream-secret-abcdef';
+
+/** An extra ModelRoute for tests (public model names must start with "extra-" to be in team-a). */
+export function extraRoute(
+  model: string,
+  backends: { name: string; baseURL: string; priority?: number; model?: string }[],
+  timeouts?: Record<string, string>,
+): string {
+  const list = backends
+    .map((b) => `  - {name: ${b.name}, baseURL: "${b.baseURL}", priority: ${b.priority ?? 0}, model: ${b.model ?? 'upstream-extra'}}`)
+    .join('\n');
+  return `---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: ${model}}
+spec:
+  model: ${model}
+  backends:
+${list}
+${timeouts ? `  timeouts: ${JSON.stringify(timeouts)}` : ''}
+`;
+}
+
+/** A loopback URL on which nothing listens (a port just released). */
+export async function deadBaseURL(): Promise<string> {
+  const { createServer } = await import('node:net');
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}/v1`;
+}

@@ -1,0 +1,92 @@
+// Streaming through the real stack: SSE arrives chunk by chunk (the first chunk reaches the client while the
+// upstream is still holding back the rest), a client abort cancels the upstream request, and the usage in the
+// final chunk is metered without buffering.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
+import { standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+
+let upstream: RecordingUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream();
+  gw = await startGateway(standardManifests(upstream.baseURL));
+});
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))]);
+}
+
+describe('SSE streaming', () => {
+  it('delivers the first chunk before the upstream sends its last', async () => {
+    const release = upstream.holdStreams();
+    const stream = await gw.client().chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
+    const it = stream[Symbol.asyncIterator]();
+    const seen: string[] = [];
+    // The upstream has written role + "Hello" and is now waiting for release(): both must already be here.
+    while (!seen.includes('Hello')) {
+      const next = await within(3000, it.next(), 'the first chunks while the upstream holds the rest');
+      if (next.done) throw new Error('stream ended early');
+      seen.push(next.value.choices[0]?.delta.content ?? '');
+    }
+    release();
+    for (let next = await it.next(); !next.done; next = await it.next()) seen.push(next.value.choices[0]?.delta.content ?? '');
+    expect(seen.join('')).toBe('Hello world');
+    expect(JSON.parse(upstream.requests.at(-1)!.body.toString()).model).toBe('upstream-chat');
+  });
+
+  it('relays the event-stream content type and gateway headers', async () => {
+    const { response } = await gw
+      .client()
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .withResponse();
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-model-gateway-backend')).toBe('primary');
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    await response.text();
+  });
+
+  it('a client abort mid-stream aborts the upstream request', async () => {
+    const release = upstream.holdStreams();
+    try {
+      const before = upstream.requests.length;
+      const stream = await gw.client().chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'abort me' }],
+        stream: true,
+      });
+      const it = stream[Symbol.asyncIterator]();
+      await within(3000, it.next(), 'the first chunk');
+      stream.controller.abort();
+      const closed = await within(3000, upstream.waitForEarlyClose('/v1/chat/completions'), 'the upstream to see the close');
+      expect(closed.closedEarly).toBe(true);
+      expect(upstream.requests.indexOf(closed)).toBeGreaterThanOrEqual(before);
+    } finally {
+      release();
+    }
+  });
+
+  it('meters usage from the final chunk and time to first token', async () => {
+    const stream = await gw.client().chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'count' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: unknown;
+    for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
+    expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 2 });
+    const text = await gw.metrics.registry.metrics();
+    expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="output"\} 2\b/);
+    expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="input"\} 9\b/);
+    expect(text).toMatch(/gen_ai_server_time_to_first_token_seconds_count\{family="chat.completions",model="gpt-4o-mini"\} [1-9]/);
+  });
+});
