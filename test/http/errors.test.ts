@@ -102,7 +102,7 @@ describe('authentication', () => {
       const res = await fetch(`${empty.baseURL}/models`, { headers: { authorization: `Bearer ${ALICE_KEY}` } });
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect((await res.json()).error).toMatchObject({ type: 'server_error', code: 'service_unavailable' });
+      expect(((await res.json()) as { error: unknown }).error).toMatchObject({ type: 'server_error', code: 'service_unavailable' });
     } finally {
       await empty.close();
     }

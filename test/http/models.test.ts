@@ -35,7 +35,7 @@ describe('models', () => {
   it('returns the OpenAI list shape', async () => {
     const res = await fetch(`${gw.baseURL}/models`, { headers: { authorization: `Bearer ${ALICE_KEY}` } });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = await res.json();
+    const body = (await res.json()) as { object: string; data: unknown };
     expect(body.object).toBe('list');
     expect(Array.isArray(body.data)).toBe(true);
   });
@@ -48,7 +48,7 @@ describe('models', () => {
   it('accepts the "/" unencoded as well', async () => {
     const res = await fetch(`${gw.baseURL}/models/org/image-model`, { headers: { authorization: `Bearer ${ALICE_KEY}` } });
     expect(res.status).toBe(200);
-    expect((await res.json()).id).toBe('org/image-model');
+    expect(((await res.json()) as { id: string }).id).toBe('org/image-model');
   });
 
   it('unknown → 404, not allowed → 403', async () => {
