@@ -94,7 +94,12 @@ export function createApp(deps: AppDeps): Express {
     const allow = routes.allowed(req.path);
     next(allow.length > 0 ? errors.methodNotAllowed(req.method, req.path, allow) : errors.unknownRoute(req.method, req.path));
   });
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (req.socket.destroyed) {
+      // The client is gone (e.g. hung up mid-upload): nobody to answer, nothing unexpected to log.
+      getContext(res).aborted = true;
+      return;
+    }
     const gatewayError = toGatewayError(err);
     // Only unexpected failures are logged here (the access log covers the rest); their messages come from
     // code, not from request data.

@@ -31,13 +31,20 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
       cleanup();
       reject(err);
     };
+    // A client that hangs up mid-upload may produce neither 'end' nor 'error'; without this the request would hang.
+    const onClose = () => {
+      cleanup();
+      reject(new Error('client closed the connection during the upload'));
+    };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
     };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }

@@ -94,6 +94,7 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   ctx.attempts = result.attempts;
   if (!result.ok) {
     if (result.kind === 'aborted') return;
+    res.setHeader('x-model-gateway-attempts', String(result.attempts));
     throw failureToError(result.kind);
   }
 

@@ -25,17 +25,17 @@ export interface RecordingUpstream {
   readonly requests: RecordedRequest[];
   /** Makes streamed chat answers wait before their final chunks until the returned function is called. */
   holdStreams(): () => void;
-  /** Replaces the answer for one path (e.g. "/v1/chat/completions"). */
-  override(path: string, handler: Override): void;
-  /** Resolves when a request on the path has been closed early by the caller. */
-  waitForEarlyClose(path: string): Promise<RecordedRequest>;
+  /** Replaces the answer for one path (e.g. "/v1/chat/completions"); undefined restores the default. */
+  override(path: string, handler: Override | undefined): void;
+  /** Resolves when a request on the path (and matching `match`, if given) has been closed early by the caller. */
+  waitForEarlyClose(path: string, match?: (r: RecordedRequest) => boolean): Promise<RecordedRequest>;
   close(): Promise<void>;
 }
 
 export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   const requests: RecordedRequest[] = [];
   const overrides = new Map<string, Override>();
-  const earlyCloseWaiters: { path: string; resolve: (r: RecordedRequest) => void }[] = [];
+  const earlyCloseWaiters: { path: string; match: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
   let gate: Promise<void> | undefined;
 
   const server: Server = createServer(async (req, res) => {
@@ -48,7 +48,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
     res.on('close', () => {
       if (res.writableFinished) return;
       record.closedEarly = true;
-      for (const w of earlyCloseWaiters.filter((w) => path.startsWith(w.path))) {
+      for (const w of earlyCloseWaiters.filter((w) => path.startsWith(w.path) && w.match(record))) {
         earlyCloseWaiters.splice(earlyCloseWaiters.indexOf(w), 1);
         w.resolve(record);
       }
@@ -80,12 +80,13 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       };
     },
     override(path, handler) {
-      overrides.set(path, handler);
+      if (handler) overrides.set(path, handler);
+      else overrides.delete(path);
     },
-    waitForEarlyClose(path) {
-      const done = requests.find((r) => r.path.startsWith(path) && r.closedEarly);
+    waitForEarlyClose(path, match = () => true) {
+      const done = requests.find((r) => r.path.startsWith(path) && r.closedEarly && match(r));
       if (done) return Promise.resolve(done);
-      return new Promise((resolve) => earlyCloseWaiters.push({ path, resolve }));
+      return new Promise((resolve) => earlyCloseWaiters.push({ path, match, resolve }));
     },
     async close() {
       server.closeAllConnections();
