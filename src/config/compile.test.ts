@@ -71,4 +71,14 @@ describe('compile', () => {
     const r = run([route('m', { backends: [backend] }), group('g', ['m', 'nothing-*'])]);
     expect(r.statuses.find((s) => s.key === 'Group/default/g')?.warnings).toEqual(['model pattern "nothing-*" matches no served model']);
   });
+
+  it('reports a misspelt kind of our API group instead of dropping it, and ignores other APIs', () => {
+    const r = run([
+      { apiVersion: 'modelgateway.io/v1alpha1', kind: 'ModelRoutes', metadata: { name: 'm' }, spec: {} },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
+    ]);
+    expect(r.statuses).toHaveLength(1);
+    expect(cond(r, 'ModelRoutes/default/m', 'Accepted')).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
+    expect(cond(r, 'ModelRoutes/default/m', 'Accepted')?.message).toContain('unknown kind "ModelRoutes"');
+  });
 });

@@ -6,6 +6,7 @@ import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import {
+  API_GROUP,
   DEFAULT_NAMESPACE,
   FAMILIES,
   GatewayTokenSchema,
@@ -71,10 +72,19 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       if (r.success) secrets.set(nsName(r.data.metadata.namespace, r.data.metadata.name), r.data);
       continue;
     }
-    if (typeof o.kind !== 'string' || !(KINDS as readonly string[]).includes(o.kind)) continue;
-    const kind = o.kind as keyof typeof SCHEMAS;
     const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
     const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
+    if (typeof o.kind !== 'string' || !(KINDS as readonly string[]).includes(o.kind)) {
+      // Other APIs' objects (Deployments in the same repo) are none of our business, but a misspelt kind in our
+      // group would otherwise vanish without a trace.
+      if (typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${API_GROUP}/`)) {
+        const kind = String(o.kind);
+        const base = { key: objectKey(kind, namespace, name), kind, namespace, name, generation: undefined, source: sourced.source };
+        statuses.push(status(base, { accepted: fail('InvalidSpec', `unknown kind "${kind}" (expected ${KINDS.join(', ')})`) }));
+      }
+      continue;
+    }
+    const kind = o.kind as keyof typeof SCHEMAS;
     const key = objectKey(kind, namespace, name);
     const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
     const base = { key, kind, namespace, name, generation, source: sourced.source };
