@@ -24,6 +24,7 @@ import {
   type Secret,
   type SecretKeyRef,
   type SourcedObject,
+  type SourceRef,
 } from './resources.js';
 import {
   DEFAULT_TIMEOUTS,
@@ -99,7 +100,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
     seen.add(key);
     const r = (SCHEMAS[kind] as z.ZodType).safeParse(o);
     if (!r.success) {
-      statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error)) }));
+      statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
       continue;
     }
     (valid[kind] as Validated<unknown>[]).push({ value: r.data, sourced, key });
@@ -361,12 +362,17 @@ function status(
   }
   conditions.push(ready);
   const { source, ...rest } = base;
-  return { ...rest, ...(source ? { source } : {}), conditions, warnings: parts.warnings ?? [] };
+  // Only file and line: a status is plain data (logged, compared, written back), never the parser's lineOf.
+  const where = source ? { ...(source.file !== undefined ? { file: source.file } : {}), ...(source.line !== undefined ? { line: source.line } : {}) } : undefined;
+  return { ...rest, ...(where ? { source: where } : {}), conditions, warnings: parts.warnings ?? [] };
 }
 
-function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError, lineOf: SourceRef['lineOf']): string {
   return error.issues
     .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .map((i) => {
+      const line = lineOf?.(i.path);
+      return `${i.path.length ? i.path.join('.') : '(root)'}${line === undefined ? '' : ` (line ${line})`}: ${i.message}`;
+    })
     .join('; ');
 }

@@ -40,20 +40,31 @@ export function parseManifests(text: string, file: string): ParsedManifests {
       (obj.items as unknown[]).forEach((item, i) => {
         const node = itemNodes[i];
         const itemLine = isNode(node) ? line(node.range?.[0]) : docLine;
-        accept(item, itemLine);
+        accept(item, itemLine, fieldLine(['items', i]));
       });
       continue;
     }
-    accept(obj, docLine);
+    accept(obj, docLine, fieldLine([]));
+
+    /** The line of the deepest node that exists along a field path (a missing field points at its parent). */
+    function fieldLine(prefix: readonly PropertyKey[]) {
+      return (path: readonly PropertyKey[]): number | undefined => {
+        for (let n = path.length; n >= 0; n--) {
+          const node = doc.getIn([...prefix, ...path.slice(0, n)], true);
+          if (isNode(node) && node.range) return line(node.range[0]);
+        }
+        return undefined;
+      };
+    }
   }
   return { objects, errors };
 
-  function accept(value: unknown, line: number): void {
+  function accept(value: unknown, line: number, lineOf: (path: readonly PropertyKey[]) => number | undefined): void {
     const obj = value as RawObject | null;
     if (!obj || typeof obj !== 'object' || Array.isArray(obj) || typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
       errors.push({ file, line, message: 'missing apiVersion or kind' });
       return;
     }
-    objects.push({ object: obj, source: { file, line } });
+    objects.push({ object: obj, source: { file, line, lineOf } });
   }
 }
