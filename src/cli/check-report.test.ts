@@ -3,7 +3,7 @@ import type { Condition, ObjectStatus } from '../config/conditions.js';
 import { renderJson, renderTable } from './check-render.js';
 import { buildReport, type ReportInput } from './check-report.js';
 
-const c = (type: Condition['type'], status: Condition['status'], reason: Condition['reason'], message = reason): Condition => ({ type, status, reason, message });
+const c = (type: Condition['type'], status: Condition['status'], reason: Condition['reason'], message: string = reason): Condition => ({ type, status, reason, message });
 const READY = [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'True', 'ResolvedRefs'), c('Ready', 'True', 'Ready', 'serving')];
 
 function st(kind: string, name: string, conditions: Condition[], file: string, line: number, warnings: string[] = []): ObjectStatus {
