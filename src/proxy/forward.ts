@@ -3,7 +3,7 @@
 // (SSE included: nothing is buffered), a cheap tap for time-to-first-token and token usage, and a client
 // disconnect aborting the upstream request.
 import type { Request, Response } from 'express';
-import type { Transform } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CompiledBackend, RouteTimeouts } from '../config/table.js';
 import type { RequestContext } from '../http/context.js';
@@ -115,15 +115,50 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   if (isStream) res.flushHeaders();
   tapBody(deps.metrics, o, response, isStream, contentType);
 
-  try {
-    if (transform) await pipeline(response.body, transform, res);
-    else await pipeline(response.body, res);
-  } catch {
-    // Client gone (the abort above already cancelled the upstream) or the upstream failed mid-body; the
-    // status line is out, so the only honest signal left is to cut the connection.
-    if (!res.destroyed) res.destroy();
-    if (!response.body.destroyed) response.body.destroy();
+  if (transform) {
+    try {
+      await pipeline(response.body, transform, res);
+    } catch {
+      cut(response.body, res);
+    }
+  } else {
+    await relay(response.body, res);
   }
+}
+
+/** Client gone or upstream failed mid-body: the status line is out, so cutting the connection is the only signal left. */
+function cut(src: Readable, dst: Response): void {
+  if (!dst.destroyed) dst.destroy();
+  if (!src.destroyed) src.destroy();
+}
+
+/**
+ * src.pipe(dst) with the error handling pipeline() would add. pipeline() is avoided on the hot path because it
+ * allocates an AbortController per call and aborts it on completion, which builds a DOMException with a stack
+ * trace for every request (about 5% of CPU in a profile). pipe() does the back-pressure.
+ */
+function relay(src: Readable, dst: Response): Promise<void> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
+      src.off('error', onError);
+      dst.off('close', onClose);
+      resolve();
+    };
+    const onError = () => {
+      cut(src, dst);
+      settle();
+    };
+    const onClose = () => {
+      if (!dst.writableFinished) cut(src, dst);
+      settle();
+    };
+    src.on('error', onError);
+    dst.on('close', onClose);
+    src.pipe(dst);
+  });
 }
 
 /** Observes the body as it flows past: first-chunk time for streams and the tail for token usage. */
