@@ -3,14 +3,15 @@
 // final chunk is metered without buffering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from '../fakes/recording-upstream.js';
-import { ALICE_KEY, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 let upstream: RecordingUpstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  gw = await startGateway(standardManifests(upstream.baseURL));
+  const idle = extraRoute('extra-idle', [{ name: 'primary', baseURL: upstream.baseURL }], { streamIdle: '300ms' });
+  gw = await startGateway(standardManifests(upstream.baseURL, idle));
 });
 afterAll(async () => {
   await gw?.close();
@@ -94,6 +95,31 @@ describe('SSE streaming', () => {
     expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="output"\} 2\b/);
     expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="input"\} 9\b/);
     expect(text).toMatch(/gen_ai_server_time_to_first_token_seconds_count\{family="chat.completions",model="gpt-4o-mini"\} [1-9]/);
+  });
+});
+
+describe('stream idle timeout', () => {
+  it('cuts a stream that stays silent longer than streamIdle, and the upstream request with it', async () => {
+    const release = upstream.holdStreams();
+    try {
+      const stream = await gw.client().chat.completions.create({
+        model: 'extra-idle',
+        messages: [{ role: 'user', content: 'go quiet' }],
+        stream: true,
+      });
+      const started = Date.now();
+      const read = (async () => {
+        for await (const _ of stream) {
+          // drain until the gateway cuts the connection
+        }
+      })();
+      await expect(within(5000, read, 'the cut')).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(4000);
+      const closed = await within(3000, upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'go quiet'), 'the upstream close');
+      expect(closed.closedEarly).toBe(true);
+    } finally {
+      release();
+    }
   });
 });
 
