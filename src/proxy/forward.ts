@@ -155,6 +155,12 @@ function relay(src: Readable, dst: Response): Promise<void> {
       if (!dst.writableFinished) cut(src, dst);
       settle();
     };
+    if (dst.destroyed) {
+      // The client left between the upstream's answer and here: its 'close' has already fired.
+      cut(src, dst);
+      settle();
+      return;
+    }
     src.on('error', onError);
     dst.on('close', onClose);
     src.pipe(dst);
