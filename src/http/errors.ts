@@ -105,5 +105,9 @@ export function toGatewayError(err: unknown): GatewayError {
   // express/body-parser style errors (e.g. from a router-level parser) carry a status.
   if (e && e.type === 'entity.too.large') return new GatewayError(413, 'The request body exceeds the limit.', { code: 'request_too_large' });
   if (e && e.type === 'entity.parse.failed') return errors.malformedJson();
+  // express's own client errors (e.g. a path parameter that is not valid percent-encoding) carry a 4xx status.
+  if (e && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return new GatewayError(e.status, 'The request could not be understood.', { code: 'invalid_request' });
+  }
   return errors.internal();
 }

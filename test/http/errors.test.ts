@@ -196,6 +196,10 @@ describe('routing errors', () => {
     expectError(await call({ path: '/nothing' }), 404, 'invalid_request_error', 'unknown_url');
   });
 
+  it('a path that is not valid percent-encoding → 400, not 500', async () => {
+    expectError(await call({ path: '/v1/models/%E0%A4%A' }), 400, 'invalid_request_error', 'invalid_request');
+  });
+
   it('wrong method → 405 with Allow', async () => {
     const r = await call({ method: 'GET', path: '/v1/chat/completions' });
     expectError(r, 405, 'invalid_request_error', 'method_not_allowed');
