@@ -7,6 +7,7 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface CpuProfile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -33,11 +34,20 @@ export function packageOf(url: string, functionName: string): string {
   return url.split('/').slice(-2, -1)[0] ?? url;
 }
 
-export function summarize(file: string, top = 25): ProfileSummary {
+/**
+ * `fromUs`: leave out samples taken before this CLOCK_MONOTONIC time in µs (V8 stamps profiles with the same
+ * clock as process.hrtime), so start-up (config parsing, module loading) does not drown the request path.
+ */
+export function summarize(file: string, top = 25, fromUs = 0): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
+  let t = p.startTime;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i] ?? 0;
+    if (t < fromUs) continue;
+    self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
   const fn = new Map<string, number>();
   const pkg = new Map<string, number>();
   let busy = 0;
