@@ -13,6 +13,7 @@ import { runAttempts } from './attempts.js';
 import { downstreamHeaders, upstreamRequestHeaders } from './headers.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js';
 import { failureToError } from './upstream-errors.js';
+import { RequestTiming, serverTiming } from './request-timing.js';
 import { extractUsage, TailBuffer } from './usage-tap.js';
 
 export interface OutgoingBody {
@@ -64,12 +65,12 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     }
   });
 
-  let sentAt = 0n;
+  const timing = new RequestTiming(ctx.start);
   const result = await runAttempts(o.backends, {
     send: (backend) => {
       ctx.backend = backend.name;
       const out = o.body(backend);
-      sentAt = process.hrtime.bigint();
+      timing.sent();
       return deps.upstream.request({
         backend,
         method: o.method,
@@ -86,6 +87,7 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
       });
     },
     onAttempt: (backend, outcome) => {
+      timing.answered();
       const label = typeof outcome === 'string' ? outcome : statusClass(outcome.statusCode);
       deps.metrics.upstreamAttempts.inc({ backend: backend.id, outcome: label });
     },
@@ -99,18 +101,21 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   }
 
   const { response, backend } = result;
-  const now = process.hrtime.bigint();
   const transform = o.transform?.({ backend, statusCode: response.statusCode, headers: response.headers });
   const headers = downstreamHeaders(response.headers, transform === undefined);
   headers['x-model-gateway-backend'] = backend.name;
   headers['x-model-gateway-attempts'] = String(result.attempts);
-  const upstreamMs = Number(now - sentAt) / 1e6;
-  const totalMs = Number(now - ctx.start) / 1e6;
-  headers['server-timing'] = `gateway;dur=${Math.max(0, totalMs - upstreamMs).toFixed(3)}, upstream;dur=${upstreamMs.toFixed(3)}`;
+  const gatewayMs = timing.gatewayMs();
+  headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
   res.writeHead(response.statusCode, headers);
 
   const contentType = String(response.headers['content-type'] ?? '');
   const isStream = contentType.startsWith('text/event-stream');
+  // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's
+  // includes relaying its body, so it is taken when the response has finished.
+  const family = { family: o.labels.family };
+  if (isStream) deps.metrics.overhead.observe(family, gatewayMs / 1e3);
+  else res.once('finish', () => deps.metrics.overhead.observe(family, timing.gatewayMs() / 1e3));
   // Send the headers now so a streaming client sees the status before the first event.
   if (isStream) res.flushHeaders();
   tapBody(deps.metrics, o, response, isStream, contentType);
