@@ -269,7 +269,8 @@ function compileTokens(
       namespace,
       group,
       models,
-      modelSet: new Set(models),
+      // Without narrowing a token shares its group's set: 10,000 tokens must not mean 10,000 copies of it.
+      modelSet: t.spec.models ? new Set(models) : group.modelSet,
       expiresAtMs,
       disabled: t.spec.disabled,
     };
