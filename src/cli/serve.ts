@@ -1,5 +1,101 @@
-// Placeholder until `model-gateway serve` lands (gateway core).
-export async function runServe(_args: string[]): Promise<number | undefined> {
-  process.stderr.write('model-gateway serve: not implemented yet\n');
-  return 2;
+// `model-gateway serve` (the default command): flags/env → startGateway, signals → graceful drain.
+// Every user error is one line on stderr, `model-gateway: …`, with exit code 2 (bad usage) or 1 (runtime).
+import { readFileSync } from 'node:fs';
+import { FileSource } from '../config/sources/file-source.js';
+import { installSignalHandlers, startGateway } from '../main.js';
+import { decodeIdKeys, parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+export function packageVersion(): string {
+  // src/cli/serve.ts and dist/cli/serve.js are both two levels below the package root.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`model-gateway: ${message}\n`);
+  return code;
+}
+
+export async function runServe(args: string[]): Promise<number | undefined> {
+  const parsed = parseServeArgs(args, process.env);
+  if (parsed.kind === 'help') {
+    process.stdout.write(renderHelp(packageVersion()));
+    return 0;
+  }
+  if (parsed.kind === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (parsed.kind === 'error') return fail(parsed.message, 2);
+  const options = parsed.options;
+
+  // Sealed-id keys are decoded here so a bad key fails at start, not at the first video request.
+  // TODO(lead): hand `idKeys` to the sealed-id module once it exists.
+  let idKeys: Buffer[] = [];
+  try {
+    if (options.idKeys !== undefined) idKeys = decodeIdKeys(options.idKeys);
+    else if (options.idKeysFile !== undefined) idKeys = decodeIdKeys(readFileSync(options.idKeysFile, 'utf8'));
+  } catch (err) {
+    const what = options.idKeys !== undefined ? '--id-keys' : `--id-keys-file ${options.idKeysFile}`;
+    const e = err as NodeJS.ErrnoException;
+    return fail(`${what}: ${e.code ? `cannot read the file (${e.code})` : e.message}`, 2);
+  }
+  void idKeys;
+
+  if (options.source === 'kubernetes') {
+    const namespaces = options.namespaces ?? podNamespace();
+    if (namespaces === undefined) {
+      return fail('--source kubernetes needs --namespaces (MG_NAMESPACES), POD_NAMESPACE, or an in-cluster service account', 2);
+    }
+    return fail('--source kubernetes is not available in this build; use --source file', 2);
+  }
+  return serveFile(options);
+}
+
+/** The pod's own namespace: POD_NAMESPACE (downward API), else the service-account file; undefined outside a pod. */
+export function podNamespace(): readonly string[] | undefined {
+  const fromEnv = process.env.POD_NAMESPACE?.trim();
+  if (fromEnv) return [fromEnv];
+  try {
+    const ns = readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim();
+    return ns ? [ns] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function serveFile(options: ServeOptions): Promise<number | undefined> {
+  let handle;
+  try {
+    handle = await startGateway({
+      source: ({ logger }) => new FileSource({ dir: options.configDir, logger }),
+      host: options.host,
+      port: options.port,
+      metricsPort: options.metricsPort,
+      logLevel: options.logLevel,
+      drainTimeoutMs: options.drainTimeoutMs,
+      limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+      return fail(`cannot listen on ${e.address ?? options.host}:${e.port ?? ''}: ${e.code}`, 1);
+    }
+    return fail(e.message.split('\n')[0]!, 1);
+  }
+  const h = handle;
+  const exit = (code: number) => {
+    process.exitCode = code;
+    // Everything is closed by now, so the process ends on its own; this only guards against a stray handle.
+    setTimeout(() => process.exit(code), 2_000).unref();
+  };
+  installSignalHandlers(h, exit);
+  h.ready.catch(async (err: unknown) => {
+    process.stderr.write(`model-gateway: ${(err as Error).message.split('\n')[0]}\n`);
+    await h.close({ timeoutMs: 0 });
+    exit(1);
+  });
+  return undefined;
 }
