@@ -219,7 +219,8 @@ export function renderHelp(version: string): string {
 export function renderOptionsMarkdown(): string {
   const rows = SERVE_OPTIONS.map((o) => {
     const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
-    return `| \`${name}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${o.description.replaceAll('|', '\\|')} |`;
+    const cell = (t: string) => t.replaceAll('|', '\\|'); // GitHub tables split on | even inside code spans
+    return `| \`${cell(name)}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
   });
   return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';
 }

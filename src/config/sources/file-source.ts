@@ -24,6 +24,8 @@ export interface FileSourceOptions {
   readonly maxDelayMs?: number;
   /** Periodic rescan, in case a watch event is missed (default 10 s; 0 disables). */
   readonly resyncMs?: number;
+  /** Watch for changes (default true); false relies on the periodic rescan alone (e.g. file systems without inotify). */
+  readonly watch?: boolean;
   /** How files are named in logs and object sources (default: relative to the working directory). */
   readonly display?: (file: string) => string;
 }
@@ -43,6 +45,7 @@ export class FileSource implements ConfigSource {
   readonly #debounceMs: number;
   readonly #maxDelayMs: number;
   readonly #resyncMs: number;
+  readonly #watch: boolean;
   readonly #display: (file: string) => string;
   readonly #files = new Map<string, FileEntry>();
   #onSnapshot: ((snapshot: ConfigSnapshot) => void) | undefined;
@@ -59,6 +62,7 @@ export class FileSource implements ConfigSource {
     this.#debounceMs = options.debounceMs ?? 150;
     this.#maxDelayMs = options.maxDelayMs ?? 1_000;
     this.#resyncMs = options.resyncMs ?? 10_000;
+    this.#watch = options.watch ?? true;
     this.#display = options.display ?? displayPath;
   }
 
@@ -87,7 +91,7 @@ export class FileSource implements ConfigSource {
   }
 
   #startWatching(): void {
-    if (this.#stopped) return;
+    if (this.#stopped || !this.#watch) return;
     try {
       // Recursive watching is native on macOS/Windows and emulated per directory on Linux (Node >= 20).
       const w = watch(this.#dir, { recursive: true, persistent: false }, () => this.#onEvent());
