@@ -58,7 +58,7 @@ describe('FileSource', () => {
     expect(snapshots).toHaveLength(1);
     expect(names(last())).toEqual(['Group/g1', 'Group/g2', 'Secret/s1']);
     const s1 = last()!.objects.find((o) => o.object.metadata?.name === 's1');
-    expect(s1?.source).toEqual({ file: 'base.yaml', line: 6 });
+    expect(s1?.source).toMatchObject({ file: 'base.yaml', line: 6 });
     expect(last()!.objects.find((o) => o.object.metadata?.name === 'g2')?.source?.file).toBe(join('teams', 'a', 'more.yml'));
   });
 
