@@ -22,9 +22,9 @@ export interface GatewayOptions {
   /** API listen address (default 0.0.0.0:8080). */
   readonly host?: string;
   readonly port?: number;
-  /** Metrics listen address (default: the API host, port 9090). */
+  /** Metrics listen address (default: the API host, port 9090); null serves no metrics port (cluster workers). */
   readonly metricsHost?: string;
-  readonly metricsPort?: number;
+  readonly metricsPort?: number | null;
   /** Log level when no logger is given (default info). */
   readonly logLevel?: string;
   readonly logger?: Logger;
@@ -38,10 +38,11 @@ export interface GatewayOptions {
 
 export interface GatewayHandle {
   readonly apiAddress: AddressInfo;
-  readonly metricsAddress: AddressInfo;
+  /** Undefined when started with metricsPort: null. */
+  readonly metricsAddress: AddressInfo | undefined;
   /** http://host:port of the API and metrics servers (for tests and logs). */
   readonly apiURL: string;
-  readonly metricsURL: string;
+  readonly metricsURL: string | undefined;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly tables: TableHolder;
@@ -80,11 +81,11 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     let draining = false;
     const isReady = () => pipeline.loaded && !draining;
 
-    const metricsServer = await listenDrainable(metricsHandler(metrics.registry), {
-      host: options.metricsHost ?? host,
-      port: options.metricsPort ?? 9090,
-    });
-    cleanups.push(() => metricsServer.drain(0));
+    const metricsServer =
+      options.metricsPort === null
+        ? undefined
+        : await listenDrainable(metricsHandler(metrics.registry), { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 });
+    if (metricsServer) cleanups.push(() => metricsServer.drain(0));
     const app = createApp({ tables, logger, metrics, isReady, limits: options.limits ?? DEFAULT_LIMITS });
     const api = await listenDrainable(app, { host, port: options.port ?? 8080 });
     cleanups.push(() => api.drain(0));
@@ -94,7 +95,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
     });
     ready.catch((err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'));
-    logger.info({ api: api.url, metrics: `${metricsServer.url}/metrics`, demo: demo?.baseURL }, 'model-gateway listening');
+    logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined, demo: demo?.baseURL }, 'model-gateway listening');
 
     let closing: Promise<DrainResult> | undefined;
     const close = (o: { timeoutMs?: number } = {}): Promise<DrainResult> => {
@@ -108,7 +109,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
         await ready.catch(() => undefined);
         if (demo) await demo.close();
-        await metricsServer.drain(1_000);
+        await metricsServer?.drain(1_000);
         await new Promise<void>((r) => logger.flush(() => r()));
         return result;
       })();
@@ -117,9 +118,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
 
     return {
       apiAddress: api.address,
-      metricsAddress: metricsServer.address,
+      metricsAddress: metricsServer?.address,
       apiURL: api.url,
-      metricsURL: metricsServer.url,
+      metricsURL: metricsServer?.url,
       logger,
       metrics,
       tables,
@@ -136,12 +137,18 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
 
 /**
  * SIGTERM/SIGINT → graceful close, then `onExit(0)` (or 1 if the drain itself failed). A second signal
- * while draining stops waiting: `onExit(1)` at once.
+ * while draining stops waiting: `onExit(1)` at once, unless `forceOnRepeat` is false (cluster workers: a
+ * signal to the whole process group and the primary's own request arrive together; only the primary forces).
  */
-export function installSignalHandlers(handle: Pick<GatewayHandle, 'close' | 'logger'>, onExit: (code: number) => void): () => void {
+export function installSignalHandlers(
+  handle: Pick<GatewayHandle, 'close' | 'logger'>,
+  onExit: (code: number) => void,
+  { signals = ['SIGTERM', 'SIGINT'], forceOnRepeat = true }: { signals?: readonly NodeJS.Signals[]; forceOnRepeat?: boolean } = {},
+): () => void {
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
+      if (!forceOnRepeat) return;
       handle.logger.warn({ signal }, 'second signal while draining; exiting now');
       onExit(1);
       return;
@@ -156,10 +163,8 @@ export function installSignalHandlers(handle: Pick<GatewayHandle, 'close' | 'log
       },
     );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  for (const s of signals) process.on(s, onSignal);
   return () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const s of signals) process.off(s, onSignal);
   };
 }

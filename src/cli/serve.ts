@@ -1,8 +1,11 @@
 // `model-gateway serve` (the default command): flags/env → startGateway, signals → graceful drain.
 // Every user error is one line on stderr, `model-gateway: …`, with exit code 2 (bad usage) or 1 (runtime).
-import { readFileSync } from 'node:fs';
+import cluster from 'node:cluster';
+import { readFileSync, statSync } from 'node:fs';
 import { FileSource } from '../config/sources/file-source.js';
 import { installSignalHandlers, startGateway } from '../main.js';
+import { createLogger } from '../observability/logger.js';
+import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { decodeIdKeys, parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -51,7 +54,18 @@ export async function runServe(args: string[]): Promise<number | undefined> {
     }
     return fail('--source kubernetes is not available in this build; use --source file', 2);
   }
+  // Checked here too (the file source checks again at start) so that --workers reports it once, before forking.
+  if (!isDirectory(options.configDir)) return fail(`config directory ${options.configDir} does not exist or is not a directory`, 1);
+  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options);
   return serveFile(options);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The pod's own namespace: POD_NAMESPACE (downward API), else the service-account file; undefined outside a pod. */
@@ -67,13 +81,16 @@ export function podNamespace(): readonly string[] | undefined {
 }
 
 async function serveFile(options: ServeOptions): Promise<number | undefined> {
+  // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
+  const worker = cluster.isWorker;
   let handle;
   try {
     handle = await startGateway({
       source: ({ logger }) => new FileSource({ dir: options.configDir, logger }),
+      ...(worker ? { logger: createLogger({ level: options.logLevel }).child({ worker: cluster.worker?.id }) } : {}),
       host: options.host,
       port: options.port,
-      metricsPort: options.metricsPort,
+      metricsPort: worker ? null : options.metricsPort,
       logLevel: options.logLevel,
       drainTimeoutMs: options.drainTimeoutMs,
       limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
@@ -88,14 +105,27 @@ async function serveFile(options: ServeOptions): Promise<number | undefined> {
   const h = handle;
   const exit = (code: number) => {
     process.exitCode = code;
-    // Everything is closed by now, so the process ends on its own; this only guards against a stray handle.
+    // A worker's IPC channel would keep it alive; everything else is closed (and logs flushed) by now.
+    if (worker) process.exit(code);
+    // Alone, the process ends on its own; this only guards against a stray handle.
     setTimeout(() => process.exit(code), 2_000).unref();
   };
-  installSignalHandlers(h, exit);
-  h.ready.catch(async (err: unknown) => {
-    process.stderr.write(`model-gateway: ${(err as Error).message.split('\n')[0]}\n`);
-    await h.close({ timeoutMs: 0 });
-    exit(1);
-  });
+  if (worker) {
+    reportMetricsToPrimary(h.metrics.registry);
+    installSignalHandlers(h, exit, { forceOnRepeat: false });
+    process.on('disconnect', () => void h.close().then(() => exit(0))); // the primary is gone
+  } else {
+    installSignalHandlers(h, exit);
+  }
+  h.ready.then(
+    () => {
+      if (worker) process.send?.({ type: WORKER_READY });
+    },
+    async (err: unknown) => {
+      process.stderr.write(`model-gateway: ${(err as Error).message.split('\n')[0]}\n`);
+      await h.close({ timeoutMs: 0 });
+      exit(1);
+    },
+  );
   return undefined;
 }

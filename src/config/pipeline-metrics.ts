@@ -33,6 +33,7 @@ export function pipelineMetrics(registry: Registry): PipelineMetrics {
     new Gauge({
       name: 'model_gateway_config_version',
       help: 'Version number of the routing table serving (increases with every compile in this process).',
+      aggregator: 'max', // --workers: every worker compiles the same config; summing would multiply it
       registers: [registry],
     });
   const objects =
@@ -41,6 +42,7 @@ export function pipelineMetrics(registry: Registry): PipelineMetrics {
       name: 'model_gateway_config_objects',
       help: 'Config objects in the latest compile, by kind and readiness.',
       labelNames: ['kind', 'ready'] as const,
+      aggregator: 'max',
       registers: [registry],
     });
   const lastReload =
@@ -48,6 +50,7 @@ export function pipelineMetrics(registry: Registry): PipelineMetrics {
     new Gauge({
       name: 'model_gateway_config_last_reload_timestamp_seconds',
       help: 'Unix time of the latest table swap.',
+      aggregator: 'max',
       registers: [registry],
     });
   return {

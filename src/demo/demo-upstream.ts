@@ -43,7 +43,8 @@ export async function startDemoUpstream(options: { port?: number; host?: string 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    // exclusive: in a cluster worker, listen(0) would otherwise share one port among all workers' demo servers.
+    server.listen({ port: options.port ?? 0, host, exclusive: true }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return { baseURL: `http://${host}:${port}/v1`, close: () => closeServer(server) };

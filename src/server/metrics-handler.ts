@@ -1,9 +1,14 @@
 // The metrics port's only route: GET /metrics in Prometheus text format. Kept off the API port so scrapes need
 // no client key and /metrics is never reachable through the public ingress.
 import type { RequestListener } from 'node:http';
-import type { Registry } from 'prom-client';
 
-export function metricsHandler(registry: Pick<Registry, 'metrics' | 'contentType'>): RequestListener {
+/** What the handler needs of a registry: prom-client's Registry, or a cluster aggregator wrapped the same way. */
+export interface MetricsSource {
+  metrics(): Promise<string>;
+  readonly contentType: string;
+}
+
+export function metricsHandler(registry: MetricsSource): RequestListener {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {

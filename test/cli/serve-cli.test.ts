@@ -86,3 +86,27 @@ describe('model-gateway serve (executable)', () => {
     expect(r.stderr()).toBe('');
   });
 });
+
+describe('model-gateway serve --workers (executable)', () => {
+  it('runs N workers on one API port, aggregates their metrics on the metrics port, and drains all on SIGTERM', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const r = run(['serve', '--config', 'examples/local', '--host', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--workers', '2']);
+    await r.waitForLog((l) => l.msg === 'started workers' && l.workers === 2);
+    await r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === 1, 30_000);
+    await r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === 2, 30_000);
+    for (let i = 0; i < 4; i++) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(text).toMatch(/^model_gateway_config_reloads_total 2$/m); // summed over both workers
+    expect(text).toMatch(/^model_gateway_config_version 1$/m); // a max, not a sum
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    expect(r.stdout().match(/drained: every in-flight request finished/g)).toHaveLength(2);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  }, 45_000);
+
+  it('exits 1 when the workers cannot start', async () => {
+    const r = run(['serve', '--config', 'no/such/dir', '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--workers', '2']);
+    expect(await r.exited).toBe(1);
+    expect(r.stderr()).toBe('model-gateway: config directory no/such/dir does not exist or is not a directory\n');
+  }, 45_000);
+});

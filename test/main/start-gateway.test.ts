@@ -73,7 +73,7 @@ describe('startGateway', () => {
     const h = await start(source);
     source.release();
     await h.ready;
-    expect(h.metricsAddress.port).not.toBe(h.apiAddress.port);
+    expect(h.metricsAddress?.port).not.toBe(h.apiAddress.port);
     const m = await fetch(`${h.metricsURL}/metrics`);
     expect(m.status).toBe(200);
     expect(m.headers.get('content-type')).toContain('text/plain');
