@@ -137,7 +137,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
 
 /**
  * SIGTERM/SIGINT → graceful close, then `onExit(0)` (or 1 if the drain itself failed). A second signal
- * while draining stops waiting: `onExit(1)` at once, unless `forceOnRepeat` is false (cluster workers: a
+ * (at least 500 ms later) while draining stops waiting: `onExit(1)` at once, unless `forceOnRepeat` is false (cluster workers: a
  * signal to the whole process group and the primary's own request arrive together; only the primary forces).
  */
 export function installSignalHandlers(
@@ -145,15 +145,17 @@ export function installSignalHandlers(
   onExit: (code: number) => void,
   { signals = ['SIGTERM', 'SIGINT'], forceOnRepeat = true }: { signals?: readonly NodeJS.Signals[]; forceOnRepeat?: boolean } = {},
 ): () => void {
-  let signalled = false;
+  let signalledAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) {
-      if (!forceOnRepeat) return;
+    if (signalledAt !== undefined) {
+      // The same Ctrl-C often arrives twice within milliseconds (from the terminal to the process group, and
+      // forwarded by `npm start`); only a deliberate second signal forces the exit.
+      if (!forceOnRepeat || Date.now() - signalledAt < 500) return;
       handle.logger.warn({ signal }, 'second signal while draining; exiting now');
       onExit(1);
       return;
     }
-    signalled = true;
+    signalledAt = Date.now();
     handle.logger.info({ signal }, 'shutdown requested');
     handle.close().then(
       () => onExit(0),
