@@ -156,6 +156,32 @@ describe('FileSource', () => {
     expect(snapshots).toHaveLength(2);
   });
 
+  it('keeps the last good config when the directory disappears, and recovers when it is back', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    await start({ resyncMs: 100 });
+    const count = snapshots.length;
+    await rm(dir, { recursive: true });
+    await waitFor(() => logs.records.some((r) => String(r.msg).includes('cannot list the config directory')));
+    expect(snapshots.length).toBe(count); // nothing was taken away
+    await mkdir(dir);
+    await writeFile(join(dir, 'b.yaml'), group('b'));
+    await waitFor(() => names(last()).includes('Group/b'));
+    expect(names(last())).toEqual(['Group/b']);
+  });
+
+  it('still sees changes promptly after the directory is deleted and re-created', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    const t0 = Date.now();
+    await start({ resyncMs: 1_000 });
+    await rm(dir, { recursive: true });
+    await mkdir(dir);
+    // The resync at ~1 s reads the new (empty) directory; the next one is only at ~2 s.
+    await waitFor(() => snapshots.length > 1 && names(last()).length === 0, 2_000);
+    await writeFile(join(dir, 'c.yaml'), group('c'));
+    await waitFor(() => names(last()).includes('Group/c'), 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_900); // through a watch event, before the second resync
+  });
+
   it('delivers nothing after stop()', async () => {
     await writeFile(join(dir, 'a.yaml'), group('a'));
     await start();

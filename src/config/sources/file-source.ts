@@ -50,6 +50,7 @@ export class FileSource implements ConfigSource {
   readonly #files = new Map<string, FileEntry>();
   #onSnapshot: ((snapshot: ConfigSnapshot) => void) | undefined;
   #watcher: FSWatcher | undefined;
+  #watchedIno: number | undefined;
   #debounce: NodeJS.Timeout | undefined;
   #firstEventAt = 0;
   #resync: NodeJS.Timeout | undefined;
@@ -73,10 +74,7 @@ export class FileSource implements ConfigSource {
     await this.#rescan(true);
     this.#startWatching();
     if (this.#resyncMs > 0) {
-      this.#resync = setInterval(() => {
-        if (!this.#watcher) this.#startWatching();
-        this.#enqueue();
-      }, this.#resyncMs);
+      this.#resync = setInterval(() => void this.#checkWatcher().then(() => this.#enqueue()), this.#resyncMs);
       this.#resync.unref();
     }
   }
@@ -88,6 +86,17 @@ export class FileSource implements ConfigSource {
     clearTimeout(this.#debounce);
     clearInterval(this.#resync);
     await this.#queue;
+  }
+
+  /** Re-creates the watch when it died or the directory was replaced (deleted and created again, or re-mounted). */
+  async #checkWatcher(): Promise<void> {
+    if (this.#stopped || !this.#watch) return;
+    const ino = (await stat(this.#dir).catch(() => undefined))?.ino;
+    if (ino === undefined) return;
+    if (this.#watcher && ino === this.#watchedIno) return;
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#startWatching();
   }
 
   #startWatching(): void {
@@ -103,6 +112,7 @@ export class FileSource implements ConfigSource {
         this.#onEvent();
       });
       this.#watcher = w;
+      void stat(this.#dir).then((info) => (this.#watchedIno = info.ino), () => undefined);
     } catch (err) {
       this.#logger.warn({ dir: this.#display(this.#dir), error: (err as Error).message }, 'cannot watch the config directory');
     }
