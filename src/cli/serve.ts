@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { readFileSync, statSync } from 'node:fs';
 import { FileSource } from '../config/sources/file-source.js';
-import { installSignalHandlers, startGateway } from '../main.js';
+import { installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { decodeIdKeys, parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
@@ -47,17 +47,28 @@ export async function runServe(args: string[]): Promise<number | undefined> {
   }
   void idKeys;
 
+  const source = selectSource(options);
+  if ('error' in source) return fail(source.error, source.code);
+  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options);
+  return serveGateway(options, source.factory);
+}
+
+type SourceChoice = { factory: GatewayOptions['source'] } | { error: string; code: number };
+
+/** The config source for the flags, or a one-line error. Checked before forking workers so it is reported once. */
+function selectSource(options: ServeOptions): SourceChoice {
   if (options.source === 'kubernetes') {
     const namespaces = options.namespaces ?? podNamespace();
     if (namespaces === undefined) {
-      return fail('--source kubernetes needs --namespaces (MG_NAMESPACES), POD_NAMESPACE, or an in-cluster service account', 2);
+      return { error: '--source kubernetes needs --namespaces (MG_NAMESPACES), POD_NAMESPACE, or an in-cluster service account', code: 2 };
     }
-    return fail('--source kubernetes is not available in this build; use --source file', 2);
+    // Wiring point for the Kubernetes source (src/config/sources/kubernetes-source.ts): return its factory here,
+    // built from namespaces, options.secretSelector and options.kubeconfig.
+    return { error: '--source kubernetes is not available in this build; use --source file', code: 2 };
   }
-  // Checked here too (the file source checks again at start) so that --workers reports it once, before forking.
-  if (!isDirectory(options.configDir)) return fail(`config directory ${options.configDir} does not exist or is not a directory`, 1);
-  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options);
-  return serveFile(options);
+  // The file source checks this again at start; checking here too gives one line before anything listens.
+  if (!isDirectory(options.configDir)) return { error: `config directory ${options.configDir} does not exist or is not a directory`, code: 1 };
+  return { factory: ({ logger }) => new FileSource({ dir: options.configDir, logger }) };
 }
 
 function isDirectory(path: string): boolean {
@@ -80,13 +91,13 @@ export function podNamespace(): readonly string[] | undefined {
   }
 }
 
-async function serveFile(options: ServeOptions): Promise<number | undefined> {
+async function serveGateway(options: ServeOptions, source: GatewayOptions['source']): Promise<number | undefined> {
   // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
   const worker = cluster.isWorker;
   let handle;
   try {
     handle = await startGateway({
-      source: ({ logger }) => new FileSource({ dir: options.configDir, logger }),
+      source,
       ...(worker ? { logger: createLogger({ level: options.logLevel }).child({ worker: cluster.worker?.id }) } : {}),
       host: options.host,
       port: options.port,
