@@ -1,7 +1,7 @@
 // Wiring only: logger, metrics, demo backend, config source → pipeline → table, the API server and the metrics
 // server on their own ports, readiness, and graceful drain. `serve` and the integration tests both start here.
 import type { AddressInfo } from 'node:net';
-import { createApp, DEFAULT_LIMITS, type AppLimits } from './app.js';
+import { closeApp, createApp, DEFAULT_LIMITS, type AppLimits } from './app.js';
 import { ConfigPipeline } from './config/pipeline.js';
 import type { ConfigSource } from './config/sources/source.js';
 import { TableHolder } from './config/table.js';
@@ -54,8 +54,8 @@ export interface GatewayHandle {
   isReady(): boolean;
   /**
    * Graceful shutdown: readiness fails, the API port stops accepting, in-flight requests (streams included)
-   * get up to `timeoutMs` (default drainTimeoutMs) to finish, then the rest are cut; then the config source,
-   * demo backend and metrics server stop. Idempotent.
+   * get up to `timeoutMs` (default drainTimeoutMs) to finish, then the rest are cut; then upstream pools,
+   * the config source, the demo backend and the metrics server close. Idempotent.
    */
   close(options?: { timeoutMs?: number }): Promise<DrainResult>;
 }
@@ -87,6 +87,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         : await listenDrainable(metricsHandler(metrics.registry), { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 });
     if (metricsServer) cleanups.push(() => metricsServer.drain(0));
     const app = createApp({ tables, logger, metrics, isReady, limits: options.limits ?? DEFAULT_LIMITS });
+    cleanups.push(() => closeApp(app));
     const api = await listenDrainable(app, { host, port: options.port ?? 8080 });
     cleanups.push(() => api.drain(0));
 
@@ -106,6 +107,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         const result = await api.drain(timeoutMs);
         if (result.cut > 0) logger.warn({ cut: result.cut }, 'drain deadline reached; cut the remaining requests');
         else logger.info('drained: every in-flight request finished');
+        // Upstream pools: let idle keep-alive sockets close politely when everything finished, else destroy.
+        await closeApp(app, { graceful: result.cut === 0 }).catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'closing upstream pools failed'));
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
         await ready.catch(() => undefined);
         if (demo) await demo.close();
