@@ -5,7 +5,7 @@
 // Flags: --quick  --rounds N  --targets direct,bare,gateway,nginx  --scenarios chat-c1,...  --workers N (adds a
 // gateway-wN target)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
 // --no-build  --out DIR  --keep (keep the temp dir)
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -58,7 +58,8 @@ const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const targets: Target[] = [];
 try {
   if (wanted.has('direct')) targets.push(directTarget(upstream));
-  if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir));
+  const profArgs = (name: string): string[] => (opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []);
+  if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
   if (wanted.has('gateway') || opt.workers) {
     log(`writing ${ROUTES} routes and ${TOKENS} tokens …`);
@@ -71,8 +72,7 @@ try {
     if (name === 'gateway' ? !wanted.has('gateway') : !opt.workers) continue;
     try {
       log(`starting ${name} …`);
-      const nodeArgs = opt.profile && name === 'gateway' ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, 'prof')}`] : [];
-      targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs }));
+      targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs: name === 'gateway' ? profArgs('gateway') : [] }));
     } catch (e) {
       skipped[name] = `did not start: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;
       log(`${name} skipped: ${skipped[name]}`);
@@ -136,14 +136,18 @@ try {
   if (gw?.metricsUrl) gatewayMetrics = await scrapeMetrics(gw.metricsUrl);
   // Stop everything before writing: a --cpu-prof profile is written when the gateway exits.
   for (const t of targets) if (t.proc !== upstream) await t.proc.stop();
-  let profile: ProfileSummary | undefined;
-  if (opt.profile && gw) {
-    const files = readdirSync(join(dir, 'prof')).filter((f) => f.endsWith('.cpuprofile'));
-    if (files[0]) {
-      mkdirSync(opt.out, { recursive: true });
-      copyFileSync(join(dir, 'prof', files[0]), join(opt.out, 'gateway.cpuprofile'));
-      profile = summarize(join(dir, 'prof', files[0]), 30, measuredFromUs);
-    } else notes.push('--profile: the gateway wrote no profile');
+  const profiles: Record<string, ProfileSummary> = {};
+  for (const name of opt.profile ? ['gateway', 'bare'] : []) {
+    if (!targets.some((t) => t.name === name)) continue;
+    const pdir = join(dir, `prof-${name}`);
+    const file = existsSync(pdir) ? readdirSync(pdir).find((f) => f.endsWith('.cpuprofile')) : undefined;
+    if (!file) {
+      notes.push(`--profile: ${name} wrote no profile`);
+      continue;
+    }
+    mkdirSync(opt.out, { recursive: true });
+    copyFileSync(join(pdir, file), join(opt.out, `${name}.cpuprofile`));
+    profiles[name] = summarize(join(pdir, file), 30, measuredFromUs);
   }
 
   const data: RunData = {
@@ -165,10 +169,14 @@ try {
   };
   const figs = figures(data);
   const vs = verdicts(figs, data);
-  const md = markdown(data, figs, vs) + (profile ? '\n' + profileMarkdown(profile, 'Where the gateway spends its CPU under load (--profile, measured rounds only)') : '');
+  const md =
+    markdown(data, figs, vs) +
+    Object.entries(profiles)
+      .map(([name, p]) => '\n' + profileMarkdown(p, `Where ${name} spends its CPU under load (--profile, measured rounds only)`))
+      .join('');
   mkdirSync(opt.out, { recursive: true });
   writeFileSync(join(opt.out, 'latest.md'), md);
-  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profile }, null, 2) + '\n');
+  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profiles }, null, 2) + '\n');
   process.stdout.write(md);
   log(`wrote ${join(opt.out, 'latest.md')} and latest.json`);
 } finally {

@@ -14,8 +14,8 @@ interface CpuProfile {
 }
 
 export interface ProfileSummary {
-  /** Sampled time that was not idle (ms). */
-  busyMs: number;
+  /** Samples that were not idle (one per sampling interval, 1 ms by default, of running JS or native code). */
+  busySamples: number;
   functions: { name: string; percent: number }[];
   packages: { name: string; percent: number }[];
 }
@@ -46,31 +46,33 @@ export function summarize(file: string, top = 25, fromUs = 0): ProfileSummary {
   for (let i = 0; i < p.samples.length; i++) {
     t += p.timeDeltas[i] ?? 0;
     if (t < fromUs) continue;
-    self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
+    // Each sample counts once. Weighting by timeDeltas would charge whatever function happened to be sampled
+    // after the process had been descheduled (common on a shared machine) with the time it was not running.
+    self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + 1);
   }
   const fn = new Map<string, number>();
   const pkg = new Map<string, number>();
   let busy = 0;
-  for (const [id, us] of self) {
+  for (const [id, n] of self) {
     const cf = byId.get(id)!.callFrame;
     if (cf.functionName === '(idle)') continue;
-    busy += us;
+    busy += n;
     const file = cf.url.split('/').slice(-2).join('/');
     const name = `${cf.functionName || '(anonymous)'}${file ? ` ${file}:${cf.lineNumber + 1}` : ''}`;
-    fn.set(name, (fn.get(name) ?? 0) + us);
+    fn.set(name, (fn.get(name) ?? 0) + n);
     const k = packageOf(cf.url, cf.functionName);
-    pkg.set(k, (pkg.get(k) ?? 0) + us);
+    pkg.set(k, (pkg.get(k) ?? 0) + n);
   }
   const rank = (m: Map<string, number>, n: number) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([name, us]) => ({ name, percent: Math.round((us / busy) * 1000) / 10 }));
-  return { busyMs: Math.round(busy / 1000), functions: rank(fn, top), packages: rank(pkg, 15) };
+      .map(([name, n]) => ({ name, percent: Math.round((n / busy) * 1000) / 10 }));
+  return { busySamples: busy, functions: rank(fn, top), packages: rank(pkg, 15) };
 }
 
 export function profileMarkdown(s: ProfileSummary, title: string): string {
-  const lines = [`## ${title}`, '', `${s.busyMs.toLocaleString('en-US')} ms of busy CPU sampled (idle excluded).`, ''];
+  const lines = [`## ${title}`, '', `${s.busySamples.toLocaleString('en-US')} busy samples (idle excluded), self time by sample count.`, ''];
   lines.push('| package or part | self % |', '|---|---:|');
   for (const p of s.packages) lines.push(`| ${p.name} | ${p.percent.toFixed(1)} |`);
   lines.push('', '| function | self % |', '|---|---:|');

@@ -48,11 +48,11 @@ export function directTarget(upstream: Started): Target {
   return { name: 'direct', url: `http://127.0.0.1:${upstream.port}`, pid: upstream.pid, proc: upstream };
 }
 
-export async function startBare(upstreamPort: number, dir: string): Promise<Target> {
+export async function startBare(upstreamPort: number, dir: string, nodeArgs: string[] = []): Promise<Target> {
   const proc = await start({
     name: 'bare',
     cmd: process.execPath,
-    args: [...TSX, join(ROOT, 'bench/bare-proxy.ts'), '--upstream', `http://127.0.0.1:${upstreamPort}`],
+    args: [...nodeArgs, ...TSX, join(ROOT, 'bench/bare-proxy.ts'), '--upstream', `http://127.0.0.1:${upstreamPort}`],
     cpu: CPU_TARGET,
     stderrFile: join(dir, 'bare.err'),
   });

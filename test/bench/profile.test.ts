@@ -24,18 +24,24 @@ describe('summarize', () => {
       file,
       JSON.stringify({
         nodes: [frame(1, '(idle)', ''), frame(2, 'handle', 'file:///r/node_modules/express/lib/router.js'), frame(3, 'forward', 'file:///r/dist/proxy/forward.js')],
-        samples: [1, 2, 3, 3, 1],
-        timeDeltas: [5000, 1000, 1500, 1500, 9000],
+        startTime: 0,
+        // The long delta before a sample of `handle` (the process was descheduled) must not inflate it.
+        samples: [1, 2, 3, 3, 3, 1],
+        timeDeltas: [5000, 90000, 1000, 1000, 1000, 9000],
       }),
     );
     const s = summarize(file);
-    rmSync(dir, { recursive: true, force: true });
-    expect(s.busyMs).toBe(4);
+    expect(s.busySamples).toBe(4);
     expect(s.functions[0]).toEqual({ name: 'forward proxy/forward.js:10', percent: 75 });
     expect(s.packages).toEqual([
       { name: 'gateway proxy', percent: 75 },
       { name: 'express', percent: 25 },
     ]);
     expect(profileMarkdown(s, 'T')).toContain('| express | 25.0 |');
+    // Samples before the cut-off (start-up) are left out: t = 5000, 95000 are before 95500.
+    const late = summarize(file, 25, 95_500);
+    expect(late.busySamples).toBe(3);
+    expect(late.packages).toEqual([{ name: 'gateway proxy', percent: 100 }]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
