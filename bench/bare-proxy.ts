@@ -3,7 +3,6 @@
 // gateway/bare ratio is what our own logic costs.
 //
 //   node --import tsx bench/bare-proxy.ts --upstream http://127.0.0.1:PORT [--port 0]   → prints `LISTENING <port>`
-import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { Pool } from 'undici';
@@ -30,7 +29,10 @@ app.use(async (req, res) => {
     const up = await pool.request({ path: req.originalUrl, method: req.method as 'POST', headers, body: hasBody ? req : null, signal: ac.signal });
     for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) res.setHeader(k, v);
     res.status(up.statusCode);
-    await pipeline(up.body, res);
+    // pipe(), not stream.pipeline(): pipeline() aborts an AbortController per call, building a DOMException with a
+    // stack trace (~6% of CPU); the floor should be what a careful hand-written proxy costs.
+    up.body.on('error', () => res.destroy());
+    up.body.pipe(res);
   } catch {
     if (!res.headersSent) res.status(502).json({ error: { message: 'upstream failed', type: 'api_error', param: null, code: null } });
     else res.destroy();
