@@ -3,7 +3,9 @@
 // bench/results/latest.md and latest.json. `--quick` is a shorter run for development.
 //
 // Flags: --quick  --rounds N  --targets direct,bare,gateway,nginx  --scenarios chat-c1,...  --workers N (adds a
-// gateway-wN target)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
+// gateway-wN target)  --gateway-node-args "FLAGS" (node flags for every gateway target)  --variant NAME="FLAGS"
+// (adds a gateway target NAME with those node flags, and/or another build's path/to/cli.js, for A/B runs;
+// repeatable)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
 // --no-build  --out DIR  --keep (keep the temp dir)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,6 +29,8 @@ const { values: opt } = parseArgs({
     targets: { type: 'string', default: 'direct,bare,gateway,nginx' },
     scenarios: { type: 'string' },
     workers: { type: 'string' },
+    'gateway-node-args': { type: 'string', default: '' },
+    variant: { type: 'string', multiple: true, default: [] },
     streams: { type: 'string', default: '1000' },
     'no-install': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
@@ -61,18 +65,26 @@ try {
   const profArgs = (name: string): string[] => (opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []);
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
-  if (wanted.has('gateway') || opt.workers) {
+  const gatewayArgs = opt['gateway-node-args'].split(' ').filter(Boolean);
+  const variants = opt.variant.map((v) => {
+    const eq = v.indexOf('=');
+    return { name: v.slice(0, eq), args: v.slice(eq + 1).split(' ').filter(Boolean) };
+  });
+  if (wanted.has('gateway') || opt.workers || variants.length > 0) {
     log(`writing ${ROUTES} routes and ${TOKENS} tokens …`);
     writeManifests(configDir, `${upstreamUrl}/v1`);
   }
-  for (const [name, workers] of [
-    ['gateway', 1],
-    [`gateway-w${opt.workers}`, Number(opt.workers ?? 0)],
-  ] as const) {
-    if (name === 'gateway' ? !wanted.has('gateway') : !opt.workers) continue;
+  const gateways = [
+    ...(wanted.has('gateway') ? [{ name: 'gateway', workers: 1, args: [...gatewayArgs, ...profArgs('gateway')] }] : []),
+    ...(opt.workers ? [{ name: `gateway-w${opt.workers}`, workers: Number(opt.workers), args: gatewayArgs }] : []),
+    ...variants.map((v) => ({ name: v.name, workers: 1, args: [...gatewayArgs, ...v.args] })),
+  ];
+  for (const { name, workers, args } of gateways) {
     try {
-      log(`starting ${name} …`);
-      targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs: name === 'gateway' ? profArgs('gateway') : [] }));
+      log(`starting ${name}${args.length ? ` (node ${args.join(' ')})` : ''} …`);
+      targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs: args }));
+      const script = args.find((a) => a.endsWith('cli.js')) ?? 'dist/cli.js';
+      notes.push(`${name}: \`node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`);
     } catch (e) {
       skipped[name] = `did not start: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;
       log(`${name} skipped: ${skipped[name]}`);
@@ -176,7 +188,7 @@ try {
       .join('');
   mkdirSync(opt.out, { recursive: true });
   writeFileSync(join(opt.out, 'latest.md'), md);
-  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profiles }, null, 2) + '\n');
+  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profiles, profileFromUs: measuredFromUs }, null, 2) + '\n');
   process.stdout.write(md);
   log(`wrote ${join(opt.out, 'latest.md')} and latest.json`);
 } finally {

@@ -76,7 +76,8 @@ export async function startGateway(o: GatewayOptions): Promise<Target> {
   const proc = await start({
     name,
     cmd: process.execPath,
-    args: [...(o.nodeArgs ?? []), join(ROOT, 'dist/cli.js'), 'serve'],
+    // A node argument naming a cli.js (e.g. a copy of an older build, for A/B runs) replaces this build's.
+    args: [...(o.nodeArgs ?? []).filter((a) => !a.endsWith('cli.js')), o.nodeArgs?.find((a) => a.endsWith('cli.js')) ?? join(ROOT, 'dist/cli.js'), 'serve'],
     // Several workers share both CPUs; one process stays on the target CPU like the other targets.
     cpu: (o.workers ?? 1) > 1 ? CPU_ALL : CPU_TARGET,
     env: {
