@@ -16,6 +16,8 @@ export function planAttempts(
   random: Random,
   health?: HealthView,
 ): CompiledBackend[] {
+  // Most routes have one backend: whatever its weight or health, it is the whole plan (no maps, no sorting).
+  if (backends.length === 1) return [backends[0]!];
   const healthy: CompiledBackend[] = [];
   const ejected: CompiledBackend[] = [];
   for (const b of backends) (health?.isEjected(b.id) ? ejected : healthy).push(b);
