@@ -116,8 +116,10 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   const family = { family: o.labels.family };
   if (isStream) deps.metrics.overhead.observe(family, gatewayMs / 1e3);
   else res.once('finish', () => deps.metrics.overhead.observe(family, timing.gatewayMs() / 1e3));
-  // Send the headers now so a streaming client sees the status before the first event.
-  if (isStream) res.flushHeaders();
+  // Send the headers now so a streaming client sees the status before the first event, unless that event has
+  // already arrived with the headers: then it carries them out in one write (a separate header write cost
+  // ~18 µs per stream in the benchmark's profile).
+  if (isStream && response.body.readableLength === 0) res.flushHeaders();
   tapBody(deps.metrics, o, response, isStream, contentType);
 
   if (transform) {
