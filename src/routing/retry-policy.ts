@@ -143,7 +143,7 @@ export function parseRetryAfter(get: (name: string) => string | undefined, nowMs
 /** The gateway's own answer when no upstream response can be passed on (OpenAI error shape is built by the caller). */
 export interface FinalError {
   readonly status: 502 | 504;
-  readonly code: 'upstream_unavailable' | 'upstream_timeout';
+  readonly code: 'upstream_unreachable' | 'upstream_timeout';
   readonly message: string;
 }
 
@@ -161,5 +161,5 @@ export function finalError(last: AttemptOutcome | undefined, model: string, atte
         ? `The time budget of model "${model}" ran out before any upstream could be tried.`
         : `No upstream of model "${model}" answered in time (${tries}).`,
     };
-  return { status: 502, code: 'upstream_unavailable', message: `No upstream of model "${model}" could be reached (${tries}).` };
+  return { status: 502, code: 'upstream_unreachable', message: `No upstream of model "${model}" could be reached (${tries}).` };
 }

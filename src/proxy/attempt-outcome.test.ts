@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyUpstreamError, errorCode } from './upstream-errors.js';
+import { classifyUpstreamError, errorCode } from './attempt-outcome.js';
 
 const err = (code: string, cause?: unknown) => Object.assign(new Error(code, cause ? { cause } : undefined), { code });
 
@@ -30,6 +30,7 @@ describe('classifyUpstreamError', () => {
 
   it('finds codes in the cause chain', () => {
     expect(errorCode(new Error('a', { cause: new Error('b', { cause: err('EPIPE') }) }))).toBe('EPIPE');
+    expect(errorCode(new AggregateError([err('ECONNREFUSED'), err('ENETUNREACH')]))).toBe('ECONNREFUSED');
     expect(errorCode('not an error')).toBeUndefined();
   });
 });

@@ -30,12 +30,13 @@ const KNOWN_CONNECT_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-export function errorCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
+export function errorCode(err: unknown, depth = 0): string | undefined {
+  const e = err as { code?: unknown; errors?: unknown; cause?: unknown } | null;
+  if (!e || typeof e !== 'object' || depth > 5) return undefined;
+  if (typeof e.code === 'string') return e.code;
+  // Happy-eyeballs connects fail with an AggregateError of the per-address errors.
+  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0], depth + 1);
+  return errorCode(e.cause, depth + 1);
 }
 
 /**
