@@ -149,3 +149,10 @@ export class BackendHealth implements HealthView {
     return e;
   }
 }
+
+/** Every backend id of a table: what health may keep state for (see BackendHealth.prune). */
+export function configuredBackendIds(routes: Iterable<{ readonly backends: readonly { readonly id: string }[] }>): Set<string> {
+  const ids = new Set<string>();
+  for (const r of routes) for (const b of r.backends) ids.add(b.id);
+  return ids;
+}
