@@ -2,6 +2,7 @@
 // waits for its first upstream byte, and an error event when a stream has to end badly after its status line
 // went out. The openai SDKs turn `event: error` (and any event whose data has an "error" object) into an APIError.
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -18,6 +19,46 @@ export interface SseError {
 
 export function sseErrorEvent(e: SseError): string {
   return `event: error\ndata: ${JSON.stringify({ error: { message: e.message, type: e.type, param: null, code: e.code } })}\n\n`;
+}
+
+/**
+ * An upstream error response (status + body) retold as an error event, for a stream whose 200 already went out
+ * (keep-alive committed it). The upstream's OpenAI-shaped error is kept; anything else gets a generic message.
+ * Reads at most `limit` bytes and waits at most `waitMs` for them.
+ */
+export async function upstreamErrorAsSse(status: number, body: Readable, waitMs: number, limit = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const timer = setTimeout(() => body.destroy(), Math.max(1, waitMs));
+  try {
+    for await (const c of body) {
+      chunks.push(c as Buffer);
+      size += (c as Buffer).length;
+      if (size > limit) break;
+    }
+  } catch {
+    // timed out or failed: tell what we know
+  } finally {
+    clearTimeout(timer);
+    if (!body.destroyed) body.destroy();
+  }
+  const fallback: SseError = {
+    message: `The upstream answered ${status}.`,
+    type: status >= 500 ? 'server_error' : 'invalid_request_error',
+    code: status === 429 ? 'rate_limit_exceeded' : null,
+  };
+  try {
+    const e = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error?: Partial<Record<keyof SseError, unknown>> }).error;
+    if (e && typeof e.message === 'string')
+      return sseErrorEvent({
+        message: e.message,
+        type: typeof e.type === 'string' ? e.type : fallback.type,
+        code: typeof e.code === 'string' ? e.code : fallback.code,
+      });
+  } catch {
+    // not JSON
+  }
+  return sseErrorEvent(fallback);
 }
 
 /**

@@ -4,7 +4,8 @@ import { BackendHealth, type HealthChange } from './health.js';
 function setup(options: ConstructorParameters<typeof BackendHealth>[0] = {}) {
   const clock = { t: 1_000_000 };
   const changes: HealthChange[] = [];
-  const health = new BackendHealth(options, () => clock.t, (c) => changes.push(c));
+  const health = new BackendHealth(options, () => clock.t);
+  health.onChange((c) => changes.push(c));
   return { clock, health, changes, advance: (ms: number) => (clock.t += ms) };
 }
 

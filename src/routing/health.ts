@@ -56,12 +56,17 @@ export class BackendHealth implements HealthView {
   readonly #options: HealthOptions;
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry>();
-  readonly #onChange: ((change: HealthChange) => void) | undefined;
+  readonly #listeners = new Set<(change: HealthChange) => void>();
 
-  constructor(options: Partial<HealthOptions> = {}, now: () => number = Date.now, onChange?: (change: HealthChange) => void) {
+  constructor(options: Partial<HealthOptions> = {}, now: () => number = Date.now) {
     this.#options = { ...DEFAULT_HEALTH_OPTIONS, ...options };
     this.#now = now;
-    this.#onChange = onChange;
+  }
+
+  /** Called on every ejection and every return to healthy (for logs); returns the unsubscribe function. */
+  onChange(listener: (change: HealthChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   isEjected(backendId: string): boolean {
@@ -94,7 +99,7 @@ export class BackendHealth implements HealthView {
     e.probation = false;
     e.ejectedUntil = Math.min(e.ejectedUntil, this.#now());
     if (e.ejections === 0) this.#entries.delete(backendId);
-    if (wasUnhealthy) this.#onChange?.({ backendId, state: 'healthy' });
+    if (wasUnhealthy) this.#emit({ backendId, state: 'healthy' });
   }
 
   /** A failure that counts against the backend (connect error, timeout, 5xx, 429 without retry-after). */
@@ -137,7 +142,11 @@ export class BackendHealth implements HealthView {
     e.failures = 0;
     // Whatever ends the cool-down, the next request is a probe: one failure sends it straight back.
     e.probation = true;
-    this.#onChange?.({ backendId, state: 'ejected', forMs, reason });
+    this.#emit({ backendId, state: 'ejected', forMs, reason });
+  }
+
+  #emit(change: HealthChange): void {
+    for (const l of this.#listeners) l(change);
   }
 
   #entry(backendId: string): Entry {

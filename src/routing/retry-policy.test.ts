@@ -110,12 +110,13 @@ describe('budgets and attempt timeouts', () => {
 
 describe('healthVerdict and outcomeLabel', () => {
   const cases: [AttemptOutcome, string, string][] = [
-    [status(200), 'success', 'success'],
-    [status(404), 'success', 'client_error'],
-    [status(429), 'failure', 'rate_limited'],
-    [{ kind: 'response', status: 429, retryAfterMs: 5_000 }, 'rate-limited', 'rate_limited'],
-    [status(503), 'failure', 'server_error'],
-    [{ kind: 'connect-failure' }, 'failure', 'connect_failure'],
+    [status(200), 'success', '2xx'],
+    [status(304), 'success', '3xx'],
+    [status(404), 'success', '4xx'],
+    [status(429), 'failure', '429'],
+    [{ kind: 'response', status: 429, retryAfterMs: 5_000 }, 'rate-limited', '429'],
+    [status(503), 'failure', '5xx'],
+    [{ kind: 'connect-failure' }, 'failure', 'connect_error'],
     [{ kind: 'timeout' }, 'failure', 'timeout'],
     [{ kind: 'aborted' }, 'none', 'aborted'],
   ];
@@ -148,6 +149,7 @@ describe('finalError', () => {
     expect(finalError({ kind: 'connect-failure', code: 'ECONNREFUSED' }, 'm', 2)).toMatchObject({ status: 502, code: 'upstream_unreachable' });
     expect(finalError({ kind: 'timeout' }, 'm', 1)).toMatchObject({ status: 504, code: 'upstream_timeout' });
     expect(finalError(undefined, 'm', 0)).toMatchObject({ status: 504, code: 'upstream_timeout' });
+    expect(finalError({ kind: 'connect-failure', code: 'other' }, 'm', 1)).toMatchObject({ status: 502, code: 'upstream_error' });
     expect(finalError({ kind: 'connect-failure' }, 'm', 2).message).toBe('No upstream of model "m" could be reached (2 attempts).');
   });
 });

@@ -102,17 +102,21 @@ export function healthVerdict(outcome: AttemptOutcome): HealthVerdict {
   }
 }
 
-/** Bounded label value for the attempts counter. */
-export type OutcomeLabel = 'success' | 'client_error' | 'rate_limited' | 'server_error' | 'connect_failure' | 'timeout' | 'aborted' | 'stream_error';
+/**
+ * Bounded label value for model_gateway_upstream_attempts_total: the status class of a response (429 apart,
+ * since it is the one 4xx that fails over), or what went wrong before one.
+ */
+export type OutcomeLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'connect_error' | 'timeout' | 'aborted';
 
 export function outcomeLabel(outcome: AttemptOutcome): OutcomeLabel {
   switch (outcome.kind) {
     case 'response':
-      if (outcome.status === 429) return 'rate_limited';
-      if (outcome.status >= 500) return 'server_error';
-      return outcome.status >= 400 ? 'client_error' : 'success';
+      if (outcome.status === 429) return '429';
+      if (outcome.status >= 500) return '5xx';
+      if (outcome.status >= 400) return '4xx';
+      return outcome.status >= 300 ? '3xx' : '2xx';
     case 'connect-failure':
-      return 'connect_failure';
+      return 'connect_error';
     case 'timeout':
       return 'timeout';
     case 'aborted':
@@ -143,7 +147,7 @@ export function parseRetryAfter(get: (name: string) => string | undefined, nowMs
 /** The gateway's own answer when no upstream response can be passed on (OpenAI error shape is built by the caller). */
 export interface FinalError {
   readonly status: 502 | 504;
-  readonly code: 'upstream_unreachable' | 'upstream_timeout';
+  readonly code: 'upstream_unreachable' | 'upstream_timeout' | 'upstream_error';
   readonly message: string;
 }
 
@@ -153,13 +157,10 @@ export interface FinalError {
  */
 export function finalError(last: AttemptOutcome | undefined, model: string, attempts: number): FinalError {
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
-  if (last === undefined || last.kind === 'timeout')
-    return {
-      status: 504,
-      code: 'upstream_timeout',
-      message: last === undefined
-        ? `The time budget of model "${model}" ran out before any upstream could be tried.`
-        : `No upstream of model "${model}" answered in time (${tries}).`,
-    };
+  if (last === undefined)
+    return { status: 504, code: 'upstream_timeout', message: `The time budget of model "${model}" ran out before an upstream could be tried.` };
+  if (last.kind === 'timeout') return { status: 504, code: 'upstream_timeout', message: `No upstream of model "${model}" answered in time (${tries}).` };
+  if (last.kind === 'connect-failure' && last.code === 'other')
+    return { status: 502, code: 'upstream_error', message: `The upstream of model "${model}" failed before answering (${tries}).` };
   return { status: 502, code: 'upstream_unreachable', message: `No upstream of model "${model}" could be reached (${tries}).` };
 }
