@@ -107,7 +107,9 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
           requestId: ctx.id,
         }),
         body: out?.body ?? null,
-        timeouts: { ...o.timeouts, firstByteMs: attempt.headersMs },
+        // Both deadlines are ours (precise native timers; undici's fire up to ~0.5 s late): the attempt's
+        // headers deadline in failover.ts, the silence inside the body in watchIdle below.
+        timeouts: { ...o.timeouts, firstByteMs: attempt.headersMs, streamIdleMs: 0 },
         signal: attempt.signal,
       });
     },
@@ -153,22 +155,58 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   // A non-streaming answer must be complete by the route's total deadline, retries included.
   const deadline = streaming
     ? undefined
-    : setTimeout(() => response.body.destroy(Object.assign(new Error('total deadline'), { code: 'MG_DEADLINE' })), Math.max(0, o.timeouts.totalMs - elapsedMs()));
+    : setTimeout(() => response.body.destroy(codedError('MG_DEADLINE')), Math.max(0, o.timeouts.totalMs - elapsedMs()));
+  const stopIdle = watchIdle(response.body, o.timeouts.streamIdleMs);
   const src = transform ? (pipeline(response.body, transform, () => {}), transform) : response.body;
   const failure = await relay(src, res, isStream ? (err) => streamFailure(err, o.timeouts) : undefined);
+  stopIdle();
   if (deadline) clearTimeout(deadline);
   if (failure && !abort.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
 }
 
+function codedError(code: 'MG_DEADLINE' | 'MG_STREAM_IDLE'): Error {
+  return Object.assign(new Error(code === 'MG_DEADLINE' ? 'total deadline reached' : 'upstream body idle'), { code });
+}
+
+/**
+ * Ends an upstream body that stays silent for longer than ms. Time during which the body is paused by
+ * back-pressure does not count: then the client is the slow one, not the upstream.
+ */
+function watchIdle(body: Readable, ms: number): () => void {
+  if (ms <= 0) return () => {};
+  const timer = setTimeout(() => {
+    if (body.readableFlowing === false) timer.refresh();
+    else body.destroy(codedError('MG_STREAM_IDLE'));
+  }, ms);
+  const onData = () => timer.refresh();
+  const stop = () => {
+    clearTimeout(timer);
+    body.off('data', onData);
+  };
+  body.on('data', onData);
+  body.once('close', stop);
+  return stop;
+}
+
 /** The error event that ends a stream the upstream broke off after it had started. */
 function streamFailure(err: unknown, timeouts: RouteTimeouts): string {
-  if (errorCode(err) === 'UND_ERR_BODY_TIMEOUT')
-    return sseErrorEvent({
-      message: `The upstream stream was silent for longer than ${timeouts.streamIdleMs} ms.`,
-      type: 'server_error',
-      code: 'upstream_timeout',
-    });
-  return sseErrorEvent({ message: 'The upstream connection failed in the middle of the stream.', type: 'server_error', code: 'upstream_error' });
+  switch (errorCode(err)) {
+    case 'MG_STREAM_IDLE':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return sseErrorEvent({
+        message: `The upstream stream was silent for longer than ${timeouts.streamIdleMs} ms.`,
+        type: 'server_error',
+        code: 'upstream_timeout',
+      });
+    case 'MG_DEADLINE':
+      return sseErrorEvent({
+        message: `The upstream response did not complete within ${timeouts.totalMs} ms.`,
+        type: 'server_error',
+        code: 'upstream_timeout',
+      });
+    default:
+      return sseErrorEvent({ message: 'The upstream connection failed in the middle of the stream.', type: 'server_error', code: 'upstream_error' });
+  }
 }
 
 /** Client gone or upstream failed mid-body: the status line is out, so cutting the connection is the only signal left. */

@@ -19,7 +19,9 @@ export type Fault =
   /** Send headers and `chunks` SSE chunks, then go silent with the connection open. */
   | { kind: 'hang-mid-stream'; chunks?: number }
   /** Send headers and `chunks` SSE chunks, then destroy the socket. */
-  | { kind: 'close-mid-stream'; chunks?: number };
+  | { kind: 'close-mid-stream'; chunks?: number }
+  /** Send JSON headers and half a JSON body, then go silent with the connection open. */
+  | { kind: 'hang-mid-body' };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -108,6 +110,10 @@ export async function startFaultyUpstream(name: string, fault: Fault = { kind: '
         req.socket.destroy();
         return;
       case 'hang':
+        return;
+      case 'hang-mid-body':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"id":"chatcmpl-partial","choices":[');
         return;
       case 'hang-mid-stream':
       case 'close-mid-stream':
