@@ -126,6 +126,15 @@ describe('runFailover', () => {
     expect(health.state('ns/r/c')).toBe('healthy');
   });
 
+  it('times health outcomes on the health clock, not the request-relative one', async () => {
+    const health = new BackendHealth({ consecutiveFailures: 1 });
+    health.recordFailure('ns/r/a');
+    const h = harness({ a: { status: 200 }, b: { status: 200 }, c: { status: 200 } });
+    const t0 = performance.now();
+    expect(await h.run({ backends: [a], health, startedAt: 0, now: () => performance.now() - t0 })).toMatchObject({ ok: true });
+    expect(health.state('ns/r/a')).toBe('healthy');
+  });
+
   it('reports a budget that ran out before any attempt', async () => {
     const h = harness({ a: { status: 200 }, b: { status: 200 }, c: { status: 200 } });
     expect(await h.run({ startedAt: Date.now() - 20_000 })).toMatchObject({ ok: false, attempts: 0, reason: 'budget', last: undefined });

@@ -59,7 +59,7 @@ export type FailoverResult<R extends AttemptResponse> =
       readonly response: R;
       readonly backend: CompiledBackend;
       readonly attempts: number;
-      /** When the response's attempt started (now() clock), for health bookkeeping of the body phase. */
+      /** When the response's attempt started on the health clock, for health bookkeeping of the body phase. */
       readonly attemptStartedAt: number;
     }
   | {
@@ -94,6 +94,7 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
     const signal = AbortSignal.any([o.clientSignal, timer.signal]);
     const handle = setTimeout(() => timer.abort(new AttemptTimeout()), t.headersMs);
     const startedAt = o.now();
+    const healthStartedAt = o.health?.now() ?? 0;
     let response: R | undefined;
     let outcome: AttemptOutcome;
     try {
@@ -106,7 +107,7 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
       clearTimeout(handle);
     }
     last = outcome;
-    record(o.health, backend.id, outcome, startedAt);
+    record(o.health, backend.id, outcome, healthStartedAt);
     o.onAttempt?.(backend, outcome, o.now() - startedAt);
 
     const decision = decide(
@@ -125,7 +126,7 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
       if (response) discard(response.body);
       continue;
     }
-    if (response && decision.reason !== 'client-gone') return { ok: true, response, backend, attempts, attemptStartedAt: startedAt };
+    if (response && decision.reason !== 'client-gone') return { ok: true, response, backend, attempts, attemptStartedAt: healthStartedAt };
     if (response) response.body.destroy();
     return { ok: false, last: outcome, backend, attempts, reason: decision.reason };
   }

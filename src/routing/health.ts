@@ -69,6 +69,11 @@ export class BackendHealth implements HealthView {
     return () => this.#listeners.delete(listener);
   }
 
+  /** The clock outcomes are timed with: pass now() as an attempt's startedAt. */
+  now(): number {
+    return this.#now();
+  }
+
   isEjected(backendId: string): boolean {
     return this.state(backendId) === 'ejected';
   }
