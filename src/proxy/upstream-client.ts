@@ -70,6 +70,13 @@ export class UpstreamClient {
     return entry.pool;
   }
 
+  /** Sockets open across all pools (connected, busy or idle); for tests and leak checks. */
+  get socketCount(): number {
+    let n = 0;
+    for (const e of this.#pools.values()) n += e.pool.stats.connected;
+    return n;
+  }
+
   /** Number of pools open; for tests and metrics. */
   get poolCount(): number {
     return this.#pools.size;
