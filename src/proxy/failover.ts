@@ -98,7 +98,7 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
     let response: R | undefined;
     let outcome: AttemptOutcome;
     try {
-      response = await o.send(backend, { attempt: attempts, headersMs: t.headersMs, signal });
+      response = await untilAborted(o.send(backend, { attempt: attempts, headersMs: t.headersMs, signal }), signal);
       const retryAfterMs = response.statusCode === 429 ? parseRetryAfter((name) => header(response!, name), Date.now()) : undefined;
       outcome = { kind: 'response', status: response.statusCode, retryAfterMs };
     } catch (err) {
@@ -131,6 +131,37 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
     return { ok: false, last: outcome, backend, attempts, reason: decision.reason };
   }
   return { ok: false, last, backend: lastBackend, attempts, reason: 'backends' };
+}
+
+/**
+ * The send promise, or a rejection as soon as the signal fires. undici honours an abort only once a request is
+ * dispatched to a connection; one still queued behind the pool's connection limit would otherwise keep the
+ * attempt waiting past its deadline. A response that arrives after the abort is discarded.
+ */
+function untilAborted<R extends AttemptResponse>(p: Promise<R>, signal: AbortSignal): Promise<R> {
+  if (signal.aborted) {
+    p.then((r) => r.body.destroy(), () => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<R>((resolve, reject) => {
+    let done = false;
+    const onAbort = () => {
+      done = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (r) => {
+        signal.removeEventListener('abort', onAbort);
+        if (done) r.body.destroy();
+        else resolve(r);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (!done) reject(e);
+      },
+    );
+  });
 }
 
 function record(health: BackendHealth | undefined, id: string, outcome: AttemptOutcome, startedAt: number): void {

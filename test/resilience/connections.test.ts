@@ -111,3 +111,36 @@ describe('config reloads', () => {
     }
   });
 });
+
+describe('a saturated pool', () => {
+  it('a request queued behind the connection limit counts against its first-byte deadline and fails over', async () => {
+    const slow = await startFaultyUpstream('slow', { kind: 'ok', chunkDelayMs: 1_500 });
+    const spare = await startFaultyUpstream('spare');
+    const narrow = new UpstreamClient({ connections: 1 });
+    const gw2 = await gatewayWith(
+      [
+        route('extra-narrow-pool', [
+          { name: 'slow', baseURL: slow.baseURL },
+          { name: 'spare', baseURL: spare.baseURL, priority: 1 },
+        ], { timeouts: { firstByte: '300ms' } }),
+      ],
+      { upstream: narrow },
+    );
+    try {
+      const c = gw2.client();
+      // Holds slow's only connection for ~1.5 s (headers at once, then a slow body).
+      const first = await streamChat(c, 'extra-narrow-pool');
+      expect(first.response.headers.get('x-model-gateway-backend')).toBe('slow');
+      const t0 = Date.now();
+      const { response } = await chat(c, 'extra-narrow-pool');
+      expect(response.headers.get('x-model-gateway-backend')).toBe('spare');
+      expect(Date.now() - t0).toBeLessThan(1_000);
+      expect(slow.requests).toHaveLength(1);
+      expect((await drain(first.data)).text).toBe('from slow');
+    } finally {
+      await gw2.close();
+      await narrow.destroy();
+      await Promise.all([slow.close(), spare.close()]);
+    }
+  });
+});
