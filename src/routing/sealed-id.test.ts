@@ -45,9 +45,9 @@ describe('IdSealer', () => {
     expect(s.unseal('video', s.seal(exact))).toEqual(exact);
   });
 
-  it('is compact: a real-looking video id stays under 150 characters', () => {
+  it('is compact: a real OpenAI-looking video id stays under 120 characters', () => {
     const id = new IdSealer([k1]).seal(ref);
-    expect(id.length).toBeLessThan(150);
+    expect(id.length).toBeLessThan(120);
   });
 
   it('rejects any changed character', () => {
@@ -107,5 +107,15 @@ describe('IdSealer', () => {
   it('refuses short keys and an empty key list', () => {
     expect(() => new IdSealer([])).toThrow();
     expect(() => new IdSealer([randomBytes(31)])).toThrow(/32 bytes/);
+  });
+});
+
+describe('IdSealer compaction', () => {
+  it('stores hex upstream ids as bytes and restores them exactly', () => {
+    const s = new IdSealer([k1]);
+    for (const upstreamId of ['video_abcdef01', 'video_ABCDEF01', 'video_abc', 'resp_00', 'deadbeef', 'video_0']) {
+      const r = { ...ref, upstreamId };
+      expect(s.unseal('video', s.seal(r))).toEqual(r);
+    }
   });
 });

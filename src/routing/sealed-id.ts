@@ -5,8 +5,8 @@
 // (names only), and a client may decode its own ids.
 //
 // Wire form: `<prefix><base64url(body || mac)>` with prefix `video_` or `resp_`, so ids look familiar and are
-// URL-safe. body = version(1) flags(1) then four u16-length-prefixed UTF-8 fields: upstream id, model,
-// backend, owner. mac = first 16 bytes (128 bits) of HMAC-SHA256(subkey, prefix || 0x00 || body). The prefix
+// URL-safe. body = version(1) flags(1) then four u16-length-prefixed fields: upstream id (UTF-8, or raw bytes
+// when it is lowercase hex), model, backend, owner (UTF-8). mac = first 16 bytes (128 bits) of HMAC-SHA256(subkey, prefix || 0x00 || body). The prefix
 // is under the MAC, so a video id can never be replayed as a response id.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
@@ -31,6 +31,9 @@ const VERSION = 1;
 const MAC_BYTES = 16;
 /** Bit 0: the upstream id began with the same prefix, which was dropped to keep the id short. */
 const FLAG_PREFIX_STRIPPED = 1;
+/** Bit 1: the (rest of the) upstream id is lowercase hex, stored as raw bytes (OpenAI ids are: half the size). */
+const FLAG_HEX = 2;
+const LOWER_HEX = /^(?:[0-9a-f]{2})+$/;
 const MAX_FIELD_BYTES = 0xffff;
 /** Longest id accepted for verification: bounds the work an attacker can make us do per request. */
 export const MAX_SEALED_ID_CHARS = 4096;
@@ -57,10 +60,12 @@ export class IdSealer {
   seal(ref: SealedRef): string {
     const prefix = SEALED_PREFIX[ref.kind];
     const stripped = ref.upstreamId.startsWith(prefix) && ref.upstreamId.length > prefix.length;
-    const fields = [stripped ? ref.upstreamId.slice(prefix.length) : ref.upstreamId, ref.model, ref.backend, ref.owner];
-    const parts: Buffer[] = [Buffer.from([VERSION, stripped ? FLAG_PREFIX_STRIPPED : 0])];
+    const upstream = stripped ? ref.upstreamId.slice(prefix.length) : ref.upstreamId;
+    const hex = LOWER_HEX.test(upstream);
+    const fields = [hex ? Buffer.from(upstream, 'hex') : upstream, ref.model, ref.backend, ref.owner];
+    const parts: Buffer[] = [Buffer.from([VERSION, (stripped ? FLAG_PREFIX_STRIPPED : 0) | (hex ? FLAG_HEX : 0)])];
     for (const f of fields) {
-      const bytes = Buffer.from(f, 'utf8');
+      const bytes = typeof f === 'string' ? Buffer.from(f, 'utf8') : f;
       if (bytes.length > MAX_FIELD_BYTES) throw new Error('sealed-id field too long');
       const len = Buffer.alloc(2);
       len.writeUInt16BE(bytes.length);
@@ -105,7 +110,7 @@ function parseBody(kind: SealedKind, prefix: string, body: Buffer): SealedRef | 
     const len = body.readUInt16BE(at);
     at += 2;
     if (at + len > body.length) return undefined;
-    fields.push(body.toString('utf8', at, at + len));
+    fields.push(body.toString(i === 0 && flags & FLAG_HEX ? 'hex' : 'utf8', at, at + len));
     at += len;
   }
   if (at !== body.length) return undefined;
