@@ -259,7 +259,7 @@ async function readBody(req: IncomingMessage, rec: RecordedRequest): Promise<voi
       bb.on('file', (field, stream, info) => {
         const parts: Buffer[] = [];
         stream.on('data', (d: Buffer) => parts.push(d));
-        stream.on('end', () => rec.files!.push({ field, filename: info.filename, mimeType: info.mimeType, bytes: Buffer.concat(parts) }));
+        stream.on('end', () => rec.files!.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(parts) }));
       });
       bb.on('close', resolve);
       bb.on('error', reject);
