@@ -68,8 +68,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       if (raw.length > 0) body = { body: raw, contentType: type };
     }
     const q = req.url.indexOf('?');
-    const sealCtx = { sealer: deps.sealer, model: route.model, backend: backend.name, owner: ctx.token!.key };
-    const echo = { upstreamId: ref.upstreamId, sealedId };
+    const sealCtx = { sealer: deps.sealer, model: route.model, backend: backend.name, owner: ctx.token!.key, known: { upstreamId: ref.upstreamId, sealedId } };
     await forward(deps, {
       req,
       res,
@@ -81,7 +80,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       backends: [backend],
       timeouts: route.timeouts,
       body: () => body,
-      transform: (info) => sealingTransform({ body: f.answer, ctx: sealCtx, echo }, info.statusCode, String(info.headers['content-type'] ?? '')),
+      transform: (info) => sealingTransform({ body: f.answer, ctx: sealCtx }, info.statusCode, String(info.headers['content-type'] ?? '')),
       labels: { family, model: route.model },
     });
   };

@@ -29,7 +29,7 @@ describe('sealingTransform', () => {
   });
 
   it('quotes the client’s id in upstream errors, and leaves errors alone without one', async () => {
-    const t = sealingTransform({ body: 'video', ctx, echo: { upstreamId: 'video_up', sealedId: 'video_SEALED' } }, 404, 'application/json')!;
+    const t = sealingTransform({ body: 'video', ctx: { ...ctx, known: { upstreamId: 'video_up', sealedId: 'video_SEALED' } } }, 404, 'application/json')!;
     expect(await run(t, ['{"error":{"message":"No video_', 'up here"}}'])).toBe('{"error":{"message":"No video_SEALED here"}}');
     expect(sealingTransform({ body: 'video', ctx }, 404, 'application/json')).toBeUndefined();
   });

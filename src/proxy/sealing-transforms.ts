@@ -12,9 +12,8 @@ export type SealedBody = 'video' | 'response' | 'none';
 export interface SealingChoice {
   /** What a successful body holds. */
   readonly body: SealedBody;
+  /** ctx.known, when set, is also quoted in error texts in place of the upstream id. */
   readonly ctx: SealContext;
-  /** For follow-ups: the upstream id and the sealed id the client used, so error texts can quote the latter. */
-  readonly echo?: { readonly upstreamId: string; readonly sealedId: string };
 }
 
 export function sealingTransform(choice: SealingChoice, statusCode: number, contentType: string): Transform | undefined {
@@ -26,7 +25,7 @@ export function sealingTransform(choice: SealingChoice, statusCode: number, cont
     const seal = choice.body === 'video' ? sealVideoBody : sealResponseBody;
     return bufferedRewriteStream(jsonRewrite((v) => seal(v, choice.ctx)));
   }
-  const echo = choice.echo;
+  const echo = choice.ctx.known;
   if (echo && (isJson || type.startsWith('text/'))) {
     return bufferedRewriteStream((body) => {
       const text = body.toString('utf8');

@@ -1,7 +1,7 @@
 // Id rewriting (pure): which fields of upstream bodies carry routable ids, sealed on the way out. Only ids
 // that name an object the gateway routes follow-ups for are sealed (videos, stored responses); item ids
 // (msg_…, fc_…), which are input_items pagination cursors, and conversation ids pass through unchanged.
-import type { IdSealer, SealedKind, SealedRef } from './sealed-id.js';
+import { SEALED_PREFIX, type IdSealer, type SealedKind, type SealedRef } from './sealed-id.js';
 
 /** Everything a sealed id carries besides the upstream id: the same for every id in one upstream answer. */
 export interface SealContext {
@@ -9,9 +9,15 @@ export interface SealContext {
   readonly model: string;
   readonly backend: string;
   readonly owner: string;
+  /**
+   * The sealed id the client presented for this upstream id (follow-ups, previous_response_id): given back
+   * as it was, so an object keeps the id the client knows even after a key rotation re-signs new ids.
+   */
+  readonly known?: { readonly upstreamId: string; readonly sealedId: string };
 }
 
 export function sealId(ctx: SealContext, kind: SealedKind, upstreamId: string): string {
+  if (ctx.known && ctx.known.upstreamId === upstreamId && ctx.known.sealedId.startsWith(SEALED_PREFIX[kind])) return ctx.known.sealedId;
   const ref: SealedRef = { kind, upstreamId, model: ctx.model, backend: ctx.backend, owner: ctx.owner };
   return ctx.sealer.seal(ref);
 }

@@ -101,6 +101,18 @@ describe('id rewriting of bodies', () => {
     expect(sealResponseEvent({ type: 'response.output_text.delta', item_id: 'msg_1' }, ctx)).toBe(false);
   });
 
+  it('gives back the id the client presented for the same upstream id (stable across key rotation)', () => {
+    const known = { upstreamId: 'resp_1', sealedId: 'resp_PRESENTED' };
+    const r = { id: 'resp_1', previous_response_id: 'resp_0' };
+    sealResponseBody(r, { ...ctx, known });
+    expect(r.id).toBe('resp_PRESENTED');
+    expect(r.previous_response_id).toBe(s('response', 'resp_0'));
+    // Never across kinds.
+    const v = { id: 'resp_1' };
+    sealVideoBody(v, { ...ctx, known });
+    expect(v.id).toBe(s('video', 'resp_1'));
+  });
+
   it('quotes the sealed id instead of the upstream one in error text', () => {
     expect(replaceUpstreamId('{"error":{"message":"Video video_abc not found (video_abc)"}}', 'video_abc', 'video_SEALED')).toBe(
       '{"error":{"message":"Video video_SEALED not found (video_SEALED)"}}',
