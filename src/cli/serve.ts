@@ -35,7 +35,6 @@ export async function runServe(args: string[]): Promise<number | undefined> {
   const options = parsed.options;
 
   // Sealed-id keys are decoded here so a bad key fails at start, not at the first video request.
-  // TODO(lead): hand `idKeys` to the sealed-id module once it exists.
   let idKeys: Buffer[] = [];
   try {
     if (options.idKeys !== undefined) idKeys = decodeIdKeys(options.idKeys);
@@ -45,12 +44,11 @@ export async function runServe(args: string[]): Promise<number | undefined> {
     const e = err as NodeJS.ErrnoException;
     return fail(`${what}: ${e.code ? `cannot read the file (${e.code})` : e.message}`, 2);
   }
-  void idKeys;
 
   const source = selectSource(options);
   if ('error' in source) return fail(source.error, source.code);
-  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options);
-  return serveGateway(options, source.factory);
+  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options, idKeys.length === 0);
+  return serveGateway(options, source.factory, idKeys);
 }
 
 type SourceChoice = { factory: GatewayOptions['source'] } | { error: string; code: number };
@@ -91,7 +89,7 @@ export function podNamespace(): readonly string[] | undefined {
   }
 }
 
-async function serveGateway(options: ServeOptions, source: GatewayOptions['source']): Promise<number | undefined> {
+async function serveGateway(options: ServeOptions, source: GatewayOptions['source'], idKeys: readonly Buffer[]): Promise<number | undefined> {
   // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
   const worker = cluster.isWorker;
   let handle;
@@ -105,6 +103,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
       logLevel: options.logLevel,
       drainTimeoutMs: options.drainTimeoutMs,
       limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+      ...(idKeys.length > 0 ? { idKeys } : {}),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };

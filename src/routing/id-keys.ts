@@ -47,21 +47,24 @@ export function decodeKey(text: string, where: string): Buffer {
     key = Buffer.from(body.replace(/[-_]/g, (c) => (c === '-' ? '+' : '/')), 'base64');
   }
   if (key.length < MIN_KEY_BYTES) {
-    throw new IdKeyError(`${where} decodes to ${key.length} bytes; sealed-id keys need at least ${MIN_KEY_BYTES}`);
+    throw new IdKeyError(`${where} decodes to ${key.length} bytes; sealed-id keys need at least ${MIN_KEY_BYTES} (e.g. openssl rand -base64 32)`);
   }
   return key;
 }
 
-/** Splits a key list (commas, whitespace, newlines; `#` comments to end of line) and decodes each. */
-export function parseIdKeys(text: string, source: string): Buffer[] {
+/**
+ * Splits a key list (commas, whitespace, newlines; `#` comments to end of line) and decodes each. Messages
+ * read "<source> key #N …", or "key #N …" without a source (to complete a flag name).
+ */
+export function parseIdKeys(text: string, source?: string): Buffer[] {
   const items = text
     .split(/\r?\n/)
     .map((line) => line.replace(/#.*$/, ''))
     .join(',')
     .split(/[\s,]+/)
     .filter((s) => s.length > 0);
-  if (items.length === 0) throw new IdKeyError(`${source} holds no keys`);
-  return items.map((item, i) => decodeKey(item, `${source} key #${i + 1}`));
+  if (items.length === 0) throw new IdKeyError(source ? `${source} holds no keys` : 'must hold at least one key');
+  return items.map((item, i) => decodeKey(item, `${source ? `${source} ` : ''}key #${i + 1}`));
 }
 
 export function generateIdKey(): Buffer {
