@@ -6,7 +6,8 @@ import { FileSource } from '../config/sources/file-source.js';
 import { installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
-import { decodeIdKeys, parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
+import { loadIdKeys } from '../routing/id-keys.js';
+import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -34,15 +35,12 @@ export async function runServe(args: string[]): Promise<number | undefined> {
   if (parsed.kind === 'error') return fail(parsed.message, 2);
   const options = parsed.options;
 
-  // Sealed-id keys are decoded here so a bad key fails at start, not at the first video request.
-  let idKeys: Buffer[] = [];
+  // Sealed-id keys are read and decoded here so a bad key fails at start, not at the first video request.
+  let idKeys: readonly Buffer[];
   try {
-    if (options.idKeys !== undefined) idKeys = decodeIdKeys(options.idKeys);
-    else if (options.idKeysFile !== undefined) idKeys = decodeIdKeys(readFileSync(options.idKeysFile, 'utf8'));
+    idKeys = (await loadIdKeys({ keys: options.idKeys, keysFile: options.idKeysFile })).keys;
   } catch (err) {
-    const what = options.idKeys !== undefined ? '--id-keys' : `--id-keys-file ${options.idKeysFile}`;
-    const e = err as NodeJS.ErrnoException;
-    return fail(`${what}: ${e.code ? `cannot read the file (${e.code})` : e.message}`, 2);
+    return fail((err as Error).message, 2);
   }
 
   const source = selectSource(options);

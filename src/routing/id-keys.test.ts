@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeKey, IdKeyError, loadIdKeys, parseIdKeys } from './id-keys.js';
+import { decodeKey, generateIdKey, IdKeyError, loadIdKeys, parseIdKeys } from './id-keys.js';
 
 const key = randomBytes(32);
 const dir = mkdtempSync(join(tmpdir(), 'mg-idkeys-'));
@@ -40,16 +40,15 @@ describe('id keys', () => {
     expect(() => parseIdKeys(' , ', 'env')).toThrow(/no keys/);
   });
 
-  it('loads from the flag, from a file, or generates one', async () => {
+  it('loads from the flag, from a file, or reports none', async () => {
     expect(await loadIdKeys({ keys: key.toString('hex') })).toEqual({ keys: [key], source: 'keys' });
     const file = join(dir, 'keys');
     writeFileSync(file, key.toString('base64') + '\n');
     expect(await loadIdKeys({ keysFile: file })).toEqual({ keys: [key], source: 'file' });
-    const gen = await loadIdKeys({});
-    expect(gen.source).toBe('generated');
-    expect(gen.keys[0]!.length).toBe(32);
-    const gen2 = await loadIdKeys({ keys: '  ' });
-    expect(gen2.keys[0]).not.toEqual(gen.keys[0]);
+    expect(await loadIdKeys({})).toEqual({ keys: [], source: 'none' });
+    expect(await loadIdKeys({ keys: '  ', keysFile: '' })).toEqual({ keys: [], source: 'none' });
+    expect(generateIdKey().length).toBe(32);
+    expect(generateIdKey()).not.toEqual(generateIdKey());
   });
 
   it('refuses both sources at once and a missing file', async () => {

@@ -1,8 +1,8 @@
 // Where the sealed-id HMAC keys come from: --id-keys / MG_ID_KEYS (comma-separated), or --id-keys-file /
 // MG_ID_KEYS_FILE (a mounted Secret: keys separated by commas, whitespace or newlines; `#` starts a comment).
 // Each key is base64 (standard or URL-safe) or hex, optionally tagged `hex:` / `base64:`, and at least 32
-// bytes. The first key signs new ids; all keys verify them. Without any configuration a random key is
-// generated: fine for one local process, but ids then die with the process (the caller warns).
+// bytes. The first key signs new ids; all keys verify them. Without any configuration the app generates a
+// random key (generateIdKey) and warns: fine for one local process, but ids then die with the process.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { MIN_KEY_BYTES } from './sealed-id.js';
@@ -15,9 +15,9 @@ export interface IdKeyOptions {
 }
 
 export interface IdKeys {
+  /** Empty when nothing is configured: the app then generates a key and warns (see GENERATED_KEY_WARNING). */
   readonly keys: readonly Buffer[];
-  /** Where they came from; `generated` means ids will not survive a restart or be readable by other replicas. */
-  readonly source: 'keys' | 'file' | 'generated';
+  readonly source: 'keys' | 'file' | 'none';
 }
 
 /** A message safe to log or print: it names the source and the key's position, never key material. */
@@ -71,7 +71,10 @@ export function generateIdKey(): Buffer {
   return randomBytes(32);
 }
 
-/** Resolves the configured keys; setting both sources is refused because which one wins would be a guess. */
+/**
+ * Resolves the configured keys; setting both sources is refused because which one wins would be a guess.
+ * Errors (IdKeyError) name the flag and the key's position, never key material.
+ */
 export async function loadIdKeys(options: IdKeyOptions): Promise<IdKeys> {
   const keys = options.keys?.trim() ? options.keys : undefined;
   const file = options.keysFile?.trim() ? options.keysFile.trim() : undefined;
@@ -88,7 +91,7 @@ export async function loadIdKeys(options: IdKeyOptions): Promise<IdKeys> {
     }
     return { keys: parseIdKeys(text, `--id-keys-file ${file}`), source: 'file' };
   }
-  return { keys: [generateIdKey()], source: 'generated' };
+  return { keys: [], source: 'none' };
 }
 
 export const GENERATED_KEY_WARNING =
