@@ -6,12 +6,11 @@ import type { CompiledBackend, CompiledRoute } from '../config/table.js';
 import type { AppLimits } from '../app.js';
 import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forward.js';
 import { planAttempts, type Random } from '../routing/plan.js';
-import { getContext } from './context.js';
+import { getContext, type RequestContext } from './context.js';
 import { errors } from './errors.js';
 import { FAMILY_PATHS } from './families.js';
 import { bodyBuilder, readPayload, type Payload } from './payload.js';
 import { readBody } from './read-body.js';
-import type { RequestContext } from './context.js';
 
 /**
  * A per-family step between authorization and forwarding (e.g. sealed ids: unseal a previous_response_id,
