@@ -42,6 +42,8 @@ export interface GatewayOptions {
   health?: BackendHealth;
   /** Outbound client owned by the test (e.g. to count pools); default: the app's own. */
   upstream?: UpstreamClient;
+  /** Sealed-id keys (default: the app generates one). */
+  idKeys?: Uint8Array[];
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -71,6 +73,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.random ? { random: options.random } : {}),
     ...(options.health ? { health: options.health } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),
+    ...(options.idKeys ? { idKeys: options.idKeys } : {}),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
