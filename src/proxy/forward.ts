@@ -152,8 +152,9 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   }
   tapBody(deps.metrics, o, response, isStream, contentType);
 
-  // A non-streaming answer must be complete by the route's total deadline, retries included.
-  const deadline = streaming
+  // A non-streaming JSON answer must be complete by the route's total deadline, retries included. Binary
+  // downloads (audio, video content) are bounded by streamIdle instead: a slow reader must not lose a file.
+  const deadline = streaming || !contentType.includes('json')
     ? undefined
     : setTimeout(() => response.body.destroy(codedError('MG_DEADLINE')), Math.max(0, o.timeouts.totalMs - elapsedMs()));
   const stopIdle = watchIdle(response.body, o.timeouts.streamIdleMs);

@@ -21,7 +21,9 @@ export type Fault =
   /** Send headers and `chunks` SSE chunks, then destroy the socket. */
   | { kind: 'close-mid-stream'; chunks?: number }
   /** Send JSON headers and half a JSON body, then go silent with the connection open. */
-  | { kind: 'hang-mid-body' };
+  | { kind: 'hang-mid-body' }
+  /** A binary (audio/mpeg) body of `chunks` 1 KiB chunks, one every `everyMs`. */
+  | { kind: 'slow-binary'; chunks: number; everyMs: number };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -111,6 +113,17 @@ export async function startFaultyUpstream(name: string, fault: Fault = { kind: '
         return;
       case 'hang':
         return;
+      case 'slow-binary': {
+        res.writeHead(200, { 'content-type': 'audio/mpeg' });
+        const send = (i: number) => {
+          if (res.destroyed) return;
+          if (i === f.chunks) return void res.end();
+          res.write(Buffer.alloc(1024, i));
+          later(f.everyMs, () => send(i + 1));
+        };
+        send(0);
+        return;
+      }
       case 'hang-mid-body':
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"id":"chatcmpl-partial","choices":[');

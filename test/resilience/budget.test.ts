@@ -89,6 +89,15 @@ describe('the time budget', () => {
     expect(Date.now() - t0).toBeLessThan(500 + SLACK_MS);
     expect(p.abortedRequests()).toBeGreaterThanOrEqual(1);
   });
+
+  it('a binary download is bounded by streamIdle, not by timeouts.total', async () => {
+    p.setFault({ kind: 'slow-binary', chunks: 8, everyMs: 100 });
+    const [audio, ms] = await timed(async () =>
+      Buffer.from(await (await client.audio.speech.create({ model: 'extra-deadline', voice: 'alloy', input: 'x' })).arrayBuffer()),
+    );
+    expect(audio.length).toBe(8 * 1024);
+    expect(ms).toBeGreaterThan(700);
+  });
 });
 
 describe('streams', () => {
