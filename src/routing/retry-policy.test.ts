@@ -148,6 +148,7 @@ describe('finalError', () => {
   it('maps the last outcome to 502/504 and names no backend', () => {
     expect(finalError({ kind: 'connect-failure', code: 'ECONNREFUSED' }, 'm', 2)).toMatchObject({ status: 502, code: 'upstream_unreachable' });
     expect(finalError({ kind: 'timeout' }, 'm', 1)).toMatchObject({ status: 504, code: 'upstream_timeout' });
+    expect(finalError({ kind: 'connect-failure', code: 'UND_ERR_CONNECT_TIMEOUT' }, 'm', 1)).toMatchObject({ status: 504, code: 'upstream_timeout' });
     expect(finalError(undefined, 'm', 0)).toMatchObject({ status: 504, code: 'upstream_timeout' });
     expect(finalError({ kind: 'connect-failure', code: 'other' }, 'm', 1)).toMatchObject({ status: 502, code: 'upstream_error' });
     expect(finalError({ kind: 'connect-failure' }, 'm', 2).message).toBe('No upstream of model "m" could be reached (2 attempts).');

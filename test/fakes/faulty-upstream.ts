@@ -22,8 +22,8 @@ export type Fault =
   | { kind: 'close-mid-stream'; chunks?: number }
   /** Send JSON headers and half a JSON body, then go silent with the connection open. */
   | { kind: 'hang-mid-body' }
-  /** A binary (audio/mpeg) body of `chunks` 1 KiB chunks, one every `everyMs`. */
-  | { kind: 'slow-binary'; chunks: number; everyMs: number };
+  /** A binary (audio/mpeg) body of `chunks` chunks of `chunkBytes` (default 1 KiB), one every `everyMs`. */
+  | { kind: 'slow-binary'; chunks: number; everyMs: number; chunkBytes?: number };
 
 export interface RecordedRequest {
   readonly method: string;
@@ -118,7 +118,7 @@ export async function startFaultyUpstream(name: string, fault: Fault = { kind: '
         const send = (i: number) => {
           if (res.destroyed) return;
           if (i === f.chunks) return void res.end();
-          res.write(Buffer.alloc(1024, i));
+          res.write(Buffer.alloc(f.chunkBytes ?? 1024, i));
           later(f.everyMs, () => send(i + 1));
         };
         send(0);

@@ -1,6 +1,7 @@
 // Time budgets and streams through the real stack: the client never waits attempts × timeout, a stream that
 // has started is never retried, a silent stream ends with an error the SDK reports, and keep-alive comments
 // hold a slow stream open.
+import { request } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BackendHealth } from '../../src/routing/health.js';
@@ -97,6 +98,30 @@ describe('the time budget', () => {
     );
     expect(audio.length).toBe(8 * 1024);
     expect(ms).toBeGreaterThan(700);
+  });
+
+  it('streamIdle does not count time the client spends not reading', async () => {
+    const total = 32 * 1024 * 1024; // far more than loopback socket buffers hold, so the gateway must pause
+    p.setFault({ kind: 'slow-binary', chunks: 32, everyMs: 0, chunkBytes: 1024 * 1024 });
+    const size = await new Promise<number>((resolve, reject) => {
+      const req = request(`${gw.baseURL}/audio/speech`, {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json' },
+      });
+      req.on('response', (res) => {
+        res.pause();
+        let n = 0;
+        res.on('data', (c: Buffer) => (n += c.length));
+        res.on('end', () => resolve(n));
+        res.on('error', reject);
+        res.on('aborted', () => reject(new Error('cut')));
+        setTimeout(() => res.resume(), 1_000); // > 3 × streamIdle without reading
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ model: 'extra-stream', voice: 'alloy', input: 'x' }));
+    });
+    expect(size).toBe(total);
   });
 });
 
