@@ -19,7 +19,7 @@ import { profileMarkdown, summarize, type ProfileSummary } from './lib/profile.j
 import { figures, markdown, verdicts, type RunData } from './lib/report.js';
 import { measure, rssWithOpenStreams, scenarios } from './lib/scenarios.js';
 import { build, ensureTools, machineInfo } from './lib/setup.js';
-import { directTarget, nginxBinary, ROOT, startBare, startGateway, startNginx, startUpstream, type Target } from './lib/targets.js';
+import { directTarget, GATEWAY_NODE_FLAGS, nginxBinary, ROOT, startBare, startGateway, startNginx, startUpstream, type Target } from './lib/targets.js';
 import { writeWorkload } from './lib/workload.js';
 
 const { values: opt } = parseArgs({
@@ -29,7 +29,7 @@ const { values: opt } = parseArgs({
     targets: { type: 'string', default: 'direct,bare,gateway,nginx' },
     scenarios: { type: 'string' },
     workers: { type: 'string' },
-    'gateway-node-args': { type: 'string', default: '' },
+    'gateway-node-args': { type: 'string' },
     variant: { type: 'string', multiple: true, default: [] },
     streams: { type: 'string', default: '1000' },
     'no-install': { type: 'boolean', default: false },
@@ -65,7 +65,7 @@ try {
   const profArgs = (name: string): string[] => (opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []);
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
-  const gatewayArgs = opt['gateway-node-args'].split(' ').filter(Boolean);
+  const gatewayArgs = opt['gateway-node-args'] !== undefined ? opt['gateway-node-args'].split(' ').filter(Boolean) : GATEWAY_NODE_FLAGS;
   const variants = opt.variant.map((v) => {
     const eq = v.indexOf('=');
     return { name: v.slice(0, eq), args: v.slice(eq + 1).split(' ').filter(Boolean) };
@@ -135,6 +135,26 @@ try {
       } catch (e) {
         notes.push(`open streams through ${t.name} failed: ${(e as Error).message}`);
       }
+    }
+  }
+
+  // The same gateway with Node's default heap sizing, for memory only: what the production flags save.
+  if (streamsWanted > 0 && targets.some((t) => t.name === 'gateway') && gatewayArgs.length > 0) {
+    const name = 'gateway-node-defaults';
+    log(`starting ${name} (memory only) …`);
+    const t = await startGateway({ configDir, dir, workers: 1, name, nodeArgs: [] });
+    try {
+      await sleep(2_000);
+      rssIdle[name] = rssBytes(t.pid);
+      for (const body of [workload.chat, workload.stream]) {
+        await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: opt.quick ? 1 : body === workload.chat ? 3 : 2, dir });
+      }
+      const r = await rssWithOpenStreams(t, workload, BENCH_KEY, streamsWanted);
+      rssStreams.push(r);
+      names.push(name);
+      notes.push(`${name}: \`node dist/cli.js serve\` without the production node flags, measured for memory only.`);
+    } finally {
+      await t.proc.stop();
     }
   }
 

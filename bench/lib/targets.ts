@@ -59,6 +59,13 @@ export async function startBare(upstreamPort: number, dir: string, nodeArgs: str
   return { name: 'bare', url: `http://127.0.0.1:${proc.port}`, pid: proc.pid, proc };
 }
 
+/**
+ * Node flags the gateway runs with in production (the container's entrypoint and the `model-gateway` bin).
+ * Node 24 lets V8's young generation grow to 2 × 64 MB of semi-space; 8 MB semi-spaces keep the idle RSS with
+ * 10k tokens / 1k routes ~45 MB lower at no throughput cost measurable in this benchmark.
+ */
+export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=8'];
+
 export interface GatewayOptions {
   configDir: string;
   dir: string;
