@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { closedLoop, HAS_WRK } from './lib/load.js';
 import { BENCH_KEY, ROUTES, TOKENS, writeManifests } from './lib/manifests.js';
 import { rssBytes } from './lib/procs.js';
-import { profileMarkdown, summarize, type ProfileSummary } from './lib/profile.js';
+import { profileDiffMarkdown, profileMarkdown, summarize, type ProfileSummary } from './lib/profile.js';
 import { figures, markdown, verdicts, type RunData } from './lib/report.js';
 import { measure, rssWithOpenStreams, scenarios } from './lib/scenarios.js';
 import { build, ensureTools, machineInfo } from './lib/setup.js';
@@ -199,13 +199,17 @@ try {
     gatewayLogLines,
     gatewayMetrics,
   };
+  const requestsOf = (target: string): number => measurements.filter((m) => m.target === target).reduce((a, m) => a + m.requests, 0);
   const figs = figures(data);
   const vs = verdicts(figs, data);
   const md =
     markdown(data, figs, vs) +
     Object.entries(profiles)
       .map(([name, p]) => '\n' + profileMarkdown(p, `Where ${name} spends its CPU under load (--profile, measured rounds only)`))
-      .join('');
+      .join('') +
+    (profiles.gateway && profiles.bare
+      ? '\n' + profileDiffMarkdown({ summary: profiles.gateway, requests: requestsOf('gateway') }, { summary: profiles.bare, requests: requestsOf('bare') })
+      : '');
   mkdirSync(opt.out, { recursive: true });
   writeFileSync(join(opt.out, 'latest.md'), md);
   writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profiles, profileFromUs: measuredFromUs }, null, 2) + '\n');

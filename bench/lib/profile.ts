@@ -18,11 +18,14 @@ export interface ProfileSummary {
   busySamples: number;
   functions: { name: string; percent: number }[];
   packages: { name: string; percent: number }[];
+  /** Busy samples per package or part (all of them), for per-request comparisons between profiles. */
+  packageSamples: Record<string, number>;
 }
 
 /** Which package (or Node/V8 part) a frame's URL belongs to. */
 export function packageOf(url: string, functionName: string): string {
-  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  // Native frames keep their name: writev, writeString and friends are where syscalls show up.
+  if (url === '') return functionName.startsWith('(') ? functionName : `native ${functionName || '?'}`;
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
@@ -68,7 +71,7 @@ export function summarize(file: string, top = 25, fromUs = 0): ProfileSummary {
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
       .map(([name, n]) => ({ name, percent: Math.round((n / busy) * 1000) / 10 }));
-  return { busySamples: busy, functions: rank(fn, top), packages: rank(pkg, 15) };
+  return { busySamples: busy, functions: rank(fn, top), packages: rank(pkg, 15), packageSamples: Object.fromEntries(pkg) };
 }
 
 export function profileMarkdown(s: ProfileSummary, title: string): string {
@@ -77,6 +80,34 @@ export function profileMarkdown(s: ProfileSummary, title: string): string {
   for (const p of s.packages) lines.push(`| ${p.name} | ${p.percent.toFixed(1)} |`);
   lines.push('', '| function | self % |', '|---|---:|');
   for (const f of s.functions) lines.push(`| \`${f.name.replace(/\|/g, '\\|')}\` | ${f.percent.toFixed(1)} |`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+/**
+ * Sampled CPU per request by package, gateway next to the bare proxy, largest difference first: where the
+ * gateway's extra time per request goes. One sample ≈ one sampling interval (`--cpu-prof` default: 1 ms).
+ */
+export function profileDiffMarkdown(
+  gateway: { summary: ProfileSummary; requests: number },
+  bare: { summary: ProfileSummary; requests: number },
+  intervalUs = 1000,
+  top = 20,
+): string {
+  const per = (x: { summary: ProfileSummary; requests: number }, k: string): number =>
+    ((x.summary.packageSamples[k] ?? 0) * intervalUs) / Math.max(1, x.requests);
+  const keys = new Set([...Object.keys(gateway.summary.packageSamples), ...Object.keys(bare.summary.packageSamples)]);
+  const rows = [...keys].map((k) => ({ k, g: per(gateway, k), b: per(bare, k) })).sort((x, y) => y.g - y.b - (x.g - x.b));
+  const total = (x: { summary: ProfileSummary; requests: number }): number => (x.summary.busySamples * intervalUs) / Math.max(1, x.requests);
+  const lines = [
+    '## Sampled CPU per request: gateway vs bare proxy (--profile)',
+    '',
+    `Gateway ${total(gateway).toFixed(0)} µs, bare ${total(bare).toFixed(0)} µs per request (busy samples × interval ÷ requests in the measured rounds).`,
+    '',
+    '| package or part | gateway µs/req | bare µs/req | difference |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const r of rows.slice(0, top)) lines.push(`| ${r.k} | ${r.g.toFixed(1)} | ${r.b.toFixed(1)} | ${(r.g - r.b).toFixed(1)} |`);
   lines.push('');
   return lines.join('\n');
 }

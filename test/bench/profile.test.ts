@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageOf, profileMarkdown, summarize } from '../../bench/lib/profile.js';
+import { packageOf, profileDiffMarkdown, profileMarkdown, summarize } from '../../bench/lib/profile.js';
 
 describe('packageOf', () => {
   it('names npm packages (scoped too), node internals, the gateway build and V8 pseudo-frames', () => {
@@ -12,6 +12,7 @@ describe('packageOf', () => {
     expect(packageOf('node:internal/http_server', 'f')).toBe('node:internal');
     expect(packageOf('file:///r/dist/proxy/forward.js', 'forward')).toBe('gateway proxy');
     expect(packageOf('', '(garbage collector)')).toBe('(garbage collector)');
+    expect(packageOf('', 'writev')).toBe('native writev');
   });
 });
 
@@ -43,5 +44,11 @@ describe('summarize', () => {
     expect(late.busySamples).toBe(3);
     expect(late.packages).toEqual([{ name: 'gateway proxy', percent: 100 }]);
     rmSync(dir, { recursive: true, force: true });
+    // Per request against a "bare" profile that spent 1 sample on express over 2 requests: the gateway's
+    // 4 samples over 4 requests are 750 µs/req in its own code, 250 in express.
+    const diff = profileDiffMarkdown({ summary: s, requests: 4 }, { summary: { ...s, busySamples: 1, packageSamples: { express: 1 } }, requests: 2 });
+    expect(diff).toContain('Gateway 1000 µs, bare 500 µs per request');
+    expect(diff).toContain('| gateway proxy | 750.0 | 0.0 | 750.0 |');
+    expect(diff).toContain('| express | 250.0 | 500.0 | -250.0 |');
   });
 });
