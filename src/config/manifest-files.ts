@@ -1,7 +1,7 @@
 // Reads manifests from files and directories (recursively, *.yaml / *.yml / *.json), in a stable order.
 // The file source and `model-gateway check` both read through here.
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseManifests, type ParsedManifests } from './manifests.js';
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
@@ -16,14 +16,35 @@ export async function listManifestFiles(paths: readonly string[]): Promise<strin
       if (e.name.startsWith('.')) continue; // editors' swap files, ..data symlinks of mounted ConfigMaps
       const full = join(dir, e.name);
       if (e.isDirectory()) await walk(full);
-      else if (e.isFile() && MANIFEST_FILE.test(e.name)) files.push(full);
+      else if (MANIFEST_FILE.test(e.name) && (e.isFile() || (e.isSymbolicLink() && (await isFile(full))))) files.push(full);
     }
   };
   for (const p of paths) {
     if ((await stat(p)).isDirectory()) await walk(p);
     else files.push(p);
   }
-  return files;
+  // A file named twice (a directory and a file inside it) is read once, not reported as a duplicate of itself.
+  const seen = new Set<string>();
+  return files.filter((f) => !seen.has(resolve(f)) && seen.add(resolve(f)));
+}
+
+// A mounted ConfigMap's files are symlinks (routes.yaml -> ..data/routes.yaml); follow links to files only, as
+// following links to directories could loop.
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false; // a dangling link
+  }
+}
+
+/**
+ * Parses the text of one manifest file (or stdin). A file with any error contributes no objects: half a file is
+ * worse than the last good version of it.
+ */
+export function readManifestText(text: string, file: string): ParsedManifests {
+  const parsed = parseManifests(text, file);
+  return parsed.errors.length > 0 ? { objects: [], errors: parsed.errors } : parsed;
 }
 
 /**
@@ -43,10 +64,9 @@ export async function readManifestFiles(
       out.errors.push({ file: display(file), line: 1, message: `cannot read: ${(err as Error).message}` });
       continue;
     }
-    const parsed = parseManifests(text, display(file));
-    // A file with any error contributes no objects: half a file is worse than the last good version of it.
-    if (parsed.errors.length > 0) out.errors.push(...parsed.errors);
-    else out.objects.push(...parsed.objects);
+    const parsed = readManifestText(text, display(file));
+    out.errors.push(...parsed.errors);
+    out.objects.push(...parsed.objects);
   }
   return out;
 }
