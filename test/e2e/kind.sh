@@ -5,6 +5,7 @@
 #   -> helm upgrade keeps the id-sealing key -> tear down.
 # Exits non-zero on any failure, after printing pods, events, logs and the custom resources.
 #   bash test/e2e/kind.sh            KEEP_CLUSTER=1 bash test/e2e/kind.sh   (leave the cluster for debugging)
+# Optional: KIND_CLUSTER_NAME, EXAMPLES_DIR (default examples/kubernetes), E2E_LOCAL_PORT, E2E_LOCAL_METRICS_PORT.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -16,6 +17,7 @@ IMAGE_TAG="e2e-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo local
 LOCAL_PORT="${E2E_LOCAL_PORT:-18080}"
 LOCAL_METRICS_PORT="${E2E_LOCAL_METRICS_PORT:-19090}"
 KEEP_CLUSTER="${KEEP_CLUSTER:-0}"
+EXAMPLES_DIR="${EXAMPLES_DIR:-$ROOT/examples/kubernetes}"
 CR_TYPES="modelroutes.modelgateway.io,groups.modelgateway.io,gatewaytokens.modelgateway.io"
 
 WORK="$(mktemp -d)"
@@ -77,7 +79,7 @@ port_forward() {
 }
 
 need docker kind helm kubectl curl node npx
-[ -d "$ROOT/examples/kubernetes" ] || { echo "missing $ROOT/examples/kubernetes" >&2; exit 2; }
+[ -d "$EXAMPLES_DIR" ] || { echo "missing $EXAMPLES_DIR" >&2; exit 2; }
 [ -d "$ROOT/node_modules/openai" ] || (cd "$ROOT" && npm ci --no-audit --no-fund)
 
 log "creating kind cluster $CLUSTER"
@@ -99,7 +101,7 @@ kubectl wait --for condition=Established --timeout=60s \
 
 log "applying examples/kubernetes/ and the smoke fixtures"
 kubectl create namespace "$NAMESPACE" --dry-run=client -o yaml | kubectl apply -f -
-kubectl apply -R -f "$ROOT/examples/kubernetes/"
+kubectl apply -R -f "$EXAMPLES_DIR/"
 kubectl apply -f "$ROOT/test/e2e/manifests/"
 
 # Watch every namespace that now holds a ModelRoute, Group or GatewayToken (the examples' and the fixtures').
