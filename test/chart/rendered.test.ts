@@ -28,7 +28,7 @@ const CONTRACT_ENV = [
 ];
 const ALWAYS_SET = [
   'MG_SOURCE', 'MG_NAMESPACES', 'MG_SECRET_SELECTOR', 'MG_HOST', 'MG_PORT', 'MG_METRICS_PORT', 'MG_LOG_LEVEL',
-  'MG_DRAIN_TIMEOUT', 'MG_LEADER_ELECTION', 'MG_LEASE_NAME', 'MG_WORKERS', 'MG_ID_KEYS', 'POD_NAME', 'POD_NAMESPACE',
+  'MG_DRAIN_TIMEOUT', 'MG_LEADER_ELECTION', 'MG_LEASE_NAME', 'MG_WORKERS', 'MG_ID_KEYS_FILE', 'POD_NAME', 'POD_NAMESPACE',
 ];
 const ruleFile = readYaml<{ watched: Rule[] }>('charts/model-gateway/files/rbac-rules.yaml');
 
@@ -112,13 +112,21 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
     expect(env.POD_NAMESPACE.valueFrom.fieldRef.fieldPath).toBe('metadata.namespace');
   });
 
-  it('MG_ID_KEYS comes from a Secret the chart renders or the one named in idKeys.existingSecret', () => {
-    const ref = r.container.env.find((e: Obj) => e.name === 'MG_ID_KEYS').valueFrom.secretKeyRef;
-    const rendered = r.find('Secret', (s) => s.metadata.name === ref.name);
-    if (name === 'full') expect(ref).toEqual({ name: 'gateway-id-keys', key: 'keys' });
-    else {
+  it('MG_ID_KEYS_FILE is a file of the mounted id-key Secret (the chart one, or idKeys.existingSecret)', () => {
+    const file = r.config.MG_ID_KEYS_FILE!;
+    const mount = r.container.volumeMounts.find((m: Obj) => file.startsWith(`${m.mountPath}/`));
+    expect(mount?.readOnly).toBe(true);
+    const volume = r.pod.spec.volumes.find((v: Obj) => v.name === mount.name);
+    const item = volume.secret.items.find((i: Obj) => `${mount.mountPath}/${i.path}` === file);
+    expect(item).toBeDefined();
+    expect(r.container.env.some((e: Obj) => e.name === 'MG_ID_KEYS')).toBe(false);
+    const rendered = r.find('Secret', (s) => s.metadata.name === volume.secret.secretName);
+    if (name === 'full') {
+      expect([volume.secret.secretName, item.key]).toEqual(['gateway-id-keys', 'keys']);
+      expect(rendered).toEqual([]);
+    } else {
       expect(rendered.length).toBe(1);
-      expect(Object.keys(rendered[0]!.data)).toEqual([ref.key]);
+      expect(Object.keys(rendered[0]!.data)).toEqual([item.key]);
       expect(rendered[0]!.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
     }
   });
@@ -238,9 +246,9 @@ describe('scenario specifics', () => {
     const secret = (n: string) => r.one('Secret', (s) => s.metadata.name === n);
     const redis = r.container.env.find((e: Obj) => e.name === 'MG_REDIS_URL').valueFrom.secretKeyRef;
     expect(Buffer.from(secret(redis.name).data[redis.key], 'base64').toString()).toBe('redis://redis.model-gateway.svc:6379/0');
-    const keys = r.container.env.find((e: Obj) => e.name === 'MG_ID_KEYS').valueFrom.secretKeyRef;
+    const keys = r.pod.spec.volumes.find((v: Obj) => v.name === 'id-keys').secret;
     const values = readYaml<Obj>('charts/model-gateway/ci/redis-url-values.yaml');
-    expect(Buffer.from(secret(keys.name).data[keys.key], 'base64').toString()).toBe(values.idKeys.keys.join(','));
+    expect(Buffer.from(secret(keys.secretName).data[keys.items[0].key], 'base64').toString()).toBe(values.idKeys.keys.join(','));
   });
 });
 

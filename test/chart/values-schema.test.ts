@@ -41,6 +41,9 @@ describe('charts/model-gateway values.schema.json', () => {
     ['podDisruptionBudget.maxUnavailable', '50%'],
     ['resources.requests.cpu', 0.5],
     ['gateway.maxJsonBody', '10mb'],
+    ['gateway.maxUploadBody', '1.5GiB'],
+    ['gateway.logLevel', 'silent'],
+    ['idKeys.keys', ['00112233445566778899aabbccddeeff']],
     ['global', { imageRegistry: 'x' }],
   ])('accepts %s = %j', (path, value) => {
     expect(validate(withChange(defaults, path, value)), JSON.stringify(validate.errors)).toBe(true);
@@ -76,6 +79,9 @@ describe('charts/model-gateway values.schema.json', () => {
     ['gateway.extraEnv', [{ value: 'missing name' }]],
     ['gateway.drainTimeout', 25],
     ['idKeys.keys', ['short']],
+    ['idKeys.keys', ['not base64 nor hex, not at all!!']],
+    ['gateway.secretSelector', 'team="a"'],
+    ['gateway.maxUploadBody', '20 megs'],
     ['idKeys.existingSecret', 'UPPER'],
     ['redis', { enabled: true, url: '', existingSecret: '', existingSecretKey: 'url' }],
     ['redis.url', 'http://not-redis'],
