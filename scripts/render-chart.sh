@@ -55,7 +55,13 @@ for values in "$ROOT"/charts/model-gateway/ci/*-values.yaml; do
     echo "# helm template $RELEASE charts/model-gateway --namespace $NAMESPACE -f charts/model-gateway/ci/$(basename "$values")"
     "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" -f "$values" | sed -E "$generated"
   } >"$OUT/$name.yaml"
-  echo "rendered test/chart/rendered/$name.yaml" >&2
+  # NOTES.txt is rendered only by install; a client-side dry run needs no cluster.
+  {
+    echo "# chart-inputs-sha256: $hash"
+    KUBECONFIG=/dev/null "$HELM_BIN" install "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" \
+      -f "$values" --dry-run=client | sed -n '/^NOTES:$/,$p'
+  } >"$OUT/$name.notes.txt"
+  echo "rendered test/chart/rendered/$name.yaml and $name.notes.txt" >&2
 done
 
 crd_hash="$(cd "$ROOT" && npx tsx scripts/chart-inputs.ts charts/model-gateway-crds)"

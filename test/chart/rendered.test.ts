@@ -56,10 +56,13 @@ describe('rendered snapshots are current', () => {
     expect(ci).toEqual([...SNAPSHOTS].sort());
   });
 
-  it.each([...SNAPSHOTS.map((s) => [s, 'charts/model-gateway']), ['crds', 'charts/model-gateway-crds']])(
-    '%s.yaml was rendered from the current %s (else run `npm run render:chart`)',
-    (name, chart) => {
-      const header = read(`${RENDERED}/${name}.yaml`).split('\n', 1)[0];
+  it.each([
+    ...SNAPSHOTS.flatMap((s) => [[`${s}.yaml`, 'charts/model-gateway'], [`${s}.notes.txt`, 'charts/model-gateway']]),
+    ['crds.yaml', 'charts/model-gateway-crds'],
+  ])(
+    '%s was rendered from the current %s (else run `npm run render:chart`)',
+    (file, chart) => {
+      const header = read(`${RENDERED}/${file}`).split('\n', 1)[0];
       expect(header).toBe(`${SNAPSHOT_HEADER}${chartInputsHash(join(ROOT, chart))}`);
     },
   );
@@ -184,6 +187,22 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
       expect(grants(REQUIRED_RULES as Rule[]).filter((g) => !granted.has(g))).toEqual([]);
     } else {
       expect(leaseRoles).toEqual([]);
+    }
+  });
+});
+
+describe('NOTES.txt', () => {
+  it.each(SNAPSHOTS)('%s: names the watched namespaces, the base URL and a first curl', (name) => {
+    const notes = read(`${RENDERED}/${name}.notes.txt`);
+    const r = load(name);
+    expect(notes).toContain(`Watched namespaces: ${r.config.MG_NAMESPACES!.split(',').join(', ')}`);
+    const base = /export OPENAI_BASE_URL=(\S+)/.exec(notes)?.[1];
+    expect(base).toMatch(/^https?:\/\/[^/\s]+\/v1$/);
+    expect(notes).toContain('curl -sS "$OPENAI_BASE_URL/models" -H "Authorization: Bearer $OPENAI_API_KEY"');
+    if (name === 'full') expect(base).toBe('https://llm.example.com/v1');
+    else {
+      expect(base).toBe('http://127.0.0.1:8080/v1');
+      expect(notes).toContain(`port-forward svc/${r.one('Service').metadata.name} 8080:8080`);
     }
   });
 });
