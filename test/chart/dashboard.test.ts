@@ -1,20 +1,34 @@
 // The Grafana dashboard is valid JSON whose queries use the gateway's metric names with label names those metrics
 // really have, counters through rate() and histograms through their _bucket/_sum/_count series.
 import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { read } from './repo.js';
 
-/** Label names per metric, as the gateway registers them (src/observability/). */
-const METRIC_LABELS: Record<string, { type: 'counter' | 'histogram' | 'gauge'; labels: string[] }> = {
-  model_gateway_requests_total: { type: 'counter', labels: ['family', 'model', 'group', 'status_class'] },
-  gen_ai_server_request_duration_seconds: { type: 'histogram', labels: ['family', 'model', 'group', 'status_class'] },
-  model_gateway_upstream_attempts_total: { type: 'counter', labels: ['backend', 'outcome'] },
-  gen_ai_server_time_to_first_token_seconds: { type: 'histogram', labels: ['family', 'model'] },
-  gen_ai_client_token_usage: { type: 'histogram', labels: ['family', 'model', 'type'] },
-  model_gateway_backend_state: { type: 'gauge', labels: ['backend', 'state'] },
-  // prom-client default metrics
-  process_resident_memory_bytes: { type: 'gauge', labels: [] },
-  nodejs_eventloop_lag_p99_seconds: { type: 'gauge', labels: [] },
-};
+type MetricInfo = { type: 'counter' | 'histogram' | 'gauge' | 'summary'; labels: string[] };
+
+/** Label names per metric, read from the gateway's own registry (default process metrics included). */
+async function gatewayMetrics(): Promise<Record<string, MetricInfo>> {
+  const { registry } = createMetrics({ defaultMetrics: true });
+  const out: Record<string, MetricInfo> = {};
+  for (const m of registry.getMetricsAsArray() as unknown as { name: string; labelNames?: string[]; get(): Promise<{ type: string }> }[]) {
+    out[m.name] = { type: (await m.get()).type as MetricInfo['type'], labels: [...(m.labelNames ?? [])] };
+  }
+  // TEMPORARY until the resilience branch's registerBackendStateGauge is on main: its label names as that branch
+  // defines them. Replaced by the real registration after the merge.
+  out.model_gateway_backend_state ??= { type: 'gauge', labels: ['backend', 'state'] };
+  return out;
+}
+const METRIC_LABELS = await gatewayMetrics();
+const DASHBOARD_METRICS = [
+  'model_gateway_requests_total',
+  'gen_ai_server_request_duration_seconds',
+  'model_gateway_upstream_attempts_total',
+  'gen_ai_server_time_to_first_token_seconds',
+  'gen_ai_client_token_usage',
+  'model_gateway_backend_state',
+  'process_resident_memory_bytes',
+  'nodejs_eventloop_lag_p99_seconds',
+];
 /** Labels Prometheus adds to every scraped series (ServiceMonitor target labels). */
 const TARGET_LABELS = ['namespace', 'pod', 'container', 'service', 'job', 'instance', 'endpoint'];
 
@@ -60,7 +74,7 @@ describe('Grafana dashboard (charts/model-gateway/dashboards/model-gateway.json)
 
   it('charts each of the gateway metrics', () => {
     const all = exprs.join('\n');
-    for (const name of Object.keys(METRIC_LABELS)) expect(all, name).toMatch(new RegExp(`\\b${name}(_bucket|_sum|_count)?\\{`));
+    for (const name of DASHBOARD_METRICS) expect(all, name).toMatch(new RegExp(`\\b${name}(_bucket|_sum|_count)?\\{`));
   });
 
   it.each(exprs)('%s', (expr) => {
