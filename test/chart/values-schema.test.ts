@@ -2,6 +2,7 @@
 // values against the schema on install, upgrade, lint and template).
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { parseIdKeys } from '../../src/routing/id-keys.js';
 import { read, readYaml } from './repo.js';
 
 type Values = Record<string, any>;
@@ -43,7 +44,7 @@ describe('charts/model-gateway values.schema.json', () => {
     ['gateway.maxJsonBody', '10mb'],
     ['gateway.maxUploadBody', '1.5GiB'],
     ['gateway.logLevel', 'silent'],
-    ['idKeys.keys', ['00112233445566778899aabbccddeeff']],
+    ['idKeys.keys', ['00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff']],
     ['global', { imageRegistry: 'x' }],
   ])('accepts %s = %j', (path, value) => {
     expect(validate(withChange(defaults, path, value)), JSON.stringify(validate.errors)).toBe(true);
@@ -79,6 +80,7 @@ describe('charts/model-gateway values.schema.json', () => {
     ['gateway.extraEnv', [{ value: 'missing name' }]],
     ['gateway.drainTimeout', 25],
     ['idKeys.keys', ['short']],
+    ['idKeys.keys', ['00112233445566778899aabbccddeeff']],
     ['idKeys.keys', ['not base64 nor hex, not at all!!']],
     ['gateway.secretSelector', 'team="a"'],
     ['gateway.maxUploadBody', '20 megs'],
@@ -113,6 +115,25 @@ describe('charts/model-gateway values.schema.json', () => {
       expect(validate(withChange(defaults, path, undefined))).toBe(false);
     },
   );
+});
+
+describe('idKeys.keys: the schema and the gateway agree on which keys are valid', () => {
+  const validate = validator('charts/model-gateway');
+  const defaults = readYaml<Values>('charts/model-gateway/values.yaml');
+  const b64 = (n: number) => Buffer.alloc(n, 7).toString('base64');
+  const hex = (n: number) => Buffer.alloc(n, 7).toString('hex');
+  it.each([
+    b64(32), b64(48), hex(32), hex(31), b64(31), b64(24), hex(16), `hex:${hex(32)}`, `base64:${b64(32)}`,
+    Buffer.alloc(32, 250).toString('base64url'), 'not a key at all, not at all!!!!!!!!!!!!!!!!!!!!!!!!!!', '',
+  ])('%j', (key) => {
+    let gateway = true;
+    try {
+      parseIdKeys(key, 'test');
+    } catch {
+      gateway = false;
+    }
+    expect(validate(withChange(defaults, 'idKeys.keys', [key])), `schema vs gateway for ${JSON.stringify(key)}`).toBe(gateway);
+  });
 });
 
 describe('charts/model-gateway-crds values.schema.json', () => {
