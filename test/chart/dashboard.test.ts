@@ -1,7 +1,11 @@
 // The Grafana dashboard is valid JSON whose queries use the gateway's metric names with label names those metrics
 // really have, counters through rate() and histograms through their _bucket/_sum/_count series.
 import { describe, expect, it } from 'vitest';
+import { TableHolder } from '../../src/config/table.js';
+import { pipelineMetrics } from '../../src/config/pipeline-metrics.js';
+import { registerBackendStateGauge } from '../../src/observability/backend-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { BackendHealth } from '../../src/routing/health.js';
 import { read } from './repo.js';
 
 type MetricInfo = { type: 'counter' | 'histogram' | 'gauge' | 'summary'; labels: string[] };
@@ -9,13 +13,13 @@ type MetricInfo = { type: 'counter' | 'histogram' | 'gauge' | 'summary'; labels:
 /** Label names per metric, read from the gateway's own registry (default process metrics included). */
 async function gatewayMetrics(): Promise<Record<string, MetricInfo>> {
   const { registry } = createMetrics({ defaultMetrics: true });
+  // Registered by the app and the config pipeline on the same registry.
+  registerBackendStateGauge(registry, new TableHolder(), new BackendHealth());
+  pipelineMetrics(registry);
   const out: Record<string, MetricInfo> = {};
   for (const m of registry.getMetricsAsArray() as unknown as { name: string; labelNames?: string[]; get(): Promise<{ type: string }> }[]) {
     out[m.name] = { type: (await m.get()).type as MetricInfo['type'], labels: [...(m.labelNames ?? [])] };
   }
-  // TEMPORARY until the resilience branch's registerBackendStateGauge is on main: its label names as that branch
-  // defines them. Replaced by the real registration after the merge.
-  out.model_gateway_backend_state ??= { type: 'gauge', labels: ['backend', 'state'] };
   return out;
 }
 const METRIC_LABELS = await gatewayMetrics();
@@ -26,6 +30,9 @@ const DASHBOARD_METRICS = [
   'gen_ai_server_time_to_first_token_seconds',
   'gen_ai_client_token_usage',
   'model_gateway_backend_state',
+  'model_gateway_config_objects',
+  'model_gateway_config_reloads_total',
+  'model_gateway_config_compile_duration_seconds',
   'process_resident_memory_bytes',
   'nodejs_eventloop_lag_p99_seconds',
 ];
