@@ -1,0 +1,30 @@
+// A KubeConfig pointing the real client at the fake API server, built in code (no file, no cluster).
+import { KubeConfig } from '@kubernetes/client-node';
+
+export function kubeConfigFor(serverURL: string, namespace = 'default'): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'fake', server: serverURL, skipTLSVerify: true }],
+    users: [{ name: 'gateway', token: 'fake-service-account-token' }],
+    contexts: [{ name: 'fake', cluster: 'fake', user: 'gateway', namespace }],
+    currentContext: 'fake',
+  });
+  return kc;
+}
+
+/** The same as a kubeconfig file's text, for tests of --kubeconfig. */
+export function kubeConfigYaml(serverURL: string, namespace = 'default'): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster: {server: "${serverURL}"}
+users:
+- name: gateway
+  user: {token: fake-service-account-token}
+contexts:
+- name: fake
+  context: {cluster: fake, user: gateway, namespace: ${namespace}}
+current-context: fake
+`;
+}
