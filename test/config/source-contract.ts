@@ -114,7 +114,7 @@ export function describeSourceContract(name: string, setup: () => Promise<Source
     });
 
     type Objs = ReturnType<typeof contractObjects>;
-    const cases: { kind: string; make: (o: Objs) => [RawObject, RawObject]; field: (x) => unknown }[] = [
+    const cases: { kind: string; make: (o: Objs) => [RawObject, RawObject]; field: (x: RawObject | undefined) => unknown }[] = [
       { kind: 'ModelRoute', make: (o) => [o.route('r2', 'first'), o.route('r2', 'second')], field: (x) => specOf(x)?.model },
       { kind: 'Group', make: (o) => [o.group('g2', ['a']), o.group('g2', ['a', 'b'])], field: (x) => JSON.stringify(specOf(x)?.models) },
       { kind: 'GatewayToken', make: (o) => [o.token('t2', 'one', 's'), o.token('t2', 'two', 's')], field: (x) => specOf(x)?.group },
