@@ -182,11 +182,13 @@ export class Reflector {
     this.#synced = true;
     this.#nextRelistAt = Date.now() + relistIntervalMs * (1 + 0.5 * random());
     this.#o.backoff.reset();
-    if (anyChange) this.#o.onChange(significant);
+    if (anyChange && !this.#stop.signal.aborted) this.#o.onChange(significant);
   }
 
   #watchOnce(): Promise<{ outcome: Outcome; events: number }> {
     const { endpoint, watch, watchTimeoutSeconds: [lo, hi], random } = this.#o;
+    // stop() may have come while the list was in flight (lists cannot be aborted): do not open a watch then.
+    if (this.#stop.signal.aborted) return Promise.resolve({ outcome: 'stopped', events: 0 });
     this.stats.watches++;
     return new Promise((resolve, reject) => {
       let outcome: Outcome | undefined;
