@@ -49,6 +49,8 @@ export interface FakeApiServerOptions {
   readonly bookmarkIntervalMs?: number;
   /** Serve HTTPS with this key and certificate (PEM), as a real API server does. */
   readonly tls?: { readonly key: string; readonly cert: string };
+  /** Refuse (401) requests without exactly this bearer token. */
+  readonly requireToken?: string;
 }
 
 interface OpenWatch extends Watcher {
@@ -200,6 +202,9 @@ export class FakeApiServer {
       authenticated: /^Bearer \S+/.test(req.headers.authorization ?? ''),
     };
     this.requests.push(record);
+    if (this.#options.requireToken !== undefined && req.headers.authorization !== `Bearer ${this.#options.requireToken}`) {
+      return sendStatus(res, 401, 'Unauthorized', 'Unauthorized');
+    }
     const rule = this.failures.find((f) => f.remaining > 0 && Object.entries(f.match).every(([k, v]) => record[k as keyof RecordedRequest] === v));
     if (rule) {
       rule.remaining--;
