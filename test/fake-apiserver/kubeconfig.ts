@@ -2,11 +2,11 @@
 // refuses plain HTTP with a bearer token unless TLS verification is off, hence skipTLSVerify for http:// URLs.
 import { KubeConfig } from '@kubernetes/client-node';
 
-export function kubeConfigFor(serverURL: string, namespace = 'default'): KubeConfig {
+export function kubeConfigFor(serverURL: string, namespace = 'default', token = 'fake-service-account-token'): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'fake', server: serverURL, skipTLSVerify: true }],
-    users: [{ name: 'gateway', token: 'fake-service-account-token' }],
+    users: [{ name: 'gateway', token }],
     contexts: [{ name: 'fake', cluster: 'fake', user: 'gateway', namespace }],
     currentContext: 'fake',
   });

@@ -30,13 +30,19 @@ export interface RecordedRequest {
   readonly labelSelector: string | undefined;
   readonly path: string;
   readonly query: Readonly<Record<string, string>>;
-  /** Whether an Authorization header was sent (its value is never recorded). */
+  /** Whether an Authorization header was sent. */
   readonly authenticated: boolean;
+  /** The bearer token, to tell test clients apart (tests use made-up tokens; a real server would map it to a user). */
+  readonly user: string | undefined;
+  /** When the request arrived (epoch ms). */
+  readonly at: number;
+  /** The parsed body of writes. */
+  body?: unknown;
 }
 
 export interface FailureRule {
   /** Matches when every given field equals the request's. */
-  readonly match: Partial<Pick<RecordedRequest, 'verb' | 'resource' | 'subresource' | 'namespace' | 'name'>>;
+  readonly match: Partial<Pick<RecordedRequest, 'verb' | 'resource' | 'subresource' | 'namespace' | 'name' | 'user'>>;
   readonly status: number;
   /** How many requests to fail (default 1; Infinity until cleared). */
   remaining: number;
@@ -200,6 +206,8 @@ export class FakeApiServer {
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       authenticated: /^Bearer \S+/.test(req.headers.authorization ?? ''),
+      user: /^Bearer (\S+)/.exec(req.headers.authorization ?? '')?.[1],
+      at: Date.now(),
     };
     this.requests.push(record);
     if (this.#options.requireToken !== undefined && req.headers.authorization !== `Bearer ${this.#options.requireToken}`) {
@@ -212,6 +220,7 @@ export class FakeApiServer {
     }
     try {
       const body = ['POST', 'PUT', 'PATCH'].includes(req.method ?? '') ? await readJson(req) : undefined;
+      record.body = body;
       if (verb === 'watch') return this.#watch(req, res, rt, namespace, url);
       if (verb === 'list') return this.#list(res, rt, namespace, url);
       if (verb === 'get') return sendJson(res, 200, this.store.get(rt, namespace, name!));
