@@ -1,8 +1,21 @@
 // createApp(deps) builds the express app for the API port without listening; main.ts and the tests listen.
-import express, { type Express } from 'express';
-import type { TableHolder } from './config/table.js';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { RoutingTable, TableHolder } from './config/table.js';
+import { FAMILIES } from './config/resources.js';
+import { accessLog } from './http/access-log.js';
+import { authMiddleware } from './http/auth.js';
+import { getContext } from './http/context.js';
+import { errors, sendError, toGatewayError } from './http/errors.js';
+import { familyHandler } from './http/family-handler.js';
+import { FAMILY_PATHS } from './http/families.js';
+import { listModels, retrieveModel } from './http/models.js';
+import { requestId } from './http/request-id.js';
+import { RouteRegistry } from './http/route-registry.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
+import type { ResponseTransform } from './proxy/forward.js';
+import { UpstreamClient } from './proxy/upstream-client.js';
+import type { Random } from './routing/plan.js';
 
 export interface AppLimits {
   /** Largest JSON body accepted (bytes). */
@@ -20,18 +33,93 @@ export interface AppDeps {
   /** True once the first complete config snapshot is compiled and while not draining. */
   readonly isReady: () => boolean;
   readonly limits?: AppLimits;
+  /**
+   * Outbound client (one keep-alive pool per upstream origin). Default: a new one owned by the app, closed by
+   * closeApp(app). When passed in, the caller owns it and closes it.
+   */
+  readonly upstream?: UpstreamClient;
+  /** Random source for weighted backend choice (tests make it deterministic). Default Math.random. */
+  readonly random?: Random;
+  /** Optional response-body rewrite for proxied responses (e.g. sealed ids). Default: bytes relayed untouched. */
+  readonly transformResponse?: ResponseTransform;
 }
+
+interface AppState {
+  readonly upstream: UpstreamClient;
+  readonly ownsUpstream: boolean;
+  readonly unsubscribe: () => void;
+}
+
+const STATE = 'modelGateway';
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.get('/healthz', (_req, res) => {
+  app.set('query parser', 'simple');
+
+  const upstream = deps.upstream ?? new UpstreamClient();
+  // Pools for origins that left the table are closed (gracefully) when a new table arrives.
+  const unsubscribe = deps.tables.onChange((t) => void upstream.retainOrigins(originsOf(t)));
+  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe };
+  app.locals[STATE] = state;
+
+  app.use(requestId);
+  app.use(accessLog(deps.logger, deps.metrics));
+
+  const routes = new RouteRegistry();
+  routes.add(app, 'get', '/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', (_req, res) => {
+  routes.add(app, 'get', '/readyz', (_req, res) => {
     const ready = deps.isReady();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
+
+  const auth = authMiddleware(deps.tables);
+  routes.add(app, 'get', '/v1/models', auth, listModels);
+  routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
+
+  const handlerDeps = {
+    upstream,
+    metrics: deps.metrics,
+    limits: deps.limits ?? DEFAULT_LIMITS,
+    random: deps.random ?? Math.random,
+    ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
+  };
+  for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
+
+  // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const allow = routes.allowed(req.path);
+    next(allow.length > 0 ? errors.methodNotAllowed(req.method, req.path, allow) : errors.unknownRoute(req.method, req.path));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (req.socket.destroyed) {
+      // The client is gone (e.g. hung up mid-upload): nobody to answer, nothing unexpected to log.
+      getContext(res).aborted = true;
+      return;
+    }
+    const gatewayError = toGatewayError(err);
+    // Only unexpected failures are logged here (the access log covers the rest); their messages come from
+    // code, not from request data.
+    if (gatewayError.status === 500) deps.logger.error({ reqId: getContext(res)?.id, err }, 'unhandled error');
+    sendError(res, gatewayError);
+  });
   return app;
+}
+
+/** Releases what createApp acquired: the table subscription and, if the app created it, the upstream client. */
+export async function closeApp(app: Express, options: { graceful?: boolean } = {}): Promise<void> {
+  const state = app.locals[STATE] as AppState | undefined;
+  if (!state) return;
+  state.unsubscribe();
+  if (!state.ownsUpstream) return;
+  await (options.graceful ? state.upstream.close() : state.upstream.destroy());
+}
+
+function originsOf(table: RoutingTable): Set<string> {
+  const origins = new Set<string>();
+  for (const route of table.routes.values()) for (const b of route.backends) origins.add(b.origin);
+  return origins;
 }

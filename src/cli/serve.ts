@@ -1,5 +1,142 @@
-// Placeholder until `model-gateway serve` lands (gateway core).
-export async function runServe(_args: string[]): Promise<number | undefined> {
-  process.stderr.write('model-gateway serve: not implemented yet\n');
-  return 2;
+// `model-gateway serve` (the default command): flags/env → startGateway, signals → graceful drain.
+// Every user error is one line on stderr, `model-gateway: …`, with exit code 2 (bad usage) or 1 (runtime).
+import cluster from 'node:cluster';
+import { readFileSync, statSync } from 'node:fs';
+import { FileSource } from '../config/sources/file-source.js';
+import { installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
+import { createLogger } from '../observability/logger.js';
+import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
+import { decodeIdKeys, parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+export function packageVersion(): string {
+  // src/cli/serve.ts and dist/cli/serve.js are both two levels below the package root.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`model-gateway: ${message}\n`);
+  return code;
+}
+
+export async function runServe(args: string[]): Promise<number | undefined> {
+  const parsed = parseServeArgs(args, process.env);
+  if (parsed.kind === 'help') {
+    process.stdout.write(renderHelp(packageVersion()));
+    return 0;
+  }
+  if (parsed.kind === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  if (parsed.kind === 'error') return fail(parsed.message, 2);
+  const options = parsed.options;
+
+  // Sealed-id keys are decoded here so a bad key fails at start, not at the first video request.
+  // TODO(lead): hand `idKeys` to the sealed-id module once it exists.
+  let idKeys: Buffer[] = [];
+  try {
+    if (options.idKeys !== undefined) idKeys = decodeIdKeys(options.idKeys);
+    else if (options.idKeysFile !== undefined) idKeys = decodeIdKeys(readFileSync(options.idKeysFile, 'utf8'));
+  } catch (err) {
+    const what = options.idKeys !== undefined ? '--id-keys' : `--id-keys-file ${options.idKeysFile}`;
+    const e = err as NodeJS.ErrnoException;
+    return fail(`${what}: ${e.code ? `cannot read the file (${e.code})` : e.message}`, 2);
+  }
+  void idKeys;
+
+  const source = selectSource(options);
+  if ('error' in source) return fail(source.error, source.code);
+  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options);
+  return serveGateway(options, source.factory);
+}
+
+type SourceChoice = { factory: GatewayOptions['source'] } | { error: string; code: number };
+
+/** The config source for the flags, or a one-line error. Checked before forking workers so it is reported once. */
+function selectSource(options: ServeOptions): SourceChoice {
+  if (options.source === 'kubernetes') {
+    const namespaces = options.namespaces ?? podNamespace();
+    if (namespaces === undefined) {
+      return { error: '--source kubernetes needs --namespaces (MG_NAMESPACES), POD_NAMESPACE, or an in-cluster service account', code: 2 };
+    }
+    // Wiring point for the Kubernetes source (src/config/sources/kubernetes-source.ts): return its factory here,
+    // built from namespaces, options.secretSelector and options.kubeconfig.
+    return { error: '--source kubernetes is not available in this build; use --source file', code: 2 };
+  }
+  // The file source checks this again at start; checking here too gives one line before anything listens.
+  if (!isDirectory(options.configDir)) return { error: `config directory ${options.configDir} does not exist or is not a directory`, code: 1 };
+  return { factory: ({ logger }) => new FileSource({ dir: options.configDir, logger }) };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The pod's own namespace: POD_NAMESPACE (downward API), else the service-account file; undefined outside a pod. */
+export function podNamespace(): readonly string[] | undefined {
+  const fromEnv = process.env.POD_NAMESPACE?.trim();
+  if (fromEnv) return [fromEnv];
+  try {
+    const ns = readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim();
+    return ns ? [ns] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function serveGateway(options: ServeOptions, source: GatewayOptions['source']): Promise<number | undefined> {
+  // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
+  const worker = cluster.isWorker;
+  let handle;
+  try {
+    handle = await startGateway({
+      source,
+      ...(worker ? { logger: createLogger({ level: options.logLevel }).child({ worker: cluster.worker?.id }) } : {}),
+      host: options.host,
+      port: options.port,
+      metricsPort: worker ? null : options.metricsPort,
+      logLevel: options.logLevel,
+      drainTimeoutMs: options.drainTimeoutMs,
+      limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+      return fail(`cannot listen on ${e.address ?? options.host}:${e.port ?? ''}: ${e.code}`, 1);
+    }
+    return fail(e.message.split('\n')[0]!, 1);
+  }
+  const h = handle;
+  const exit = (code: number) => {
+    process.exitCode = code;
+    // A worker's IPC channel would keep it alive; everything else is closed (and logs flushed) by now.
+    if (worker) process.exit(code);
+    // Alone, the process ends on its own; this only guards against a stray handle.
+    setTimeout(() => process.exit(code), 2_000).unref();
+  };
+  if (worker) {
+    reportMetricsToPrimary(h.metrics.registry);
+    installSignalHandlers(h, exit, { forceOnRepeat: false });
+    process.on('disconnect', () => void h.close().then(() => exit(0))); // the primary is gone
+  } else {
+    installSignalHandlers(h, exit);
+  }
+  h.ready.then(
+    () => {
+      if (worker) process.send?.({ type: WORKER_READY });
+    },
+    async (err: unknown) => {
+      process.stderr.write(`model-gateway: ${(err as Error).message.split('\n')[0]}\n`);
+      await h.close({ timeoutMs: 0 });
+      exit(1);
+    },
+  );
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compile, sha256Hex } from './compile.js';
+import { parseManifests } from './manifests.js';
 import type { RawObject } from './resources.js';
 
 const route = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
@@ -70,5 +71,42 @@ describe('compile', () => {
   it('warns about group patterns that match nothing', () => {
     const r = run([route('m', { backends: [backend] }), group('g', ['m', 'nothing-*'])]);
     expect(r.statuses.find((s) => s.key === 'Group/default/g')?.warnings).toEqual(['model pattern "nothing-*" matches no served model']);
+  });
+
+  it('reports a misspelt kind of our API group instead of dropping it, and ignores other APIs', () => {
+    const r = run([
+      { apiVersion: 'modelgateway.io/v1alpha1', kind: 'ModelRoutes', metadata: { name: 'm' }, spec: {} },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
+    ]);
+    expect(r.statuses).toHaveLength(1);
+    expect(cond(r, 'ModelRoutes/default/m', 'Accepted')).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
+    expect(cond(r, 'ModelRoutes/default/m', 'Accepted')?.message).toContain('unknown kind "ModelRoutes"');
+  });
+
+  it('names the line of each schema issue when parsed from YAML, and keeps statuses plain data', () => {
+    const yaml = [
+      'apiVersion: modelgateway.io/v1alpha1', // 1
+      'kind: ModelRoute',
+      'metadata: {name: m}',
+      'spec:',
+      '  backends:', // 5
+      '  - name: up',
+      '    baseURL: ftp://nope', // 7
+      '---',
+      'apiVersion: modelgateway.io/v1alpha1',
+      'kind: GatewayToken', // 10
+      'metadata: {name: t}',
+      'spec:',
+      '  group: g', // 13: neither secretRef nor sha256 → the issue is on spec
+      '',
+    ].join('\n');
+    const { objects } = parseManifests(yaml, 'x.yaml');
+    const r = compile(objects);
+    const route = r.statuses.find((s) => s.key === 'ModelRoute/default/m')!;
+    expect(route.conditions[0]?.message).toMatch(/^spec\.backends\.0\.baseURL \(line 7\): /);
+    expect(route.source).toEqual({ file: 'x.yaml', line: 1 });
+    const tok = r.statuses.find((s) => s.key === 'GatewayToken/default/t')!;
+    expect(tok.conditions[0]?.message).toBe('spec (line 13): exactly one of secretRef or sha256 must be set');
+    expect(tok.source).toEqual({ file: 'x.yaml', line: 9 });
   });
 });

@@ -6,6 +6,7 @@ import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import {
+  API_GROUP,
   DEFAULT_NAMESPACE,
   FAMILIES,
   GatewayTokenSchema,
@@ -23,6 +24,7 @@ import {
   type Secret,
   type SecretKeyRef,
   type SourcedObject,
+  type SourceRef,
 } from './resources.js';
 import {
   DEFAULT_TIMEOUTS,
@@ -82,10 +84,19 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       if (r.success) secrets.set(nsName(r.data.metadata.namespace, r.data.metadata.name), r.data);
       continue;
     }
-    if (typeof o.kind !== 'string' || !(KINDS as readonly string[]).includes(o.kind)) continue;
-    const kind = o.kind as keyof typeof SCHEMAS;
     const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
     const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
+    if (typeof o.kind !== 'string' || !(KINDS as readonly string[]).includes(o.kind)) {
+      // Other APIs' objects (Deployments in the same repo) are none of our business, but a misspelt kind in our
+      // group would otherwise vanish without a trace.
+      if (typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${API_GROUP}/`)) {
+        const kind = String(o.kind);
+        const base = { key: objectKey(kind, namespace, name), kind, namespace, name, generation: undefined, source: sourced.source };
+        statuses.push(status(base, { accepted: fail('InvalidSpec', `unknown kind "${kind}" (expected ${KINDS.join(', ')})`) }));
+      }
+      continue;
+    }
+    const kind = o.kind as keyof typeof SCHEMAS;
     const key = objectKey(kind, namespace, name);
     const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
     const base = { key, kind, namespace, name, generation, source: sourced.source };
@@ -100,7 +111,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
     seen.add(key);
     const r = validate(kind, o);
     if (!r.success) {
-      statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error)) }));
+      statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
       continue;
     }
     (valid[kind] as Validated<unknown>[]).push({ value: r.data, sourced, key });
@@ -364,12 +375,17 @@ function status(
   }
   conditions.push(ready);
   const { source, ...rest } = base;
-  return { ...rest, ...(source ? { source } : {}), conditions, warnings: parts.warnings ?? [] };
+  // Only file and line: a status is plain data (logged, compared, written back), never the parser's lineOf.
+  const where = source ? { ...(source.file !== undefined ? { file: source.file } : {}), ...(source.line !== undefined ? { line: source.line } : {}) } : undefined;
+  return { ...rest, ...(where ? { source: where } : {}), conditions, warnings: parts.warnings ?? [] };
 }
 
-function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError, lineOf: SourceRef['lineOf']): string {
   return error.issues
     .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .map((i) => {
+      const line = lineOf?.(i.path);
+      return `${i.path.length ? i.path.join('.') : '(root)'}${line === undefined ? '' : ` (line ${line})`}: ${i.message}`;
+    })
     .join('; ');
 }

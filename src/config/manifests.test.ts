@@ -19,4 +19,23 @@ describe('parseManifests', () => {
     const r = parseManifests('foo: bar\n', 'x.yaml');
     expect(r.errors[0]).toMatchObject({ file: 'x.yaml', line: 1, message: 'missing apiVersion or kind' });
   });
+
+  it('gives each item of a kind: List its own line and rejects items without kind', () => {
+    const text = [
+      'apiVersion: v1',
+      'kind: List',
+      'items:',
+      '- apiVersion: modelgateway.io/v1alpha1',
+      '  kind: Group',
+      '  metadata: {name: a}',
+      '- apiVersion: modelgateway.io/v1alpha1',
+      '  kind: Group',
+      '  metadata: {name: b}',
+      '- {metadata: {name: c}}',
+      '',
+    ].join('\n');
+    const r = parseManifests(text, 'list.yaml');
+    expect(r.objects.map((o) => o.source?.line)).toEqual([4, 7]);
+    expect(r.errors).toEqual([{ file: 'list.yaml', line: 10, message: 'missing apiVersion or kind' }]);
+  });
 });

@@ -1,6 +1,6 @@
 // YAML manifest text → objects with file and line, or errors with file and line. Shared by the file source and
 // `model-gateway check`, so both read manifests exactly the same way.
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { isNode, isSeq, LineCounter, parseAllDocuments } from 'yaml';
 import type { RawObject, SourcedObject } from './resources.js';
 
 export interface ManifestError {
@@ -34,16 +34,37 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     }
     const obj = value as RawObject;
     if (obj.kind === 'List' && Array.isArray(obj.items)) {
-      for (const item of obj.items as unknown[]) {
-        if (item && typeof item === 'object') objects.push({ object: item as RawObject, source: { file, line: docLine } });
-      }
+      // Each item gets its own line, so messages point at the item rather than at the top of the List.
+      const itemsNode = doc.get('items', true);
+      const itemNodes = isSeq(itemsNode) ? itemsNode.items : [];
+      (obj.items as unknown[]).forEach((item, i) => {
+        const node = itemNodes[i];
+        const itemLine = isNode(node) ? line(node.range?.[0]) : docLine;
+        accept(item, itemLine, fieldLine(['items', i]));
+      });
       continue;
     }
-    if (typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
-      errors.push({ file, line: docLine, message: 'missing apiVersion or kind' });
-      continue;
+    accept(obj, docLine, fieldLine([]));
+
+    /** The line of the deepest node that exists along a field path (a missing field points at its parent). */
+    function fieldLine(prefix: readonly PropertyKey[]) {
+      return (path: readonly PropertyKey[]): number | undefined => {
+        for (let n = path.length; n >= 0; n--) {
+          const node = doc.getIn([...prefix, ...path.slice(0, n)], true);
+          if (isNode(node) && node.range) return line(node.range[0]);
+        }
+        return undefined;
+      };
     }
-    objects.push({ object: obj, source: { file, line: docLine } });
   }
   return { objects, errors };
+
+  function accept(value: unknown, line: number, lineOf: (path: readonly PropertyKey[]) => number | undefined): void {
+    const obj = value as RawObject | null;
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
+      errors.push({ file, line, message: 'missing apiVersion or kind' });
+      return;
+    }
+    objects.push({ object: obj, source: { file, line, lineOf } });
+  }
 }

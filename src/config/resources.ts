@@ -213,6 +213,8 @@ export interface RawObject {
 export interface SourceRef {
   file?: string;
   line?: number;
+  /** Line of a field inside the object (a schema issue's path), for messages; compile never copies it to a status. */
+  lineOf?: (path: readonly PropertyKey[]) => number | undefined;
 }
 
 export interface SourcedObject {

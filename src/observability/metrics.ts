@@ -1,13 +1,71 @@
-// The Prometheus registry. Label values are bounded sets (family, model from config, group, status class):
-// never a raw key or a free-form string from a request.
-import { collectDefaultMetrics, Registry } from 'prom-client';
+// The Prometheus registry and the gateway's metrics. Label values are bounded sets (family, model from the
+// routing table, group, status class, backend id from config, outcome): never a raw key or a free-form string
+// from a request; a model the table does not know is recorded as "unknown". Each createMetrics call makes a
+// fresh Registry, so tests can build many apps without double registration.
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** OpenTelemetry GenAI semantic-convention bucket boundaries. */
+const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+
+export const UNKNOWN = 'unknown';
+export const NONE = 'none';
+
+type RequestLabels = 'family' | 'model' | 'group' | 'status_class';
 
 export interface Metrics {
   readonly registry: Registry;
+  readonly requests: Counter<RequestLabels>;
+  readonly requestDuration: Histogram<RequestLabels>;
+  readonly upstreamAttempts: Counter<'backend' | 'outcome'>;
+  readonly timeToFirstToken: Histogram<'family' | 'model'>;
+  readonly tokenUsage: Histogram<'family' | 'model' | 'type'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  return { registry };
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: 'model_gateway_requests_total',
+      help: 'Requests answered by the gateway, by API family, public model, group and status class.',
+      labelNames: ['family', 'model', 'group', 'status_class'],
+      registers,
+    }),
+    requestDuration: new Histogram({
+      name: 'gen_ai_server_request_duration_seconds',
+      help: 'Time from request arrival to the end of the response (streams included).',
+      labelNames: ['family', 'model', 'group', 'status_class'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    upstreamAttempts: new Counter({
+      name: 'model_gateway_upstream_attempts_total',
+      help: 'Upstream attempts by backend id (namespace/route/backend) and outcome (status class or failure kind).',
+      labelNames: ['backend', 'outcome'],
+      registers,
+    }),
+    timeToFirstToken: new Histogram({
+      name: 'gen_ai_server_time_to_first_token_seconds',
+      help: 'Time from request arrival to the first streamed body chunk of an event-stream response.',
+      labelNames: ['family', 'model'],
+      buckets: TTFT_BUCKETS,
+      registers,
+    }),
+    tokenUsage: new Histogram({
+      name: 'gen_ai_client_token_usage',
+      help: 'Tokens per request as reported by the upstream usage object, by type (input/output).',
+      labelNames: ['family', 'model', 'type'],
+      buckets: TOKEN_BUCKETS,
+      registers,
+    }),
+  };
+}
+
+/** "2xx", "4xx", ... for a status code. */
+export function statusClass(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
 }

@@ -1,0 +1,93 @@
+// Value parsers for `serve` flags and their environment variables. Each returns the typed value or throws a
+// message that completes "<flag> …" (e.g. "must be an integer from 0 to 65535 (got "x")"). Pure.
+import { parseDuration } from '../config/duration.js';
+
+export function nonEmpty(t: string): string {
+  if (t.trim() === '') throw new Error('must not be empty');
+  return t;
+}
+
+export function oneOf<T extends string>(t: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(t)) throw new Error(`must be one of ${allowed.join(', ')} (got "${t}")`);
+  return t as T;
+}
+
+export function parseInteger(t: string, min: number, max: number): number {
+  const n = /^\d+$/.test(t.trim()) ? Number(t.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`must be an integer from ${min} to ${max} (got "${t}")`);
+  return n;
+}
+
+export function parsePort(t: string): number {
+  return parseInteger(t, 0, 65535);
+}
+
+export function parseBoolean(t: string): boolean {
+  const v = t.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new Error(`must be true or false (got "${t}")`);
+}
+
+export function parseDrain(t: string): number {
+  const v = t.trim();
+  const ms = /^\d+$/.test(v) ? Number(v) * 1000 : /^(\d+(ms|s|m|h))+$/.test(v) ? parseDuration(v) : NaN;
+  if (!Number.isFinite(ms) || ms > 3_600_000) throw new Error(`must be a duration such as 25s, 1m30s or 500ms, at most 1h (got "${t}")`);
+  return ms;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+
+/** Sizes as people write them: 1048576, 512kb, 20mb, 1.5gb (binary multiples, as express and nginx use). */
+export function parseSize(t: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(t.trim());
+  const unit = SIZE_UNITS[m?.[2]?.toLowerCase() ?? 'x'];
+  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > 64 * 1024 ** 3) {
+    throw new Error(`must be a size from 1kb to 64gb such as 512kb or 20mb (got "${t}")`);
+  }
+  return bytes;
+}
+
+export function formatSize(bytes: number): string {
+  for (const [unit, size] of [['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const) {
+    if (bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export function parseNamespaces(t: string): readonly string[] | '*' {
+  if (t.trim() === '*') return '*';
+  const list = t.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = list.find((n) => !DNS_LABEL.test(n));
+  if (list.length === 0 || bad !== undefined) throw new Error(`must be * or a comma-separated list of namespace names (bad: "${bad ?? t}")`);
+  return [...new Set(list)];
+}
+
+export function parseDnsName(t: string): string {
+  if (t.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(t)) throw new Error(`must be a lowercase DNS name (got "${t}")`);
+  return t;
+}
+
+export function parseSelector(t: string): string {
+  // Full selector grammar is the API server's job; this catches typos such as a stray quote or an empty value.
+  if (t.trim() === '' || !/^[A-Za-z0-9._/\-=!,() ]+$/.test(t) || /(^|,)\s*(,|$)/.test(t)) {
+    throw new Error(`must be a label selector such as modelgateway.io/secret=true (got "${t}")`);
+  }
+  return t.trim();
+}
+
+/** Decodes comma/newline-separated HMAC keys (hex if the text is hex, else base64); throws without echoing keys. */
+export function decodeIdKeys(text: string): Buffer[] {
+  const parts = text.split(/[,\n\r]+/).map((s) => s.trim()).filter((s) => s !== '');
+  if (parts.length === 0) throw new Error('must hold at least one key');
+  return parts.map((p, i) => {
+    const isHex = /^([0-9a-fA-F]{2})+$/.test(p);
+    const isB64 = /^[A-Za-z0-9+/_-]+={0,2}$/.test(p);
+    const key = isHex ? Buffer.from(p, 'hex') : isB64 ? Buffer.from(p, p.includes('-') || p.includes('_') ? 'base64url' : 'base64') : undefined;
+    if (!key || key.length < 16) throw new Error(`key #${i + 1} must be base64 or hex of at least 16 bytes`);
+    return key;
+  });
+}

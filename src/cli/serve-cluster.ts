@@ -1,0 +1,97 @@
+// `serve --workers N` (N > 1): the primary process forks N workers that share the API port (node:cluster hands
+// connections round-robin), serves the metrics port itself with every worker's metrics summed, replaces a worker
+// that dies after it was ready, and on SIGTERM/SIGINT asks every worker to drain, then exits.
+import cluster, { type Worker } from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import { createLogger } from '../observability/logger.js';
+import { listenDrainable } from '../server/drainable-server.js';
+import { metricsHandler } from '../server/metrics-handler.js';
+import type { ServeOptions } from './serve-options.js';
+
+/** Message a worker sends the primary once its first config load is complete. */
+export const WORKER_READY = 'model-gateway:worker-ready';
+
+export async function runPrimary(options: ServeOptions): Promise<number | undefined> {
+  const logger = createLogger({ level: options.logLevel }).child({ role: 'primary' });
+  const aggregator = new AggregatorRegistry();
+  let metrics;
+  try {
+    metrics = await listenDrainable(
+      metricsHandler({ metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType }),
+      { host: options.host, port: options.metricsPort },
+    );
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    process.stderr.write(`model-gateway: cannot listen on ${options.host}:${options.metricsPort}: ${e.code ?? e.message}\n`);
+    return 1;
+  }
+  const metricsServer = metrics;
+
+  const ready = new Set<number>();
+  let stopping = false;
+  let exitCode = 0;
+  const fork = (): Worker => {
+    const w = cluster.fork();
+    w.on('message', (m: unknown) => {
+      if (m && typeof m === 'object' && (m as { type?: unknown }).type === WORKER_READY) ready.add(w.id);
+    });
+    return w;
+  };
+
+  const finish = async () => {
+    await metricsServer.drain(1_000);
+    logger.info({ exitCode }, 'all workers stopped');
+    await new Promise<void>((r) => logger.flush(() => r()));
+    process.exitCode = exitCode;
+    setTimeout(() => process.exit(exitCode), 2_000).unref();
+  };
+
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping: asking every worker to drain');
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    if (Object.keys(cluster.workers ?? {}).length === 0) void finish();
+  };
+
+  cluster.on('exit', (w, code, signal) => {
+    const wasReady = ready.delete(w.id);
+    if (!stopping) {
+      if (wasReady) {
+        logger.error({ worker: w.id, code, signal }, 'a worker died; starting a replacement');
+        setTimeout(() => {
+          if (!stopping) fork();
+        }, 1_000).unref();
+        return;
+      }
+      // A worker that never became ready (bad config directory, port in use) would fail again: stop everything.
+      exitCode = 1;
+      stop(`worker ${w.id} exited before it was ready (code ${code ?? signal})`);
+    } else if (code !== 0) {
+      exitCode = 1;
+    }
+    if (stopping && Object.keys(cluster.workers ?? {}).length === 0) void finish();
+  });
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      logger.warn({ signal }, 'second signal; killing the workers now');
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    stop(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  for (let i = 0; i < options.workers; i++) fork();
+  logger.info({ workers: options.workers, metrics: `${metricsServer.url}/metrics` }, 'started workers');
+  return undefined;
+}
+
+/** In a worker: report the registry to the primary's aggregator (prom-client answers its IPC requests). */
+export function reportMetricsToPrimary(registry: import('prom-client').Registry): void {
+  new AggregatorRegistry(); // installs the worker-side IPC listener
+  AggregatorRegistry.setRegistries([registry]);
+}

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../app.js';
+import { decodeIdKeys, parseServeArgs, parseSize, renderHelp, renderOptionsMarkdown, SERVE_OPTIONS, type ServeOptions } from './serve-options.js';
+
+function options(argv: string[], env: Record<string, string> = {}): ServeOptions {
+  const r = parseServeArgs(argv, env);
+  if (r.kind !== 'options') throw new Error(`expected options, got ${JSON.stringify(r)}`);
+  return r.options;
+}
+
+function error(argv: string[], env: Record<string, string> = {}): string {
+  const r = parseServeArgs(argv, env);
+  if (r.kind !== 'error') throw new Error(`expected an error, got ${r.kind}`);
+  return r.message;
+}
+
+describe('serve options', () => {
+  it('has the agreed flag ↔ environment variable pairs and defaults', () => {
+    const pairs = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, o.env]));
+    expect(pairs).toEqual({
+      config: 'MG_CONFIG_DIR', source: 'MG_SOURCE', namespaces: 'MG_NAMESPACES', 'secret-selector': 'MG_SECRET_SELECTOR',
+      kubeconfig: 'KUBECONFIG', host: 'MG_HOST', port: 'MG_PORT', 'metrics-port': 'MG_METRICS_PORT', 'log-level': 'MG_LOG_LEVEL',
+      'drain-timeout': 'MG_DRAIN_TIMEOUT', 'max-json-body': 'MG_MAX_JSON_BODY', 'max-upload-body': 'MG_MAX_UPLOAD_BODY',
+      'leader-election': 'MG_LEADER_ELECTION', 'lease-name': 'MG_LEASE_NAME', 'id-keys': 'MG_ID_KEYS', 'id-keys-file': 'MG_ID_KEYS_FILE',
+      workers: 'MG_WORKERS',
+    });
+    const o = options([]);
+    expect(o).toMatchObject({
+      source: 'file', host: '0.0.0.0', port: 8080, metricsPort: 9090, logLevel: 'info', drainTimeoutMs: 25_000,
+      secretSelector: 'modelgateway.io/secret=true', leaderElection: true, leaseName: 'model-gateway', workers: 1,
+      namespaces: undefined, kubeconfig: undefined, idKeys: undefined,
+    });
+    expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
+    expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);
+  });
+
+  it('reads environment variables, and a flag wins over its variable', () => {
+    const env = { MG_PORT: '1234', MG_LOG_LEVEL: 'debug', MG_NAMESPACES: 'a, b,a', MG_LEADER_ELECTION: 'false', KUBECONFIG: '/k', POD_NAME: 'pod-1' };
+    expect(options([], env)).toMatchObject({ port: 1234, logLevel: 'debug', namespaces: ['a', 'b'], leaderElection: false, kubeconfig: '/k', podName: 'pod-1' });
+    expect(options(['--port', '99', '--log-level=warn', '--leader-election'], env)).toMatchObject({ port: 99, logLevel: 'warn', leaderElection: true });
+    expect(options([], { MG_PORT: '' }).port).toBe(8080); // an empty variable counts as unset
+  });
+
+  it('parses durations, sizes, booleans and namespace lists', () => {
+    expect(options(['--drain-timeout', '1m30s']).drainTimeoutMs).toBe(90_000);
+    expect(options(['--drain-timeout', '5']).drainTimeoutMs).toBe(5_000);
+    expect(options(['--max-json-body', '512kb']).maxJsonBody).toBe(512 * 1024);
+    expect(parseSize('1.5mb')).toBe(1.5 * 1024 * 1024);
+    expect(parseSize('2048')).toBe(2048);
+    expect(options(['--no-leader-election']).leaderElection).toBe(false);
+    expect(options(['--leader-election=no']).leaderElection).toBe(false);
+    expect(options(['--namespaces', '*']).namespaces).toBe('*');
+    expect(options(['--source', 'kubernetes', '--secret-selector', 'team in (a,b),!legacy']).secretSelector).toBe('team in (a,b),!legacy');
+  });
+
+  it('rejects bad values with one line naming the flag or variable', () => {
+    expect(error(['--port', '70000'])).toBe('--port must be an integer from 0 to 65535 (got "70000")');
+    expect(error([], { MG_PORT: 'http' })).toBe('MG_PORT (--port) must be an integer from 0 to 65535 (got "http")');
+    expect(error(['--source', 'etcd'])).toBe('--source must be one of file, kubernetes (got "etcd")');
+    expect(error(['--log-level', 'loud'])).toMatch(/^--log-level must be one of fatal, error/);
+    expect(error(['--drain-timeout', '10 minutes'])).toMatch(/^--drain-timeout must be a duration/);
+    expect(error(['--max-upload-body', '12 parsecs'])).toMatch(/^--max-upload-body must be a size/);
+    expect(error(['--namespaces', 'Bad_NS'])).toMatch(/^--namespaces must be \* or a comma-separated list/);
+    expect(error(['--workers', '0'])).toBe('--workers must be an integer from 1 to 64 (got "0")');
+    expect(error(['--leader-election=maybe'])).toMatch(/--leader-election/);
+    expect(error(['--port', '8080', '--metrics-port', '8080'])).toMatch(/^--metrics-port must differ from --port/);
+    expect(error(['--bogus'])).toBe('unknown flag --bogus (see --help)');
+    expect(error(['--port'])).toBe('--port needs a value');
+    expect(error(['extra'])).toMatch(/^unexpected argument extra/);
+    for (const m of [error(['--port', 'x']), error(['--bogus'])]) expect(m).not.toContain('\n');
+  });
+
+  it('decodes id keys from hex or base64 and never echoes a key in an error', () => {
+    expect(decodeIdKeys(`${'ab'.repeat(16)},${Buffer.alloc(32, 7).toString('base64')}`).map((k) => k.length)).toEqual([16, 32]);
+    const secretish = 'c2hvcnQ=';
+    expect(() => decodeIdKeys(secretish)).toThrow('key #1 must be base64 or hex of at least 16 bytes');
+    const message = error(['--id-keys', secretish]);
+    expect(message).not.toContain(secretish);
+    expect(error(['--id-keys', 'ab'.repeat(16), '--id-keys-file', '/x'])).toMatch(/exclusive/);
+  });
+
+  it('--help lists every flag with its environment variable and default', () => {
+    const help = renderHelp('1.2.3');
+    for (const o of SERVE_OPTIONS) {
+      const line = help.split('\n').find((l) => l.startsWith(`  --${o.flag} `) || l.startsWith(`  --[no-]${o.flag} `));
+      expect(line, o.flag).toBeDefined();
+      expect(line).toContain(`env ${o.env}`);
+      expect(line).toContain(`default: ${o.default ?? o.defaultText}`);
+    }
+    expect(parseServeArgs(['-h'], {}).kind).toBe('help');
+    expect(parseServeArgs(['--version'], {}).kind).toBe('version');
+  });
+
+  it("the README's flag table is exactly the one rendered from the option table", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(renderOptionsMarkdown());
+  });
+});

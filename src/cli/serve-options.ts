@@ -1,0 +1,279 @@
+// The one table of `serve` flags: name, environment variable, default, meaning and how a value is checked.
+// --help and the README's table are both rendered from it, so they cannot drift (a test compares the README).
+// Pure: argv and env in, typed options or a one-line error out; no I/O.
+import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS } from '../app.js';
+import {
+  decodeIdKeys,
+  formatSize,
+  nonEmpty,
+  oneOf,
+  parseBoolean,
+  parseDnsName,
+  parseDrain,
+  parseInteger,
+  parseNamespaces,
+  parsePort,
+  parseSelector,
+  parseSize,
+} from './option-values.js';
+
+export { decodeIdKeys, parseSize } from './option-values.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ServeOptions {
+  readonly source: 'file' | 'kubernetes';
+  readonly configDir: string;
+  /** Namespaces to watch: a list, '*' for all, or undefined for the pod's own namespace. */
+  readonly namespaces: readonly string[] | '*' | undefined;
+  readonly secretSelector: string;
+  readonly kubeconfig: string | undefined;
+  readonly host: string;
+  readonly port: number;
+  readonly metricsPort: number;
+  readonly logLevel: LogLevel;
+  readonly drainTimeoutMs: number;
+  readonly maxJsonBody: number;
+  readonly maxUploadBody: number;
+  readonly leaderElection: boolean;
+  readonly leaseName: string;
+  /** Leader-election identity (POD_NAME; no flag). */
+  readonly podName: string | undefined;
+  /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Decoded by decodeIdKeys. */
+  readonly idKeys: string | undefined;
+  readonly idKeysFile: string | undefined;
+  readonly workers: number;
+}
+
+interface OptionSpec<K extends keyof ServeOptions = keyof ServeOptions> {
+  readonly flag: string;
+  readonly env: string;
+  /** Placeholder in --help (absent for booleans). */
+  readonly value?: string;
+  /** The default as a user would type it; undefined when there is none (or it is computed, see defaultText). */
+  readonly default?: string;
+  /** How the default is described when it is not a literal value. */
+  readonly defaultText?: string;
+  readonly description: string;
+  readonly key: K;
+  readonly boolean?: boolean;
+  /** Converts the text given (flag, env or default) or throws a message naming no flag. */
+  readonly parse: (text: string) => ServeOptions[K];
+}
+
+const spec = <K extends keyof ServeOptions>(s: OptionSpec<K>): OptionSpec => s as unknown as OptionSpec;
+
+export const SERVE_OPTIONS: readonly OptionSpec[] = [
+  spec({
+    flag: 'config', env: 'MG_CONFIG_DIR', value: 'DIR', default: '/etc/model-gateway/config', key: 'configDir',
+    description: 'Directory of manifests (ModelRoute, Group, GatewayToken, Secret; nested folders, multi-document YAML), hot-reloaded. Used by --source file.',
+    parse: nonEmpty,
+  }),
+  spec({
+    flag: 'source', env: 'MG_SOURCE', value: 'file|kubernetes', default: 'file', key: 'source',
+    description: 'Where config comes from: the --config directory, or the Kubernetes API.',
+    parse: (t) => oneOf(t, ['file', 'kubernetes'] as const),
+  }),
+  spec({
+    flag: 'namespaces', env: 'MG_NAMESPACES', value: 'a,b|*', defaultText: 'pod namespace', key: 'namespaces',
+    description: 'Namespaces to watch with --source kubernetes: a comma-separated list or * for all. Default: POD_NAMESPACE, else the service-account namespace.',
+    parse: parseNamespaces,
+  }),
+  spec({
+    flag: 'secret-selector', env: 'MG_SECRET_SELECTOR', value: 'SELECTOR', default: 'modelgateway.io/secret=true', key: 'secretSelector',
+    description: 'Label selector of the Secrets the gateway reads with --source kubernetes.',
+    parse: parseSelector,
+  }),
+  spec({
+    flag: 'kubeconfig', env: 'KUBECONFIG', value: 'FILE', defaultText: 'in-cluster', key: 'kubeconfig',
+    description: 'Kubeconfig file for --source kubernetes outside a cluster.',
+    parse: nonEmpty,
+  }),
+  spec({
+    flag: 'host', env: 'MG_HOST', value: 'ADDR', default: '0.0.0.0', key: 'host',
+    description: 'Address the API and metrics servers listen on.',
+    parse: nonEmpty,
+  }),
+  spec({
+    flag: 'port', env: 'MG_PORT', value: 'PORT', default: '8080', key: 'port',
+    description: 'API port (/v1/*, /healthz, /readyz). 0 picks a free port.',
+    parse: parsePort,
+  }),
+  spec({
+    flag: 'metrics-port', env: 'MG_METRICS_PORT', value: 'PORT', default: '9090', key: 'metricsPort',
+    description: 'Prometheus /metrics port, separate from the API. 0 picks a free port.',
+    parse: parsePort,
+  }),
+  spec({
+    flag: 'log-level', env: 'MG_LOG_LEVEL', value: 'LEVEL', default: 'info', key: 'logLevel',
+    description: `JSON log level: ${LOG_LEVELS.join(', ')}.`,
+    parse: (t) => oneOf(t, LOG_LEVELS),
+  }),
+  spec({
+    flag: 'drain-timeout', env: 'MG_DRAIN_TIMEOUT', value: 'DURATION', default: '25s', key: 'drainTimeoutMs',
+    description: 'On SIGTERM/SIGINT, how long in-flight requests (streams included) may finish before they are cut.',
+    parse: parseDrain,
+  }),
+  spec({
+    flag: 'max-json-body', env: 'MG_MAX_JSON_BODY', value: 'SIZE', default: formatSize(DEFAULT_LIMITS.jsonBytes), key: 'maxJsonBody',
+    description: 'Largest JSON request body (e.g. 512kb, 20mb); larger bodies get 413.',
+    parse: parseSize,
+  }),
+  spec({
+    flag: 'max-upload-body', env: 'MG_MAX_UPLOAD_BODY', value: 'SIZE', default: formatSize(DEFAULT_LIMITS.multipartBytes), key: 'maxUploadBody',
+    description: 'Largest multipart upload (audio, image edits, video references); larger bodies get 413.',
+    parse: parseSize,
+  }),
+  spec({
+    flag: 'leader-election', env: 'MG_LEADER_ELECTION', default: 'true', key: 'leaderElection', boolean: true,
+    description: 'With --source kubernetes, only the replica holding the Lease writes status (--no-leader-election: every replica does).',
+    parse: parseBoolean,
+  }),
+  spec({
+    flag: 'lease-name', env: 'MG_LEASE_NAME', value: 'NAME', default: 'model-gateway', key: 'leaseName',
+    description: 'Name of the coordination.k8s.io Lease used for leader election (identity: POD_NAME).',
+    parse: parseDnsName,
+  }),
+  spec({
+    flag: 'id-keys', env: 'MG_ID_KEYS', value: 'K1,K2', key: 'idKeys', defaultText: 'none',
+    description: 'HMAC keys (base64 or hex, at least 16 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file.',
+    parse: (t) => (decodeIdKeys(t), t),
+  }),
+  spec({
+    flag: 'id-keys-file', env: 'MG_ID_KEYS_FILE', value: 'FILE', key: 'idKeysFile', defaultText: 'none',
+    description: 'File holding the id keys (comma- or newline-separated), e.g. a mounted Secret.',
+    parse: nonEmpty,
+  }),
+  spec({
+    flag: 'workers', env: 'MG_WORKERS', value: 'N', default: '1', key: 'workers',
+    description: 'Worker processes sharing the API port (one event loop each).',
+    parse: (t) => parseInteger(t, 1, 64),
+  }),
+];
+
+export type ParseOutcome =
+  | { readonly kind: 'options'; readonly options: ServeOptions }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'error'; readonly message: string };
+
+/** argv (after the subcommand) and the environment → options; a flag wins over its variable. */
+export function parseServeArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParseOutcome {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: normalizeBooleans(argv),
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+        ...Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
+      },
+    }));
+  } catch (err) {
+    return { kind: 'error', message: argsError(err as Error & { code?: string }) };
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+  const out: Record<string, unknown> = { podName: blankToUndefined(env.POD_NAME) };
+  for (const o of SERVE_OPTIONS) {
+    const given = values[o.flag];
+    const fromEnv = blankToUndefined(env[o.env]);
+    const [text, origin] =
+      given !== undefined ? [String(given), `--${o.flag}`]
+      : fromEnv !== undefined ? [fromEnv, `${o.env} (--${o.flag})`]
+      : [o.default, `default of --${o.flag}`];
+    if (text === undefined) {
+      out[o.key] = undefined;
+      continue;
+    }
+    try {
+      out[o.key] = o.parse(text);
+    } catch (err) {
+      return { kind: 'error', message: `${origin} ${(err as Error).message}` };
+    }
+  }
+  const options = out as unknown as ServeOptions;
+  if (options.port !== 0 && options.port === options.metricsPort) {
+    return { kind: 'error', message: '--metrics-port must differ from --port (metrics are served on their own port)' };
+  }
+  if (options.idKeys !== undefined && options.idKeysFile !== undefined) {
+    return { kind: 'error', message: '--id-keys and --id-keys-file are exclusive; give one' };
+  }
+  return { kind: 'options', options };
+}
+
+/** `--help` text: every flag with its environment variable, default and meaning. */
+export function renderHelp(version: string): string {
+  const lines = [
+    `model-gateway ${version}: an OpenAI-compatible model gateway`,
+    '',
+    'Usage:',
+    '  model-gateway [serve] [flags]     run the gateway (the default command)',
+    '  model-gateway check PATH... [flags]   validate manifests offline (model-gateway check --help)',
+    '',
+    'Every flag can also be set by the environment variable shown; a flag wins over its variable.',
+    '',
+    'Flags:',
+  ];
+  for (const o of SERVE_OPTIONS) {
+    const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
+    lines.push(`  ${name.padEnd(34)} env ${o.env.padEnd(20)} default: ${defaultLabel(o)}`);
+    lines.push(`      ${o.description}`);
+  }
+  lines.push(`  ${'-h, --help'.padEnd(34)} show this help`);
+  lines.push(`  ${'-v, --version'.padEnd(34)} print the version`);
+  return lines.join('\n') + '\n';
+}
+
+/** The README's flag table (Markdown), rendered from the same table as --help. */
+export function renderOptionsMarkdown(): string {
+  const rows = SERVE_OPTIONS.map((o) => {
+    const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
+    const cell = (t: string) => t.replaceAll('|', '\\|'); // GitHub tables split on | even inside code spans
+    return `| \`${cell(name)}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
+  });
+  return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';
+}
+
+function defaultLabel(o: OptionSpec, quote = ''): string {
+  return o.default !== undefined ? `${quote}${o.default}${quote}` : (o.defaultText ?? 'none');
+}
+
+function blankToUndefined(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+/** parseArgs takes `--flag` / `--no-flag` for booleans; also accept `--flag=false` as people write in manifests. */
+function normalizeBooleans(argv: readonly string[]): string[] {
+  const booleans = new Set(SERVE_OPTIONS.filter((o) => o.boolean).map((o) => o.flag));
+  return argv.map((a) => {
+    const m = /^--([a-z-]+)=(.*)$/.exec(a);
+    if (!m || !booleans.has(m[1]!)) return a;
+    try {
+      return parseBoolean(m[2]!) ? `--${m[1]}` : `--no-${m[1]}`;
+    } catch {
+      return a; // parseArgs then reports it
+    }
+  });
+}
+
+function argsError(err: Error & { code?: string }): string {
+  const flag = /'(-[^' ]+)/.exec(err.message)?.[1];
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown flag ${flag ?? ''} (see --help)`.replace('  ', ' ');
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /does not take an argument/.test(err.message)
+        ? `${flag} takes no value here; use ${flag} or --no-${flag?.replace(/^--/, '')}`
+        : `${flag ?? 'a flag'} needs a value`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${/'([^']+)'/.exec(err.message)?.[1] ?? ''} (flags only; see --help)`;
+    default:
+      return err.message.split('\n')[0]!;
+  }
+}

@@ -1,0 +1,194 @@
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { captureLogs, type LogCapture } from '../../../test/support/log-capture.js';
+import type { SourcedObject } from '../resources.js';
+import { FileSource } from './file-source.js';
+import type { ConfigSnapshot } from './source.js';
+
+const group = (name: string, models = '["m"]') =>
+  `apiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: ${name}}\nspec: {models: ${models}}\n`;
+const secret = (name: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}}\nstringData: {token: t-${name}}\n`;
+
+const names = (s: ConfigSnapshot | undefined) =>
+  (s?.objects ?? []).map((o: SourcedObject) => `${String(o.object.kind)}/${String(o.object.metadata?.name)}`).sort();
+
+async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('FileSource', () => {
+  let dir: string;
+  let logs: LogCapture;
+  let source: FileSource | undefined;
+  let snapshots: ConfigSnapshot[];
+  const last = () => snapshots.at(-1);
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mg-file-source-'));
+    logs = captureLogs();
+    snapshots = [];
+  });
+  afterEach(async () => {
+    await source?.stop();
+    source = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // resyncMs 0: every reload in these tests must come from a watch event, not from the periodic safety net.
+  const start = async (extra: Partial<ConstructorParameters<typeof FileSource>[0]> = {}) => {
+    source = new FileSource({ dir, logger: logs.logger, debounceMs: 60, resyncMs: 0, display: (f) => f.slice(dir.length + 1), ...extra });
+    await source.start((s) => snapshots.push(s));
+  };
+
+  it('reads multi-document files in nested folders, with file and line, skipping dot-files and other extensions', async () => {
+    await mkdir(join(dir, 'teams', 'a'), { recursive: true });
+    await writeFile(join(dir, 'base.yaml'), `${group('g1')}---\n${secret('s1')}`);
+    await writeFile(join(dir, 'teams', 'a', 'more.yml'), group('g2'));
+    await writeFile(join(dir, 'teams', '.hidden.yaml'), group('hidden'));
+    await writeFile(join(dir, 'notes.txt'), 'not a manifest');
+    await start();
+    expect(snapshots).toHaveLength(1);
+    expect(names(last())).toEqual(['Group/g1', 'Group/g2', 'Secret/s1']);
+    const s1 = last()!.objects.find((o) => o.object.metadata?.name === 's1');
+    expect(s1?.source).toMatchObject({ file: 'base.yaml', line: 6 });
+    expect(last()!.objects.find((o) => o.object.metadata?.name === 'g2')?.source?.file).toBe(join('teams', 'a', 'more.yml'));
+  });
+
+  it('rejects start when the directory does not exist', async () => {
+    source = new FileSource({ dir: join(dir, 'missing'), logger: logs.logger });
+    await expect(source.start(() => undefined)).rejects.toThrow(/does not exist/);
+  });
+
+  it('hot-reloads added, changed and deleted files, debouncing a burst of writes into one snapshot', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    await start();
+    await writeFile(join(dir, 'b.yaml'), group('b'));
+    await waitFor(() => names(last()).includes('Group/b'));
+
+    // A burst of writes inside the debounce window → a single reload with the final content.
+    const before = snapshots.length;
+    for (let i = 0; i < 5; i++) await writeFile(join(dir, 'b.yaml'), group('b', `["v${i}"]`));
+    await waitFor(() => JSON.stringify(last()?.objects).includes('v4'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(snapshots.length - before).toBe(1);
+
+    await rm(join(dir, 'a.yaml'));
+    await waitFor(() => !names(last()).includes('Group/a'));
+    expect(names(last())).toEqual(['Group/b']);
+  });
+
+  it('picks up files in a folder created after start', async () => {
+    await start();
+    await mkdir(join(dir, 'new', 'deeper'), { recursive: true });
+    await writeFile(join(dir, 'new', 'deeper', 'x.yaml'), group('x'));
+    await waitFor(() => names(last()).includes('Group/x'));
+  });
+
+  it('logs a broken file with file and line, keeps other files, and keeps its last good objects', async () => {
+    await writeFile(join(dir, 'good.yaml'), group('good'));
+    await writeFile(join(dir, 'edit.yaml'), group('edited-v1'));
+    await writeFile(join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: [unclosed\n');
+    await start();
+    expect(names(last())).toEqual(['Group/edited-v1', 'Group/good']);
+    const parseError = logs.records.find((r) => r.file === 'bad.yaml');
+    expect(parseError).toMatchObject({ level: 50, file: 'bad.yaml' });
+    expect(parseError!.line).toBeGreaterThanOrEqual(4);
+    expect(String(parseError!.msg)).toContain('bad.yaml:');
+
+    // Breaking a file that was good: it keeps contributing its last good objects; the rest is untouched.
+    const count = snapshots.length;
+    await writeFile(join(dir, 'edit.yaml'), 'apiVersion: modelgateway.io/v1alpha1\nkind: Group\n  bad: indentation: here\n');
+    await waitFor(() => logs.records.some((r) => r.file === 'edit.yaml' && r.level === 50));
+    expect(logs.records.find((r) => r.file === 'edit.yaml' && r.level === 40)).toMatchObject({ objects: 1 });
+    expect(source!.brokenFiles().sort()).toEqual(['bad.yaml', 'edit.yaml']);
+    expect(names(last())).toEqual(['Group/edited-v1', 'Group/good']);
+    expect(snapshots.length).toBe(count); // nothing changed for consumers: no new snapshot
+
+    // Fixing it brings the new version in; the still-broken file stays out.
+    await writeFile(join(dir, 'edit.yaml'), group('edited-v2'));
+    await waitFor(() => names(last()).includes('Group/edited-v2'));
+    expect(names(last())).toEqual(['Group/edited-v2', 'Group/good']);
+    expect(source!.brokenFiles()).toEqual(['bad.yaml']);
+  });
+
+  it("sees editors' write-to-temp-then-rename replacements", async () => {
+    await writeFile(join(dir, 'r.yaml'), group('before'));
+    await start();
+    await writeFile(join(dir, '.r.yaml.swp'), group('after'));
+    await rename(join(dir, '.r.yaml.swp'), join(dir, 'r.yaml'));
+    await waitFor(() => names(last()).includes('Group/after'));
+    expect(names(last())).toEqual(['Group/after']);
+  });
+
+  it('follows a ConfigMap-style ..data symlink swap', async () => {
+    // kubelet layout: name -> ..data/name, ..data -> ..<timestamp>/; an update swaps ..data atomically.
+    await mkdir(join(dir, '..v1'));
+    await writeFile(join(dir, '..v1', 'cm.yaml'), group('cm-v1'));
+    await symlink('..v1', join(dir, '..data'));
+    await symlink(join('..data', 'cm.yaml'), join(dir, 'cm.yaml'));
+    await start();
+    expect(names(last())).toEqual(['Group/cm-v1']);
+
+    await mkdir(join(dir, '..v2'));
+    await writeFile(join(dir, '..v2', 'cm.yaml'), group('cm-v2'));
+    await symlink('..v2', join(dir, '..data_tmp'));
+    await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+    await rm(join(dir, '..v1'), { recursive: true });
+    await waitFor(() => names(last()).includes('Group/cm-v2'));
+    expect(names(last())).toEqual(['Group/cm-v2']);
+  });
+
+  it('rescans periodically as a safety net, and then delivers only when something changed', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    await start({ watch: false, resyncMs: 100 });
+    await new Promise((r) => setTimeout(r, 350));
+    expect(snapshots).toHaveLength(1); // several resyncs, nothing changed
+    await writeFile(join(dir, 'z.yaml'), group('z'));
+    await waitFor(() => names(last()).includes('Group/z'));
+    expect(snapshots).toHaveLength(2);
+  });
+
+  it('keeps the last good config when the directory disappears, and recovers when it is back', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    await start({ resyncMs: 100 });
+    const count = snapshots.length;
+    await rm(dir, { recursive: true });
+    await waitFor(() => logs.records.some((r) => String(r.msg).includes('cannot list the config directory')));
+    expect(snapshots.length).toBe(count); // nothing was taken away
+    await mkdir(dir);
+    await writeFile(join(dir, 'b.yaml'), group('b'));
+    await waitFor(() => names(last()).includes('Group/b'));
+    expect(names(last())).toEqual(['Group/b']);
+  });
+
+  it('still sees changes promptly after the directory is deleted and re-created', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    const t0 = Date.now();
+    await start({ resyncMs: 1_000 });
+    await rm(dir, { recursive: true });
+    await mkdir(dir);
+    // The resync at ~1 s reads the new (empty) directory; the next one is only at ~2 s.
+    await waitFor(() => snapshots.length > 1 && names(last()).length === 0, 2_000);
+    await writeFile(join(dir, 'c.yaml'), group('c'));
+    await waitFor(() => names(last()).includes('Group/c'), 2_000);
+    expect(Date.now() - t0).toBeLessThan(1_900); // through a watch event, before the second resync
+  });
+
+  it('delivers nothing after stop()', async () => {
+    await writeFile(join(dir, 'a.yaml'), group('a'));
+    await start();
+    await source!.stop();
+    const count = snapshots.length;
+    await writeFile(join(dir, 'b.yaml'), group('b'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(snapshots.length).toBe(count);
+  });
+});

@@ -1,0 +1,31 @@
+// Per-request context shared by the middleware, the handlers and the access log. Kept in res.locals under
+// one key so nothing is attached to node's request objects.
+import type { Response } from 'express';
+import type { CompiledRoute, CompiledToken, RoutingTable } from '../config/table.js';
+import type { Family } from '../config/resources.js';
+
+export interface RequestContext {
+  readonly id: string;
+  /** process.hrtime.bigint() at arrival. */
+  readonly start: bigint;
+  /** The table this request reads from start to end (one snapshot, even if a reload swaps it meanwhile). */
+  table?: RoutingTable;
+  token?: CompiledToken;
+  family?: Family;
+  route?: CompiledRoute;
+  /** Name of the backend that answered (or was tried last). */
+  backend?: string;
+  attempts: number;
+  /** True when the client went away before the response finished. */
+  aborted?: boolean;
+}
+
+const KEY = 'gateway';
+
+export function setContext(res: Response, ctx: RequestContext): void {
+  res.locals[KEY] = ctx;
+}
+
+export function getContext(res: Response): RequestContext {
+  return res.locals[KEY] as RequestContext;
+}

@@ -1,0 +1,46 @@
+// The handler shared by every POST family: read the payload once, resolve and authorize the model, plan the
+// backends and forward. Thin on purpose; the work lives in payload.ts and proxy/.
+import type { Request, Response } from 'express';
+import type { Family } from '../config/resources.js';
+import type { AppLimits } from '../app.js';
+import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forward.js';
+import { planAttempts, type Random } from '../routing/plan.js';
+import { getContext } from './context.js';
+import { errors } from './errors.js';
+import { FAMILY_PATHS } from './families.js';
+import { bodyBuilder, readPayload } from './payload.js';
+import { readBody } from './read-body.js';
+
+export interface FamilyHandlerDeps extends ForwardDeps {
+  readonly limits: AppLimits;
+  readonly random: Random;
+  readonly transform?: ResponseTransform;
+}
+
+export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
+  const path = FAMILY_PATHS[family];
+  const publicPath = `/v1${path}`;
+  return async (req: Request, res: Response): Promise<void> => {
+    const ctx = getContext(res);
+    ctx.family = family;
+    const payload = await readPayload(req, deps.limits, readBody);
+    const route = ctx.table!.routes.get(payload.model);
+    if (!route) throw errors.modelNotFound(payload.model);
+    ctx.route = route; // known model: safe as a metrics label from here on, even when refused below
+    if (!ctx.token!.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
+    if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
+    const q = req.url.indexOf('?');
+    await forward(deps, {
+      req,
+      res,
+      ctx,
+      method: 'POST',
+      path: q < 0 ? path : path + req.url.slice(q),
+      backends: planAttempts(route.backends, deps.random),
+      timeouts: route.timeouts,
+      body: bodyBuilder(payload),
+      ...(deps.transform ? { transform: deps.transform } : {}),
+      labels: { family, model: route.model },
+    });
+  };
+}

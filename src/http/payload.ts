@@ -1,0 +1,64 @@
+// The request payload of a POST family: a JSON object (parsed once) or a multipart form (parsed once), with
+// the public model it names, and a per-backend body builder that rewrites the model for the upstream.
+import type { Request } from 'express';
+import type { AppLimits } from '../app.js';
+import type { CompiledBackend } from '../config/table.js';
+import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from '../proxy/multipart.js';
+import type { OutgoingBody } from '../proxy/forward.js';
+import { errors } from './errors.js';
+
+export type Payload =
+  | { readonly kind: 'json'; readonly raw: Buffer; readonly json: Record<string, unknown>; readonly model: string }
+  | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
+
+const MULTIPART = /^multipart\/form-data\b/i;
+const JSON_TYPE = 'application/json';
+
+export async function readPayload(req: Request, limits: AppLimits, read: (req: Request, limit: number) => Promise<Buffer>): Promise<Payload> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (MULTIPART.test(contentType)) {
+    const raw = await read(req, limits.multipartBytes);
+    let form: MultipartForm;
+    try {
+      form = await parseMultipart(raw, contentType);
+    } catch (err) {
+      if (err instanceof MultipartError) throw errors.malformedMultipart();
+      throw err;
+    }
+    if (!form.model) throw errors.missingModel();
+    return { kind: 'multipart', raw, contentType, form, model: form.model };
+  }
+  const raw = await read(req, limits.jsonBytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw errors.malformedJson();
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw errors.notAnObject();
+  const model = (json as Record<string, unknown>)['model'];
+  if (typeof model !== 'string' || model === '') throw errors.missingModel();
+  return { kind: 'json', raw, json: json as Record<string, unknown>, model };
+}
+
+/**
+ * Body for one backend. When the upstream model name equals the public one the client's bytes go as they came
+ * (no re-serialisation at all); otherwise the model is rewritten, once per distinct upstream name.
+ */
+export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingBody {
+  const cache = new Map<string, OutgoingBody>();
+  return (backend) => {
+    if (backend.model === p.model) return { body: p.raw, contentType: p.kind === 'json' ? JSON_TYPE : p.contentType };
+    let out = cache.get(backend.model);
+    if (!out) {
+      if (p.kind === 'json') {
+        p.json['model'] = backend.model;
+        out = { body: Buffer.from(JSON.stringify(p.json), 'utf8'), contentType: JSON_TYPE };
+      } else {
+        out = encodeMultipart(p.form, backend.model);
+      }
+      cache.set(backend.model, out);
+    }
+    return out;
+  };
+}

@@ -1,0 +1,175 @@
+// Wiring only: logger, metrics, demo backend, config source → pipeline → table, the API server and the metrics
+// server on their own ports, readiness, and graceful drain. `serve` and the integration tests both start here.
+import type { AddressInfo } from 'node:net';
+import { closeApp, createApp, DEFAULT_LIMITS, type AppLimits } from './app.js';
+import { ConfigPipeline } from './config/pipeline.js';
+import type { ConfigSource } from './config/sources/source.js';
+import { TableHolder } from './config/table.js';
+import { startDemoUpstream, type DemoUpstream } from './demo/demo-upstream.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { listenDrainable, type DrainResult } from './server/drainable-server.js';
+import { metricsHandler } from './server/metrics-handler.js';
+
+export interface SourceContext {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+export interface GatewayOptions {
+  /** Builds the config source (file or Kubernetes) once the logger and metrics exist. */
+  readonly source: (ctx: SourceContext) => ConfigSource;
+  /** API listen address (default 0.0.0.0:8080). */
+  readonly host?: string;
+  readonly port?: number;
+  /** Metrics listen address (default: the API host, port 9090); null serves no metrics port (cluster workers). */
+  readonly metricsHost?: string;
+  readonly metricsPort?: number | null;
+  /** Log level when no logger is given (default info). */
+  readonly logLevel?: string;
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+  /** How long close() lets in-flight requests finish (default 25 s). */
+  readonly drainTimeoutMs?: number;
+  readonly limits?: AppLimits;
+  /** Start the built-in demo backend that `demo://` routes use (default true; it listens on loopback only). */
+  readonly demo?: boolean;
+}
+
+export interface GatewayHandle {
+  readonly apiAddress: AddressInfo;
+  /** Undefined when started with metricsPort: null. */
+  readonly metricsAddress: AddressInfo | undefined;
+  /** http://host:port of the API and metrics servers (for tests and logs). */
+  readonly apiURL: string;
+  readonly metricsURL: string | undefined;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly tables: TableHolder;
+  /** Subscribe with pipeline.onCompiled(...) to see every compile result (e.g. a status writer). */
+  readonly pipeline: ConfigPipeline;
+  /** Resolves after the first complete config load; rejects if the source cannot produce one. */
+  readonly ready: Promise<void>;
+  /** Readiness as /readyz reports it: loaded and not draining. */
+  isReady(): boolean;
+  /**
+   * Graceful shutdown: readiness fails, the API port stops accepting, in-flight requests (streams included)
+   * get up to `timeoutMs` (default drainTimeoutMs) to finish, then the rest are cut; then upstream pools,
+   * the config source, the demo backend and the metrics server close. Idempotent.
+   */
+  close(options?: { timeoutMs?: number }): Promise<DrainResult>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<GatewayHandle> {
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
+  const metrics = options.metrics ?? createMetrics();
+  const host = options.host ?? '0.0.0.0';
+  const drainTimeoutMs = options.drainTimeoutMs ?? 25_000;
+  const tables = new TableHolder();
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const unwind = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+
+  try {
+    let demo: DemoUpstream | undefined;
+    if (options.demo ?? true) {
+      demo = await startDemoUpstream();
+      cleanups.push(() => demo!.close());
+    }
+    const pipeline = new ConfigPipeline({ tables, logger, metrics, ...(demo ? { demoBaseURL: demo.baseURL } : {}) });
+    let draining = false;
+    const isReady = () => pipeline.loaded && !draining;
+
+    const metricsServer =
+      options.metricsPort === null
+        ? undefined
+        : await listenDrainable(metricsHandler(metrics.registry), { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 });
+    if (metricsServer) cleanups.push(() => metricsServer.drain(0));
+    const app = createApp({ tables, logger, metrics, isReady, limits: options.limits ?? DEFAULT_LIMITS });
+    cleanups.push(() => closeApp(app));
+    const api = await listenDrainable(app, { host, port: options.port ?? 8080 });
+    cleanups.push(() => api.drain(0));
+
+    const source = options.source({ logger, metrics });
+    const ready = source.start(pipeline.apply).then(() => {
+      logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
+    });
+    ready.catch((err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'));
+    logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined, demo: demo?.baseURL }, 'model-gateway listening');
+
+    let closing: Promise<DrainResult> | undefined;
+    const close = (o: { timeoutMs?: number } = {}): Promise<DrainResult> => {
+      closing ??= (async () => {
+        draining = true;
+        const timeoutMs = o.timeoutMs ?? drainTimeoutMs;
+        logger.info({ inFlight: api.inFlight(), timeoutMs }, 'draining: not ready, no new connections, waiting for in-flight requests');
+        const result = await api.drain(timeoutMs);
+        if (result.cut > 0) logger.warn({ cut: result.cut }, 'drain deadline reached; cut the remaining requests');
+        else logger.info('drained: every in-flight request finished');
+        // Upstream pools: let idle keep-alive sockets close politely when everything finished, else destroy.
+        await closeApp(app, { graceful: result.cut === 0 }).catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'closing upstream pools failed'));
+        await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
+        await ready.catch(() => undefined);
+        if (demo) await demo.close();
+        await metricsServer?.drain(1_000);
+        await new Promise<void>((r) => logger.flush(() => r()));
+        return result;
+      })();
+      return closing;
+    };
+
+    return {
+      apiAddress: api.address,
+      metricsAddress: metricsServer?.address,
+      apiURL: api.url,
+      metricsURL: metricsServer?.url,
+      logger,
+      metrics,
+      tables,
+      pipeline,
+      ready,
+      isReady,
+      close,
+    };
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}
+
+/**
+ * SIGTERM/SIGINT → graceful close, then `onExit(0)` (or 1 if the drain itself failed). A second signal
+ * (at least 500 ms later) while draining stops waiting: `onExit(1)` at once, unless `forceOnRepeat` is false (cluster workers: a
+ * signal to the whole process group and the primary's own request arrive together; only the primary forces).
+ */
+export function installSignalHandlers(
+  handle: Pick<GatewayHandle, 'close' | 'logger'>,
+  onExit: (code: number) => void,
+  { signals = ['SIGTERM', 'SIGINT'], forceOnRepeat = true }: { signals?: readonly NodeJS.Signals[]; forceOnRepeat?: boolean } = {},
+): () => void {
+  let signalledAt: number | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalledAt !== undefined) {
+      // The same Ctrl-C often arrives twice within milliseconds (from the terminal to the process group, and
+      // forwarded by `npm start`); only a deliberate second signal forces the exit.
+      if (!forceOnRepeat || Date.now() - signalledAt < 500) return;
+      handle.logger.warn({ signal }, 'second signal while draining; exiting now');
+      onExit(1);
+      return;
+    }
+    signalledAt = Date.now();
+    handle.logger.info({ signal }, 'shutdown requested');
+    handle.close().then(
+      () => onExit(0),
+      (err: unknown) => {
+        handle.logger.error({ error: (err as Error).message }, 'shutdown failed');
+        onExit(1);
+      },
+    );
+  };
+  for (const s of signals) process.on(s, onSignal);
+  return () => {
+    for (const s of signals) process.off(s, onSignal);
+  };
+}

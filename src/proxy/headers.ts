@@ -1,0 +1,98 @@
+// Which headers cross the gateway. Hop-by-hop headers (RFC 9110 §7.6.1) never do, in either direction; the
+// client's credentials never go upstream (the backend's own key replaces them); a few upstream headers that
+// describe the upstream account or would confuse the client are dropped on the way back.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'trailers',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Request headers that are never forwarded: hop-by-hop, recomputed ones, and anything that can carry a client credential or account. */
+const REQUEST_DROP = new Set([
+  ...HOP_BY_HOP,
+  'host',
+  'content-length',
+  'content-type',
+  'expect',
+  // Asked as identity so the usage tap can read token counts; the gateway to client leg is usually local.
+  'accept-encoding',
+  'authorization',
+  'api-key',
+  'x-api-key',
+  'cookie',
+  'openai-organization',
+  'openai-project',
+  'x-request-id',
+]);
+
+const RESPONSE_DROP = new Set([
+  ...HOP_BY_HOP,
+  'set-cookie',
+  'openai-organization',
+  'openai-project',
+  'x-request-id',
+  'date',
+  'server',
+]);
+
+/** Extra tokens listed in a Connection header are hop-by-hop too. */
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (!value) return undefined;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  const set = new Set<string>();
+  for (const t of text.split(',')) {
+    const k = t.trim().toLowerCase();
+    if (k) set.add(k);
+  }
+  return set;
+}
+
+export interface UpstreamHeaderOptions {
+  /** The backend's key, or undefined for an upstream without auth. */
+  apiKey: string | undefined;
+  contentType: string | undefined;
+  contentLength: number;
+  requestId: string;
+}
+
+export function upstreamRequestHeaders(client: IncomingHttpHeaders, opts: UpstreamHeaderOptions): Record<string, string | string[]> {
+  const extra = connectionTokens(client.connection);
+  const out: Record<string, string | string[]> = {};
+  for (const name in client) {
+    if (REQUEST_DROP.has(name) || extra?.has(name)) continue;
+    const v = client[name];
+    if (v !== undefined) out[name] = v;
+  }
+  if (opts.apiKey !== undefined) out['authorization'] = `Bearer ${opts.apiKey}`;
+  if (opts.contentType !== undefined) out['content-type'] = opts.contentType;
+  out['content-length'] = String(opts.contentLength);
+  out['x-request-id'] = opts.requestId;
+  return out;
+}
+
+/**
+ * Upstream response headers as sent to the client. `keepLength` is false when the gateway rewrites the body.
+ * The upstream's own request id is kept as x-upstream-request-id, since x-request-id is the gateway's.
+ */
+export function downstreamHeaders(upstream: Record<string, string | string[] | undefined>, keepLength: boolean): OutgoingHttpHeaders {
+  const extra = connectionTokens(upstream['connection']);
+  const out: OutgoingHttpHeaders = {};
+  for (const name in upstream) {
+    if (RESPONSE_DROP.has(name) || extra?.has(name)) continue;
+    if (!keepLength && name === 'content-length') continue;
+    const v = upstream[name];
+    if (v !== undefined) out[name] = v;
+  }
+  const upstreamId = upstream['x-request-id'];
+  if (typeof upstreamId === 'string') out['x-upstream-request-id'] = upstreamId;
+  return out;
+}

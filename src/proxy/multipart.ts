@@ -1,0 +1,105 @@
+// multipart/form-data for the upload families (audio, image edits, videos): parsed once with busboy from the
+// buffered body, then re-encoded with the `model` field rewritten. File parts are kept as the exact bytes the
+// client sent; only the envelope (boundary, part headers) is rebuilt.
+import { randomBytes } from 'node:crypto';
+import busboy from 'busboy';
+
+export interface MultipartPart {
+  readonly name: string;
+  /** Field text, or the file's bytes. */
+  readonly value: string | Buffer;
+  /** Present on file parts that carried a filename. */
+  readonly filename?: string;
+  /** Content type of the part as the client sent it (files; fields only when not text/plain). */
+  readonly contentType?: string;
+}
+
+export interface MultipartForm {
+  readonly parts: readonly MultipartPart[];
+  /** Value of the first `model` field, if any. */
+  readonly model: string | undefined;
+}
+
+export class MultipartError extends Error {}
+
+/** Parses a complete multipart body. Sizes were already bounded by the body reader, so busboy's limits are lifted. */
+export function parseMultipart(body: Buffer, contentType: string): Promise<MultipartForm> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        preservePath: true,
+        defParamCharset: 'utf8',
+        limits: { fieldSize: body.length, fileSize: body.length },
+      });
+    } catch {
+      reject(new MultipartError('bad multipart content type'));
+      return;
+    }
+    const parts: MultipartPart[] = [];
+    let model: string | undefined;
+    let pending = 0;
+    let closed = false;
+    const done = () => {
+      if (closed && pending === 0) resolve({ parts, model });
+    };
+    bb.on('field', (name, value, info) => {
+      if (name === 'model' && model === undefined) model = value;
+      parts.push(info.mimeType && info.mimeType !== 'text/plain' ? { name, value, contentType: info.mimeType } : { name, value });
+    });
+    bb.on('file', (name, stream, info) => {
+      const index = parts.length;
+      parts.push({ name, value: Buffer.alloc(0) }); // placeholder keeps the client's part order
+      pending++;
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        parts[index] = {
+          name,
+          value: Buffer.concat(chunks),
+          ...(info.filename !== undefined ? { filename: info.filename } : {}),
+          contentType: info.mimeType,
+        };
+        pending--;
+        done();
+      });
+    });
+    bb.on('error', () => reject(new MultipartError('malformed multipart body')));
+    bb.on('close', () => {
+      closed = true;
+      done();
+    });
+    bb.end(body);
+  });
+}
+
+/** WHATWG form-data escaping of names in part headers. */
+function escapeName(s: string): string {
+  return s.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+export interface EncodedMultipart {
+  readonly body: Buffer;
+  readonly contentType: string;
+}
+
+/** Re-encodes the form; `model` replaces the value of every `model` field. */
+export function encodeMultipart(form: MultipartForm, model: string): EncodedMultipart {
+  const boundary = `----model-gateway-${randomBytes(12).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  for (const part of form.parts) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(part.name)}"`;
+    if (part.filename !== undefined) head += `; filename="${escapeName(part.filename)}"`;
+    head += '\r\n';
+    if (part.contentType) head += `Content-Type: ${part.contentType}\r\n`;
+    head += '\r\n';
+    chunks.push(Buffer.from(head, 'utf8'));
+    const value = part.name === 'model' && typeof part.value === 'string' ? model : part.value;
+    chunks.push(typeof value === 'string' ? Buffer.from(value, 'utf8') : value, CRLF);
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+const CRLF = Buffer.from('\r\n');

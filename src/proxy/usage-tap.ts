@@ -1,0 +1,51 @@
+// Token usage without buffering the response: the tap keeps only the last few KiB of the body as it streams
+// past, and at the end reads the last `usage` object in that tail. OpenAI-shaped bodies put usage at the end
+// (chat/embeddings JSON, the final chat chunk with stream_options.include_usage, response.completed), so the
+// tail is enough; when it is not there, nothing is recorded.
+
+export interface TokenUsage {
+  readonly input: number | undefined;
+  readonly output: number | undefined;
+}
+
+const TAIL_BYTES = 16 * 1024;
+
+/** Holds the most recent TAIL_BYTES of a byte stream, dropping older chunks whole. */
+export class TailBuffer {
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  push(chunk: Buffer): void {
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
+    while (this.#chunks.length > 1 && this.#size - this.#chunks[0]!.length >= TAIL_BYTES) {
+      this.#size -= this.#chunks.shift()!.length;
+    }
+  }
+
+  text(): string {
+    const all = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
+    const start = Math.max(0, all.length - TAIL_BYTES * 2);
+    return all.toString('utf8', start);
+  }
+}
+
+const INPUT = /"(?:prompt_tokens|input_tokens)"\s*:\s*(\d+)/;
+const OUTPUT = /"(?:completion_tokens|output_tokens)"\s*:\s*(\d+)/;
+
+/** Pure: the token counts of the last non-null `usage` object in a JSON or SSE text, if any. */
+export function extractUsage(text: string): TokenUsage | undefined {
+  let at = text.lastIndexOf('"usage"');
+  while (at >= 0) {
+    const rest = text.slice(at + 7, at + 7 + 2048);
+    if (/^\s*:\s*\{/.test(rest)) {
+      const input = INPUT.exec(rest);
+      const output = OUTPUT.exec(rest);
+      if (input || output) {
+        return { input: input ? Number(input[1]) : undefined, output: output ? Number(output[1]) : undefined };
+      }
+    }
+    at = at > 0 ? text.lastIndexOf('"usage"', at - 1) : -1;
+  }
+  return undefined;
+}

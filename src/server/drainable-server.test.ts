@@ -1,0 +1,118 @@
+import { request, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listenDrainable, type DrainableServer } from './drainable-server.js';
+
+/** An SSE handler that sends `count` events `gapMs` apart, then ends. */
+function sseHandler(count: number, gapMs: number) {
+  return (_req: IncomingMessage, res: import('node:http').ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let sent = 0;
+    const timer = setInterval(() => {
+      res.write(`data: ${sent++}\n\n`);
+      if (sent === count) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, gapMs);
+    res.on('close', () => clearInterval(timer));
+  };
+}
+
+/** Starts a GET and resolves once the first body bytes arrive; `done` settles with the whole body or the error. */
+function openStream(url: string): Promise<{ done: Promise<string>; response: IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false }, (response) => {
+      let body = '';
+      const done = new Promise<string>((ok, fail) => {
+        response.on('data', (d: Buffer) => (body += d.toString()));
+        response.on('end', () => ok(body));
+        response.on('error', fail);
+        response.on('aborted', () => fail(new Error('aborted')));
+      });
+      done.catch(() => undefined);
+      response.once('data', () => resolve({ done, response }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('listenDrainable', () => {
+  let server: DrainableServer | undefined;
+  afterEach(async () => {
+    await server?.drain(0);
+    server = undefined;
+  });
+
+  it('lets an in-flight stream finish while refusing new connections', async () => {
+    server = await listenDrainable(sseHandler(6, 80), { host: '127.0.0.1', port: 0 });
+    const { done } = await openStream(server.url);
+    expect(server.inFlight()).toBe(1);
+    const started = Date.now();
+    const drained = server.drain(5_000);
+    expect(await connectionRefused(server.address.port)).toBe(true);
+    const body = await done;
+    expect(body.match(/^data: \d+$/gm)).toHaveLength(6); // every event arrived, none was cut
+    expect(await drained).toEqual({ completed: true, cut: 0 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('cuts what is still running at the deadline', async () => {
+    server = await listenDrainable(sseHandler(1000, 50), { host: '127.0.0.1', port: 0 });
+    const { done } = await openStream(server.url);
+    const started = Date.now();
+    expect(await server.drain(200)).toEqual({ completed: false, cut: 1 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await expect(done).rejects.toThrow();
+  });
+
+  it('closes idle keep-alive connections at once instead of waiting for their timeout', async () => {
+    server = await listenDrainable((_req, res) => res.end('ok'), { host: '127.0.0.1', port: 0 });
+    const socket = connect(server.address.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => socket.once('data', r)); // the response arrived; the socket is now idle, kept alive
+    const closed = new Promise((r) => socket.once('close', r));
+    const started = Date.now();
+    expect(await server.drain(10_000)).toEqual({ completed: true, cut: 0 });
+    await closed;
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('asks clients to close a keep-alive connection when a request arrives during the drain', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    server = await listenDrainable((req, res) => {
+      if (req.url === '/slow') void gate.then(() => res.end('slow'));
+      else res.end('fast');
+    }, { host: '127.0.0.1', port: 0 });
+    // One keep-alive socket: start /slow, drain, then pipeline /fast behind it on the same connection.
+    const socket = connect(server.address.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 50));
+    const drained = server.drain(5_000);
+    socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await new Promise((r) => socket.once('close', r));
+    expect(await drained).toEqual({ completed: true, cut: 0 });
+    expect(received).toContain('slow');
+    expect(received).toContain('fast');
+    expect(received.toLowerCase()).toContain('connection: close');
+  });
+});

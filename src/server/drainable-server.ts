@@ -1,0 +1,83 @@
+// An HTTP server that can be drained: stop accepting connections, let in-flight requests (long SSE streams
+// included) finish up to a deadline, then cut whatever is left. Keep-alive connections are closed as soon as
+// they go idle, and responses started during the drain ask the client to close the connection.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface DrainResult {
+  /** True when every in-flight request finished before the deadline. */
+  readonly completed: boolean;
+  /** Requests cut at the deadline. */
+  readonly cut: number;
+}
+
+export interface DrainableServer {
+  readonly server: Server;
+  readonly address: AddressInfo;
+  /** http://host:port (IPv6 hosts bracketed; 0.0.0.0 / :: shown as the address given). */
+  readonly url: string;
+  /** Requests whose response has not finished. */
+  inFlight(): number;
+  /** Graceful: stops accepting, waits up to timeoutMs for in-flight requests, then destroys the rest. Idempotent. */
+  drain(timeoutMs: number): Promise<DrainResult>;
+}
+
+export interface ListenOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Idle keep-alive time; longer than typical load balancer idle timeouts (60 s) so they close first. */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+export async function listenDrainable(handler: RequestListener, options: ListenOptions): Promise<DrainableServer> {
+  let draining = false;
+  let inFlight = 0;
+  const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    if (draining) res.setHeader('connection', 'close');
+    handler(req, res);
+  });
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
+  server.headersTimeout = server.keepAliveTimeout + 1_000;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(options.port, options.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let drained: Promise<DrainResult> | undefined;
+
+  const drain = (timeoutMs: number): Promise<DrainResult> => {
+    drained ??= new Promise<DrainResult>((resolve) => {
+      draining = true;
+      let finished = false;
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      // Sockets go idle when their last response ends; close them promptly rather than after keepAliveTimeout.
+      server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const deadline = setTimeout(() => {
+        if (finished) return;
+        const cut = inFlight;
+        server.closeAllConnections();
+        finish({ completed: cut === 0, cut });
+      }, timeoutMs);
+      const finish = (result: DrainResult) => {
+        finished = true;
+        clearInterval(sweep);
+        clearTimeout(deadline);
+        resolve(result);
+      };
+      void closed.then(() => {
+        if (!finished) finish({ completed: true, cut: 0 });
+      });
+    });
+    return drained;
+  };
+
+  return { server, address, url: `http://${host}:${address.port}`, inFlight: () => inFlight, drain };
+}

@@ -1,0 +1,111 @@
+// SIGTERM on the real executable while a slow SSE stream is in flight: the stream completes, new connections are
+// refused, the process exits 0. The upstream is a fake OpenAI-compatible server on loopback.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../support/spawn-cli.js';
+
+const CHUNKS = 8;
+const GAP_MS = 150;
+let upstream: Server;
+let upstreamURL: string;
+let dir: string;
+let gateway: CliRun | undefined;
+
+beforeAll(async () => {
+  // A slow streaming chat upstream: CHUNKS content chunks, GAP_MS apart, then [DONE].
+  upstream = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const chunk = (delta: object, finish: string | null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const timer = setInterval(() => {
+        if (i < CHUNKS) res.write(chunk({ content: `part${i++} ` }, null));
+        else {
+          clearInterval(timer);
+          res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+        }
+      }, GAP_MS);
+      res.on('close', () => clearInterval(timer));
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  upstreamURL = `http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1`;
+  dir = await mkdtemp(join(tmpdir(), 'mg-drain-'));
+  await writeFile(
+    join(dir, 'config.yaml'),
+    `apiVersion: v1
+kind: Secret
+metadata: {name: keys}
+stringData: {client: drain-test-key}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: slow}
+spec:
+  backends: [{name: up, baseURL: "${upstreamURL}"}]
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: Group
+metadata: {name: all}
+spec: {models: ["*"]}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: t}
+spec: {group: all, secretRef: {name: keys, key: client}}
+`,
+  );
+});
+
+afterAll(async () => {
+  if (gateway?.child.exitCode === null) gateway.child.kill('SIGKILL');
+  upstream.closeAllConnections();
+  await new Promise((r) => upstream.close(r));
+  await rm(dir, { recursive: true, force: true });
+});
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(false)));
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('serve: SIGTERM drain', () => {
+  it('lets an in-flight stream finish, refuses new connections, and exits 0', async () => {
+    gateway = runCli(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--drain-timeout', '20s']);
+    const listening = await gateway.waitForLog((l) => l.msg === 'model-gateway listening');
+    await gateway.waitForLog((l) => l.msg === 'first config loaded; ready');
+    const api = new URL(String(listening.api));
+    const client = new OpenAI({ baseURL: `${api.origin}/v1`, apiKey: 'drain-test-key', maxRetries: 0 });
+
+    const stream = await client.chat.completions.create({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const parts: string[] = [];
+    let signalled = false;
+    let refusedDuringDrain: boolean | undefined;
+    for await (const c of stream) {
+      const piece = c.choices[0]?.delta.content;
+      if (piece) parts.push(piece);
+      if (!signalled && parts.length === 1) {
+        signalled = true;
+        gateway.child.kill('SIGTERM');
+        await gateway.waitForLog((l) => l.msg === 'shutdown requested');
+        refusedDuringDrain = await refused(Number(api.port));
+      }
+    }
+    const code = await gateway.exited;
+    const output = `stdout:\n${gateway.stdout()}\nstderr:\n${gateway.stderr()}`; // shown if an assertion fails
+    expect(refusedDuringDrain, output).toBe(true);
+    expect(parts, output).toEqual(Array.from({ length: CHUNKS }, (_, i) => `part${i} `));
+    expect(code, output).toBe(0);
+    expect(gateway.stdout()).toContain('drained: every in-flight request finished');
+  });
+});

@@ -1,0 +1,197 @@
+// Starts the real app (createApp) on 127.0.0.1:0 with a table compiled from inline YAML manifests, Secrets
+// included, and returns what tests need: URLs, an SDK client factory, the metrics and captured log lines.
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import OpenAI from 'openai';
+import { pino } from 'pino';
+import { closeApp, createApp, type AppLimits } from '../../src/app.js';
+import { compile } from '../../src/config/compile.js';
+import { parseManifests } from '../../src/config/manifests.js';
+import { TableHolder } from '../../src/config/table.js';
+import { REDACT_PATHS } from '../../src/observability/logger.js';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import type { Random } from '../../src/routing/plan.js';
+
+export interface TestGateway {
+  readonly origin: string;
+  readonly baseURL: string;
+  readonly tables: TableHolder;
+  readonly metrics: Metrics;
+  /** Every JSON log line written so far. */
+  readonly logs: Record<string, unknown>[];
+  /** Raw log text, to search for things that must never appear. */
+  logText(): string;
+  client(apiKey?: string): OpenAI;
+  /** Recompiles the table from new manifests (a hot reload). */
+  load(yaml: string): void;
+  close(): Promise<void>;
+}
+
+export const ALICE_KEY = 'sk-alice-client-key-0123456789';
+
+export interface GatewayOptions {
+  limits?: AppLimits;
+  random?: Random;
+  /** Start with no table at all (not ready). */
+  empty?: boolean;
+}
+
+export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
+  const tables = new TableHolder();
+  let version = 0;
+  const load = (text: string) => {
+    const parsed = parseManifests(text, 'inline.yaml');
+    if (parsed.errors.length > 0) throw new Error(`bad test manifests: ${JSON.stringify(parsed.errors)}`);
+    tables.set(compile(parsed.objects, { version: ++version }).table);
+  };
+  if (!options.empty) load(yaml);
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const metrics = createMetrics({ defaultMetrics: false });
+  const app = createApp({
+    tables,
+    logger,
+    metrics,
+    isReady: () => tables.get() !== undefined,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.random ? { random: options.random } : {}),
+  });
+  const server: Server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    baseURL: `${origin}/v1`,
+    tables,
+    metrics,
+    get logs() {
+      return lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    logText: () => lines.join(''),
+    client: (apiKey = ALICE_KEY) => new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, timeout: 10_000 }),
+    load,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await closeApp(app);
+    },
+  };
+}
+
+/** The standard test configuration: one route per family (one with a "/" in its id), a group, and tokens. */
+export function standardManifests(upstreamBaseURL: string, extra = ''): string {
+  const route = (name: string, model: string, upstreamModel: string, endpoints: string[]) => `
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: ${name}}
+spec:
+  model: ${JSON.stringify(model)}
+  endpoints: [${endpoints.join(', ')}]
+  backends:
+  - name: primary
+    baseURL: ${upstreamBaseURL}
+    apiKeySecretRef: {name: upstream-credentials, key: apiKey}
+    model: ${upstreamModel}
+---`;
+  return `
+apiVersion: v1
+kind: Secret
+metadata: {name: upstream-credentials}
+stringData: {apiKey: sk-upstream-secret-abcdef}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: alice-key}
+stringData: {token: ${ALICE_KEY}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: expired-key}
+stringData: {token: sk-expired-key}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: disabled-key}
+stringData: {token: sk-disabled-key}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: narrow-key}
+stringData: {token: sk-narrow-key}
+---
+${route('chat', 'gpt-4o-mini', 'upstream-chat', ['chat.completions', 'responses'])}
+${route('embed', 'text-embedding-3-small', 'upstream-embed', ['embeddings'])}
+${route('image', 'org/image-model', 'upstream-image', ['images.generations', 'images.edits'])}
+${route('whisper', 'whisper-1', 'upstream-whisper', ['audio.transcriptions', 'audio.translations'])}
+${route('tts', 'tts-1', 'upstream-tts', ['audio.speech'])}
+${route('sora', 'sora-2', 'upstream-sora', ['videos'])}
+${route('secret-model', 'forbidden-model', 'upstream-forbidden', ['chat.completions'])}
+apiVersion: modelgateway.io/v1alpha1
+kind: Group
+metadata: {name: team-a}
+spec:
+  models: [gpt-4o-mini, text-embedding-3-small, "org/*", whisper-1, tts-1, sora-2, "extra-*"]
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: alice}
+spec: {group: team-a, secretRef: {name: alice-key, key: token}}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: expired}
+spec: {group: team-a, secretRef: {name: expired-key, key: token}, expiresAt: "2020-01-01T00:00:00Z"}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: disabled}
+spec: {group: team-a, secretRef: {name: disabled-key, key: token}, disabled: true}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: narrow}
+spec: {group: team-a, secretRef: {name: narrow-key, key: token}, models: [gpt-4o-mini]}
+${extra}
+`;
+}
+
+export const UPSTREAM_KEY = 'sk-upstream-secret-abcdef';
+
+/** An extra ModelRoute for tests (public model names must start with "extra-" to be in team-a). */
+export function extraRoute(
+  model: string,
+  backends: { name: string; baseURL: string; priority?: number; model?: string }[],
+  timeouts?: Record<string, string>,
+): string {
+  const list = backends
+    .map((b) => `  - {name: ${b.name}, baseURL: "${b.baseURL}", priority: ${b.priority ?? 0}, model: ${b.model ?? 'upstream-extra'}}`)
+    .join('\n');
+  return `---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: ${model}}
+spec:
+  model: ${model}
+  backends:
+${list}
+${timeouts ? `  timeouts: ${JSON.stringify(timeouts)}` : ''}
+`;
+}
+
+/** A loopback URL on which nothing listens (a port just released). */
+export async function deadBaseURL(): Promise<string> {
+  const { createServer } = await import('node:net');
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}/v1`;
+}
