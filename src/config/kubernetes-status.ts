@@ -21,6 +21,7 @@ export interface KubernetesStatusOptions {
   /** Lease timings (tests shorten them). */
   readonly election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
   readonly api?: StatusApi;
+  readonly onResult?: (result: 'written' | 'conflict' | 'error') => void;
 }
 
 export class KubernetesStatus {
@@ -39,6 +40,7 @@ export class KubernetesStatus {
       ...(o.qps !== undefined ? { qps: o.qps } : {}),
       ...(o.burst !== undefined ? { burst: o.burst } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.onResult ? { onResult: o.onResult } : {}),
     });
     // A new leader catches up on everything the previous one had not written.
     elector?.onChange((leading) => leading && this.writer.resync());

@@ -40,6 +40,8 @@ export interface StatusWriterOptions {
   readonly maxConflictRetries?: number;
   readonly logger?: Logger;
   readonly now?: () => Date;
+  /** Told about every write attempt's outcome (metrics). */
+  readonly onResult?: (result: 'written' | 'conflict' | 'error') => void;
 }
 
 export interface StatusWriterStats {
@@ -135,6 +137,7 @@ export class StatusWriter {
       try {
         await this.#o.api.patchStatus(kind, s.namespace, s.name, statusPatch(want, current.metadata.resourceVersion));
         this.stats.writes++;
+        this.#o.onResult?.('written');
         this.#backoff.reset();
         return;
       } catch (err) {
@@ -142,6 +145,7 @@ export class StatusWriter {
         if (code === 404) return; // deleted meanwhile
         if (code === 409) {
           this.stats.conflicts++;
+          this.#o.onResult?.('conflict');
           try {
             current = await this.#o.api.get(kind, s.namespace, s.name);
           } catch (e) {
@@ -157,6 +161,7 @@ export class StatusWriter {
 
   #retryLater(key: string, err: unknown): void {
     this.stats.errors++;
+    this.#o.onResult?.('error');
     const delay = this.#backoff.next();
     const e = err as { code?: unknown; message?: unknown };
     this.#o.logger?.warn({ object: key, code: e.code, err: typeof e.message === 'string' ? e.message.split('\n')[0]!.slice(0, 200) : undefined, retryInMs: delay }, 'status write failed; will retry');
