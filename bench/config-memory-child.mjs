@@ -34,6 +34,10 @@ for (let i = 0; i < 5; i++) {
   tables.set(compile(snapshot.objects).table);
   warm.push(performance.now() - t0);
 }
+// Steady state: after the burst of a full load V8 keeps reserved heap for a while; let it settle as a serving
+// process would, then measure.
+globalThis.gc?.();
+await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 10_000)));
 globalThis.gc?.();
 const m = process.memoryUsage();
 warm.sort((a, b) => a - b);
