@@ -169,7 +169,7 @@ function compileRoutes(
         apiKey = res.value;
       }
       const baseURL = (b.baseURL === 'demo://' ? (demoBaseURL ?? 'http://demo.invalid/v1') : b.baseURL).replace(/\/+$/, '');
-      const url = new URL(baseURL);
+      const url = parsedURL(baseURL);
       backends.push({
         id: `${namespace}/${r.metadata.name}/${b.name}`,
         name: b.name,
@@ -206,6 +206,19 @@ function compileRoutes(
     });
   }
   return routes;
+}
+
+/** Many routes share a provider's base URL; parsing each once per process is enough (a handful of strings). */
+const urlCache = new Map<string, { origin: string; pathname: string }>();
+function parsedURL(baseURL: string): { origin: string; pathname: string } {
+  let u = urlCache.get(baseURL);
+  if (!u) {
+    const url = new URL(baseURL);
+    u = { origin: url.origin, pathname: url.pathname };
+    if (urlCache.size > 10_000) urlCache.clear(); // bounded, whatever the config churn
+    urlCache.set(baseURL, u);
+  }
+  return u;
 }
 
 // ---- groups -----------------------------------------------------------------------------------------------
@@ -248,9 +261,9 @@ function compileTokens(
     let refs: Condition | undefined;
     if (t.spec.sha256) digest = t.spec.sha256;
     else if (t.spec.secretRef) {
-      const res = resolveSecret(ctx, namespace, t.spec.secretRef);
+      const res = resolveKeyDigest(ctx, namespace, t.spec.secretRef);
       if (!res.ok) refs = fail(res.reason, res.message);
-      else if (res.value !== undefined) digest = sha256Hex(res.value.trim());
+      else if (res.value !== undefined) digest = res.value;
     }
     if (!refs && !group) refs = fail('GroupNotFound', `Group "${t.spec.group}" not found in namespace ${namespace}`);
     if (refs || !group) {
@@ -313,6 +326,25 @@ function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): R
   const value = secretValue(secret, ref.key);
   if (value === undefined) return { ok: false, reason: 'SecretKeyNotFound', message: `Secret "${ref.name}" has no key "${ref.key}"` };
   return { ok: true, value };
+}
+
+// SHA-256 of client keys per Secret object and key. Parsed Secrets are reused across compiles while unchanged
+// (see validate), so 10,000 tokens are not decoded and re-hashed on every one-object change.
+const keyDigests = new WeakMap<Secret, Map<string, string | undefined>>();
+
+/** Like resolveSecret, but yields the digest of the (trimmed) key, from the cache when the Secret is unchanged. */
+function resolveKeyDigest(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
+  const secret = ctx.secrets.get(nsName(namespace, ref.name));
+  if (!secret) return resolveSecret(ctx, namespace, ref);
+  let perKey = keyDigests.get(secret);
+  if (!perKey) keyDigests.set(secret, (perKey = new Map()));
+  if (!perKey.has(ref.key)) {
+    const value = secretValue(secret, ref.key);
+    perKey.set(ref.key, value === undefined ? undefined : sha256Hex(value.trim()));
+  }
+  const digest = perKey.get(ref.key);
+  if (digest === undefined) return resolveSecret(ctx, namespace, ref);
+  return { ok: true, value: digest };
 }
 
 function nsName(namespace: string | undefined, name: string): string {
