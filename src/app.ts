@@ -11,11 +11,15 @@ import { FAMILY_PATHS } from './http/families.js';
 import { listModels, retrieveModel } from './http/models.js';
 import { requestId } from './http/request-id.js';
 import { RouteRegistry } from './http/route-registry.js';
+import { sealedCreateHooks } from './http/sealed-create.js';
+import { registerSealedRoutes } from './http/sealed-routes.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { ResponseTransform } from './proxy/forward.js';
 import { UpstreamClient } from './proxy/upstream-client.js';
 import type { Random } from './routing/plan.js';
+import { generateIdKey, GENERATED_KEY_WARNING } from './routing/id-keys.js';
+import { IdSealer } from './routing/sealed-id.js';
 
 export interface AppLimits {
   /** Largest JSON body accepted (bytes). */
@@ -42,6 +46,11 @@ export interface AppDeps {
   readonly random?: Random;
   /** Optional response-body rewrite for proxied responses (e.g. sealed ids). Default: bytes relayed untouched. */
   readonly transformResponse?: ResponseTransform;
+  /**
+   * HMAC keys for sealed video/response ids (first signs, all verify; each >= 32 bytes; see routing/id-keys.ts).
+   * Default: a random key, with a warning: ids then do not survive a restart and other replicas cannot serve them.
+   */
+  readonly idKeys?: readonly Uint8Array[];
 }
 
 interface AppState {
@@ -80,14 +89,17 @@ export function createApp(deps: AppDeps): Express {
   routes.add(app, 'get', '/v1/models', auth, listModels);
   routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
 
+  const sealer = idSealer(deps);
   const handlerDeps = {
     upstream,
     metrics: deps.metrics,
     limits: deps.limits ?? DEFAULT_LIMITS,
     random: deps.random ?? Math.random,
     ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
+    hooks: sealedCreateHooks(sealer),
   };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
+  registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
   app.use((req: Request, _res: Response, next: NextFunction) => {
@@ -116,6 +128,12 @@ export async function closeApp(app: Express, options: { graceful?: boolean } = {
   state.unsubscribe();
   if (!state.ownsUpstream) return;
   await (options.graceful ? state.upstream.close() : state.upstream.destroy());
+}
+
+function idSealer(deps: AppDeps): IdSealer {
+  if (deps.idKeys && deps.idKeys.length > 0) return new IdSealer(deps.idKeys);
+  deps.logger.warn(GENERATED_KEY_WARNING);
+  return new IdSealer([generateIdKey()]);
 }
 
 function originsOf(table: RoutingTable): Set<string> {

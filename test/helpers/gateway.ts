@@ -36,6 +36,8 @@ export interface GatewayOptions {
   random?: Random;
   /** Start with no table at all (not ready). */
   empty?: boolean;
+  /** Sealed-id keys (default: the app generates one). */
+  idKeys?: Uint8Array[];
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -63,6 +65,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     isReady: () => tables.get() !== undefined,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.random ? { random: options.random } : {}),
+    ...(options.idKeys ? { idKeys: options.idKeys } : {}),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
