@@ -19,8 +19,8 @@ export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
   const kc = new KubeConfig();
   if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
   else if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT) {
-    // In a pod. The client reads the host and port from process.env itself; it re-reads the token file as it
-    // changes, so rotated (bound) service-account tokens keep working.
+    // In a pod. The client reads the host and port from process.env itself and re-reads the token file every
+    // minute, so rotated (bound) service-account tokens keep working.
     kc.loadFromCluster(options.serviceAccountRoot ?? '');
   } else kc.loadFromDefault();
   if (!kc.getCurrentCluster()) throw new Error('no Kubernetes cluster configured: run in a pod, or pass --kubeconfig / set KUBECONFIG');
