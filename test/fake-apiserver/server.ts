@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { parseLabelSelector } from './label-selector.js';
 import { ApiError, apiVersionOf, Store, translate, type EventType, type KubeObj, type ResourceType, type Watcher } from './store.js';
+import { checkLeaseTimes, parsePath, readJson, sendJson, sendStatus, statusBody, verbOf, writeEvent, type Verb } from './wire.js';
 
 export const RESOURCE_TYPES = {
   ModelRoute: { group: 'modelgateway.io', version: 'v1alpha1', plural: 'modelroutes', kind: 'ModelRoute', statusSubresource: true, generation: true, listItemsCarryKind: true },
@@ -21,7 +22,7 @@ export type FakeKind = keyof typeof RESOURCE_TYPES;
 /** One request as RBAC sees it. */
 export interface RecordedRequest {
   readonly method: string;
-  readonly verb: 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+  readonly verb: Verb;
   readonly apiGroup: string;
   readonly resource: string;
   readonly subresource: string | undefined;
@@ -63,8 +64,6 @@ interface OpenWatch extends Watcher {
   readonly res: ServerResponse;
   readonly bookmarks: boolean;
 }
-
-const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
 
 export class FakeApiServer {
   readonly store = new Store();
@@ -189,7 +188,7 @@ export class FakeApiServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const parsed = parsePath(url.pathname);
+    const parsed = parsePath(Object.values(RESOURCE_TYPES), url.pathname);
     if (!parsed) return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource');
     const { rt, namespace, name, subresource } = parsed;
     const watch = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
@@ -337,79 +336,4 @@ function typeOf(obj: KubeObj): ResourceType {
   const rt = Object.values(RESOURCE_TYPES).find((t) => t.kind === obj.kind && apiVersionOf(t) === obj.apiVersion);
   if (!rt) throw new Error(`fake API server does not serve ${obj.apiVersion} ${obj.kind}`);
   return rt;
-}
-
-function parsePath(path: string): { rt: ResourceType; namespace?: string; name?: string; subresource?: string } | undefined {
-  const parts = path.split('/').filter(Boolean);
-  let group: string;
-  let version: string;
-  let rest: string[];
-  if (parts[0] === 'api') [group, version, rest] = ['', parts[1] ?? '', parts.slice(2)];
-  else if (parts[0] === 'apis') [group, version, rest] = [parts[1] ?? '', parts[2] ?? '', parts.slice(3)];
-  else return undefined;
-  let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  const rt = Object.values(RESOURCE_TYPES).find((t) => t.group === group && t.version === version && t.plural === rest[0]);
-  if (!rt || rest.length > 3) return undefined;
-  return { rt, namespace, name: rest[1], subresource: rest[2] };
-}
-
-function verbOf(method: string, name: string | undefined, watch: boolean): RecordedRequest['verb'] {
-  switch (method) {
-    case 'GET':
-      return watch ? 'watch' : name ? 'get' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    default:
-      return 'delete';
-  }
-}
-
-/** The real API server refuses Lease times that are not MicroTime (RFC 3339 with exactly 6 fractional digits). */
-function checkLeaseTimes(rt: ResourceType, body: unknown): void {
-  if (rt.kind !== 'Lease') return;
-  const spec = (body as { spec?: Record<string, unknown> }).spec ?? {};
-  for (const f of ['acquireTime', 'renewTime']) {
-    const v = spec[f];
-    if (v !== undefined && (typeof v !== 'string' || !MICRO_TIME.test(v))) {
-      throw new ApiError(400, 'BadRequest', `spec.${f}: cannot parse "${String(v)}" as MicroTime`);
-    }
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'BadRequest', 'the request body is not JSON');
-  }
-}
-
-function statusBody(code: number, reason: string, message: string) {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-}
-
-function sendStatus(res: ServerResponse, code: number, reason: string, message: string): void {
-  sendJson(res, code, statusBody(code, reason, message));
-}
-
-function sendJson(res: ServerResponse, code: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function writeEvent(res: ServerResponse, type: EventType | 'BOOKMARK' | 'ERROR', object: unknown): void {
-  if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify({ type, object })}\n`);
 }
