@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
+import { cachedKeyDigest, parsedURL, validateCached } from './compile-cache.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import {
@@ -59,17 +60,6 @@ type Validated<T> = { value: T; sourced: SourcedObject; key: string };
 
 const SCHEMAS = { ModelRoute: ModelRouteSchema, Group: GroupSchema, GatewayToken: GatewayTokenSchema } as const;
 
-// Validation results per raw object. Sources hand over the same (never mutated) object instances snapshot after
-// snapshot until an object changes, so a one-object change re-validates one object instead of ten thousand.
-// Keyed weakly: an object dropped by its source is collected with its result.
-const validated = new WeakMap<object, z.ZodSafeParseResult<unknown>>();
-
-function validate(kind: keyof typeof SCHEMAS | 'Secret', o: object): z.ZodSafeParseResult<unknown> {
-  let r = validated.get(o);
-  if (!r) validated.set(o, (r = (kind === 'Secret' ? SecretSchema : (SCHEMAS[kind] as z.ZodType)).safeParse(o)));
-  return r;
-}
-
 export function compile(objects: readonly SourcedObject[], options: CompileOptions = {}): CompileResult {
   const now = options.now ?? Date.now();
   const statuses: ObjectStatus[] = [];
@@ -80,7 +70,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
   for (const sourced of objects) {
     const o = sourced.object;
     if (o.kind === 'Secret' && o.apiVersion === 'v1') {
-      const r = validate('Secret', o) as z.ZodSafeParseResult<Secret>;
+      const r = validateCached(SecretSchema, o) as z.ZodSafeParseResult<Secret>;
       if (r.success) secrets.set(nsName(r.data.metadata.namespace, r.data.metadata.name), r.data);
       continue;
     }
@@ -109,7 +99,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       continue;
     }
     seen.add(key);
-    const r = validate(kind, o);
+    const r = validateCached(SCHEMAS[kind] as z.ZodType, o);
     if (!r.success) {
       statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
       continue;
@@ -206,19 +196,6 @@ function compileRoutes(
     });
   }
   return routes;
-}
-
-/** Many routes share a provider's base URL; parsing each once per process is enough (a handful of strings). */
-const urlCache = new Map<string, { origin: string; pathname: string }>();
-function parsedURL(baseURL: string): { origin: string; pathname: string } {
-  let u = urlCache.get(baseURL);
-  if (!u) {
-    const url = new URL(baseURL);
-    u = { origin: url.origin, pathname: url.pathname };
-    if (urlCache.size > 10_000) urlCache.clear(); // bounded, whatever the config churn
-    urlCache.set(baseURL, u);
-  }
-  return u;
 }
 
 // ---- groups -----------------------------------------------------------------------------------------------
@@ -328,21 +305,14 @@ function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): R
   return { ok: true, value };
 }
 
-// SHA-256 of client keys per Secret object and key. Parsed Secrets are reused across compiles while unchanged
-// (see validate), so 10,000 tokens are not decoded and re-hashed on every one-object change.
-const keyDigests = new WeakMap<Secret, Map<string, string | undefined>>();
-
 /** Like resolveSecret, but yields the digest of the (trimmed) key, from the cache when the Secret is unchanged. */
 function resolveKeyDigest(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
   const secret = ctx.secrets.get(nsName(namespace, ref.name));
   if (!secret) return resolveSecret(ctx, namespace, ref);
-  let perKey = keyDigests.get(secret);
-  if (!perKey) keyDigests.set(secret, (perKey = new Map()));
-  if (!perKey.has(ref.key)) {
+  const digest = cachedKeyDigest(secret, ref.key, () => {
     const value = secretValue(secret, ref.key);
-    perKey.set(ref.key, value === undefined ? undefined : sha256Hex(value.trim()));
-  }
-  const digest = perKey.get(ref.key);
+    return value === undefined ? undefined : sha256Hex(value.trim());
+  });
   if (digest === undefined) return resolveSecret(ctx, namespace, ref);
   return { ok: true, value: digest };
 }
