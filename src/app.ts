@@ -17,6 +17,8 @@ import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { ResponseTransform } from './proxy/forward.js';
 import { UpstreamClient } from './proxy/upstream-client.js';
+import { registerBackendStateGauge } from './observability/backend-metrics.js';
+import { BackendHealth, configuredBackendIds } from './routing/health.js';
 import type { Random } from './routing/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from './routing/id-keys.js';
 import { IdSealer } from './routing/sealed-id.js';
@@ -44,6 +46,8 @@ export interface AppDeps {
   readonly upstream?: UpstreamClient;
   /** Random source for weighted backend choice (tests make it deterministic). Default Math.random. */
   readonly random?: Random;
+  /** Passive backend health (outlier ejection) of this replica. Default: a new one with the default thresholds. */
+  readonly health?: BackendHealth;
   /** Optional response-body rewrite for proxied responses (e.g. sealed ids). Default: bytes relayed untouched. */
   readonly transformResponse?: ResponseTransform;
   /**
@@ -68,8 +72,22 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
 
   const upstream = deps.upstream ?? new UpstreamClient();
-  // Pools for origins that left the table are closed (gracefully) when a new table arrives.
-  const unsubscribe = deps.tables.onChange((t) => void upstream.retainOrigins(originsOf(t)));
+  const health = deps.health ?? new BackendHealth();
+  // Pools for origins that left the table are closed (gracefully) when a new table arrives, and health forgets
+  // backends that are gone.
+  const unsubscribeTables = deps.tables.onChange((t) => {
+    void upstream.retainOrigins(originsOf(t));
+    health.prune(configuredBackendIds(t.routes.values()));
+  });
+  const unsubscribeHealth = health.onChange((c) => {
+    if (c.state === 'ejected') deps.logger.warn({ backend: c.backendId, ejectedForMs: c.forMs, reason: c.reason }, 'backend ejected');
+    else deps.logger.info({ backend: c.backendId }, 'backend healthy again');
+  });
+  const unsubscribe = () => {
+    unsubscribeTables();
+    unsubscribeHealth();
+  };
+  if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
   const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe };
   app.locals[STATE] = state;
 
@@ -93,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
   const handlerDeps = {
     upstream,
     metrics: deps.metrics,
+    health,
     limits: deps.limits ?? DEFAULT_LIMITS,
     random: deps.random ?? Math.random,
     ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),

@@ -79,6 +79,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       // The object exists on this backend only: no failover to another one.
       backends: [backend],
       timeouts: route.timeouts,
+      retry: route.retry,
       body: () => body,
       transform: (info) => sealingTransform({ body: f.answer, ctx: sealCtx }, info.statusCode, String(info.headers['content-type'] ?? '')),
       labels: { family, model: route.model },
