@@ -14,6 +14,8 @@ import { metricsHandler } from './server/metrics-handler.js';
 export interface SourceContext {
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** Every compile result (e.g. for the Kubernetes status writer: pipeline.onCompiled). */
+  readonly pipeline: ConfigPipeline;
 }
 
 export interface GatewayOptions {
@@ -100,7 +102,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const api = await listenDrainable(app, { host, port: options.port ?? 8080 });
     cleanups.push(() => api.drain(0));
 
-    const source = options.source({ logger, metrics });
+    const source = options.source({ logger, metrics, pipeline });
     const ready = source.start(pipeline.apply).then(() => {
       logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
     });
