@@ -18,7 +18,7 @@ interface Rule {
 
 const RENDERED = 'test/chart/rendered';
 const RELEASE_NS = 'model-gateway';
-const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url'];
+const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'e2e'];
 /** Every environment variable the gateway's serve contract defines (BRIEF), plus the downward-API pair. */
 const CONTRACT_ENV = [
   'MG_CONFIG_DIR', 'MG_SOURCE', 'MG_NAMESPACES', 'MG_SECRET_SELECTOR', 'KUBECONFIG', 'MG_HOST', 'MG_PORT',

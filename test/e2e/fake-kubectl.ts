@@ -1,9 +1,9 @@
-// A stand-in for `kubectl patch --type merge` against a manifest directory, so test/e2e/smoke.ts can run against a
-// gateway using the file source (which hot-reloads the edited file) on a machine without a cluster. It supports
-// exactly the call smoke.ts makes:
+// A stand-in for `kubectl patch --type merge`, so test/e2e/smoke.ts can run on a machine without a cluster. It
+// supports exactly the call smoke.ts makes:
 //   kubectl patch RESOURCE.GROUP NAME --namespace NS --type merge --patch JSON
-// and edits the one manifest of that kind, name and namespace under $MG_FAKE_KUBECTL_DIR. Run with plain node
-// (type stripping): KUBECTL="node test/e2e/fake-kubectl.ts".
+// With $MG_FAKE_KUBECTL_SERVER (an API server URL, e.g. the fake one in test/fake-apiserver) it sends the same
+// merge patch kubectl would; with $MG_FAKE_KUBECTL_DIR it edits the one manifest of that kind, name and namespace
+// in a directory the file source watches. Run with plain node (type stripping): KUBECTL="node test/e2e/fake-kubectl.ts".
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -31,17 +31,35 @@ function option(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-function main(args: string[]): number {
+/** The merge patch through the API server, as `kubectl patch --type merge` sends it. */
+async function patchViaServer(server: string, resource: string, namespace: string, name: string, patch: string): Promise<number> {
+  const [plural, ...group] = resource.split('.');
+  const res = await fetch(`${server}/apis/${group.join('.')}/v1alpha1/namespaces/${namespace}/${plural}/${name}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json', authorization: 'Bearer fake-kubectl-user' },
+    body: patch,
+  });
+  if (!res.ok) {
+    process.stderr.write(`Error from server (${res.status}): ${await res.text()}\n`);
+    return 1;
+  }
+  process.stdout.write(`${resource}/${name} patched\n`);
+  return 0;
+}
+
+async function main(args: string[]): Promise<number> {
   const dir = process.env.MG_FAKE_KUBECTL_DIR;
+  const server = process.env.MG_FAKE_KUBECTL_SERVER;
   const [verb, resource, name] = args;
   const kind = resource === undefined ? undefined : KINDS[resource];
   const namespace = option(args, '--namespace') ?? 'default';
   const patchText = option(args, '--patch');
-  if (!dir || verb !== 'patch' || !kind || !name || option(args, '--type') !== 'merge' || !patchText) {
+  if (!(dir || server) || verb !== 'patch' || !kind || !name || option(args, '--type') !== 'merge' || !patchText) {
     process.stderr.write(`fake-kubectl: unsupported call: ${args.join(' ')}\n`);
     return 2;
   }
-  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(dir, f))) {
+  if (server) return patchViaServer(server, resource!, namespace, name, patchText);
+  for (const file of readdirSync(dir!).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(dir!, f))) {
     const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Record<string, any> | null);
     const i = docs.findIndex((d) => d?.kind === kind && d.metadata?.name === name && (d.metadata?.namespace ?? 'default') === namespace);
     if (i < 0) continue;
@@ -57,4 +75,4 @@ function main(args: string[]): number {
   return 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = main(process.argv.slice(2));
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = await main(process.argv.slice(2));

@@ -89,7 +89,7 @@ describe('test/e2e/kind.sh control flow (stub tools)', () => {
       /^kubectl wait --for condition=Established /,
       new RegExp(`^kubectl apply -R -f ${examples}/$`),
       /^kubectl apply -f \S+\/test\/e2e\/manifests\/$/,
-      /^helm upgrade --install model-gateway \S+\/charts\/model-gateway --namespace model-gateway .*--set-json gateway\.watchNamespaces=\["examples","model-gateway"\]/,
+      /^helm upgrade --install model-gateway \S+\/charts\/model-gateway --namespace model-gateway -f \S+\/charts\/model-gateway\/ci\/e2e-values\.yaml /,
       /^kubectl rollout status /,
       /^kubectl wait --for=condition=Ready modelroutes\.modelgateway\.io --all -n examples /,
       /^kubectl port-forward -n model-gateway svc\/model-gateway 18080:8080$/,

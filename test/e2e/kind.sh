@@ -104,19 +104,17 @@ kubectl create namespace "$NAMESPACE" --dry-run=client -o yaml | kubectl apply -
 kubectl apply -R -f "$EXAMPLES_DIR/"
 kubectl apply -f "$ROOT/test/e2e/manifests/"
 
-# Watch every namespace that now holds a ModelRoute, Group or GatewayToken (the examples' and the fixtures').
+# The namespaces that now hold a ModelRoute, Group or GatewayToken (the examples' and the fixtures'), for the waits
+# below; ci/e2e-values.yaml watches the same ones (a test keeps the two in step).
 mapfile -t WATCHED < <(kubectl get "$CR_TYPES" -A -o jsonpath='{range .items[*]}{.metadata.namespace}{"\n"}{end}' | sort -u)
 [ ${#WATCHED[@]} -gt 0 ] || { echo "no custom resources were applied" >&2; exit 1; }
-WATCH_JSON="[$(printf '"%s",' "${WATCHED[@]}" | sed 's/,$//')]"
-log "installing the chart (watching ${WATCHED[*]})"
+log "installing the chart with ci/e2e-values.yaml (watching ${WATCHED[*]})"
 helm upgrade --install "$RELEASE" "$ROOT/charts/model-gateway" \
   --namespace "$NAMESPACE" \
+  -f "$ROOT/charts/model-gateway/ci/e2e-values.yaml" \
   --set image.repository="$IMAGE_REPO" \
   --set image.tag="$IMAGE_TAG" \
   --set image.pullPolicy=Never \
-  --set replicaCount=2 \
-  --set-json "gateway.watchNamespaces=$WATCH_JSON" \
-  --set gateway.logLevel=debug \
   --wait --timeout 5m
 kubectl rollout status -n "$NAMESPACE" "deployment/$RELEASE" --timeout=120s
 
