@@ -30,15 +30,20 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (!ctx.token!.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
     const q = req.url.indexOf('?');
+    const backends = planAttempts(route.backends, deps.random);
+    const body = bodyBuilder(payload);
+    // Build the first backend's body here, so a body that cannot be re-encoded is answered as the client's
+    // error (400) rather than surfacing inside the attempt loop as an upstream failure (502).
+    if (backends[0]) body(backends[0]);
     await forward(deps, {
       req,
       res,
       ctx,
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
-      backends: planAttempts(route.backends, deps.random),
+      backends,
       timeouts: route.timeouts,
-      body: bodyBuilder(payload),
+      body,
       ...(deps.transform ? { transform: deps.transform } : {}),
       labels: { family, model: route.model },
     });

@@ -15,6 +15,10 @@ const MULTIPART = /^multipart\/form-data\b/i;
 const JSON_TYPE = 'application/json';
 
 export async function readPayload(req: Request, limits: AppLimits, read: (req: Request, limit: number) => Promise<Buffer>): Promise<Payload> {
+  // A compressed body would be parsed as garbage (a misleading "not valid JSON") or, worse, forwarded with a
+  // Content-Encoding the rewritten bytes no longer match. Refuse it plainly; "identity" means uncompressed.
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') throw errors.unsupportedEncoding();
   const contentType = req.headers['content-type'] ?? '';
   if (MULTIPART.test(contentType)) {
     const raw = await read(req, limits.multipartBytes);
@@ -53,7 +57,7 @@ export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingB
     if (!out) {
       if (p.kind === 'json') {
         p.json['model'] = backend.model;
-        out = { body: Buffer.from(JSON.stringify(p.json), 'utf8'), contentType: JSON_TYPE };
+        out = { body: Buffer.from(stringifyClientJson(p.json), 'utf8'), contentType: JSON_TYPE };
       } else {
         out = encodeMultipart(p.form, backend.model);
       }
@@ -61,4 +65,17 @@ export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingB
     }
     return out;
   };
+}
+
+/**
+ * JSON.parse accepts nesting far deeper than JSON.stringify can recurse (a 20 MB body of "[[[[…" parses, then
+ * overflows the stack when re-serialised). That is the client's fault, so it is a 400, not an upstream error.
+ */
+function stringifyClientJson(json: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(json);
+  } catch (err) {
+    if (err instanceof RangeError) throw errors.nestedTooDeeply();
+    throw err;
+  }
 }

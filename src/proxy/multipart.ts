@@ -41,8 +41,18 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
     let model: string | undefined;
     let pending = 0;
     let closed = false;
+    let settled = false;
     const done = () => {
-      if (closed && pending === 0) resolve({ parts, model });
+      if (settled || !closed || pending > 0) return;
+      settled = true;
+      resolve({ parts, model });
+    };
+    // Every failure path ends here once. A truncated body errors the open file stream as well as busboy, and
+    // an 'error' event without a listener would crash the process.
+    const fail = (message: string) => {
+      if (settled) return;
+      settled = true;
+      reject(new MultipartError(message));
     };
     bb.on('field', (name, value, info) => {
       if (name === 'model' && model === undefined) model = value;
@@ -53,6 +63,7 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
       parts.push({ name, value: Buffer.alloc(0) }); // placeholder keeps the client's part order
       pending++;
       const chunks: Buffer[] = [];
+      stream.on('error', () => fail('malformed multipart body'));
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         parts[index] = {
@@ -65,7 +76,7 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
         done();
       });
     });
-    bb.on('error', () => reject(new MultipartError('malformed multipart body')));
+    bb.on('error', () => fail('malformed multipart body'));
     bb.on('close', () => {
       closed = true;
       done();
