@@ -32,7 +32,7 @@ async function post(path: string, body: string | Buffer, headers: Record<string,
     body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body),
   });
   const text = await res.text();
-  let json: unknown;
+  let json: any;
   try {
     json = JSON.parse(text);
   } catch {
@@ -148,7 +148,7 @@ describe('Content-Encoding', () => {
     ['gzip (multipart)', gzipSync(part('model', 'whisper-1') + '--xyz--\r\n'), { 'content-encoding': 'gzip', ...MP }],
     ['br', Buffer.from(body), { 'content-encoding': 'br' }],
     ['an unknown coding on a plain body', Buffer.from(body), { 'content-encoding': 'bogus' }],
-  ])('%s → 415 that says so, nothing forwarded', async (_name, bytes, headers) => {
+  ])('%s → 415 that says so, nothing forwarded', async (_name, bytes, headers: Record<string, string>) => {
     // Regression: gzip was reported as "not valid JSON", and a plain body with a bogus Content-Encoding
     // was forwarded upstream with that header on it.
     const before = upstreamCount();
