@@ -66,8 +66,8 @@ export const errors = {
     }),
   notAnObject: () =>
     new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
-  malformedMultipart: () =>
-    new GatewayError(400, 'The multipart request body could not be parsed.', { code: 'invalid_multipart' }),
+  malformedMultipart: (detail?: string) =>
+    new GatewayError(400, `The multipart request body could not be parsed${detail ? `: ${detail}` : ''}.`, { code: 'invalid_multipart' }),
   missingModel: () =>
     new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
   tooLarge: (limit: number) =>

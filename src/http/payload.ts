@@ -26,7 +26,7 @@ export async function readPayload(req: Request, limits: AppLimits, read: (req: R
     try {
       form = await parseMultipart(raw, contentType);
     } catch (err) {
-      if (err instanceof MultipartError) throw errors.malformedMultipart();
+      if (err instanceof MultipartError) throw errors.malformedMultipart(err.message); // messages are constants
       throw err;
     }
     if (!form.model) throw errors.missingModel();
