@@ -24,6 +24,12 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const ctx = getContext(res);
     ctx.family = family;
     const payload = await readPayload(req, deps.limits, readBody);
+    // The client may have left while a large form was being parsed (that yields to the event loop); its
+    // 'close' has then fired already and forward() would never see it: do not send a request nobody reads.
+    if (res.destroyed || req.socket.destroyed) {
+      ctx.aborted = true;
+      return;
+    }
     const route = ctx.table!.routes.get(payload.model);
     if (!route) throw errors.modelNotFound(payload.model);
     ctx.route = route; // known model: safe as a metrics label from here on, even when refused below
