@@ -68,6 +68,8 @@ export const errors = {
     new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
   malformedMultipart: (detail?: string) =>
     new GatewayError(400, `The multipart request body could not be parsed${detail ? `: ${detail}` : ''}.`, { code: 'invalid_multipart' }),
+  duplicateModel: () =>
+    new GatewayError(400, 'The model parameter must be given only once.', { code: 'invalid_request', param: 'model' }),
   missingModel: () =>
     new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
   tooLarge: (limit: number) =>
