@@ -11,11 +11,17 @@ import { FAMILY_PATHS } from './http/families.js';
 import { listModels, retrieveModel } from './http/models.js';
 import { requestId } from './http/request-id.js';
 import { RouteRegistry } from './http/route-registry.js';
+import { sealedCreateHooks } from './http/sealed-create.js';
+import { registerSealedRoutes } from './http/sealed-routes.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { ResponseTransform } from './proxy/forward.js';
 import { UpstreamClient } from './proxy/upstream-client.js';
+import { registerBackendStateGauge } from './observability/backend-metrics.js';
+import { BackendHealth, configuredBackendIds } from './routing/health.js';
 import type { Random } from './routing/plan.js';
+import { generateIdKey, GENERATED_KEY_WARNING } from './routing/id-keys.js';
+import { IdSealer } from './routing/sealed-id.js';
 
 export interface AppLimits {
   /** Largest JSON body accepted (bytes). */
@@ -40,8 +46,15 @@ export interface AppDeps {
   readonly upstream?: UpstreamClient;
   /** Random source for weighted backend choice (tests make it deterministic). Default Math.random. */
   readonly random?: Random;
+  /** Passive backend health (outlier ejection) of this replica. Default: a new one with the default thresholds. */
+  readonly health?: BackendHealth;
   /** Optional response-body rewrite for proxied responses (e.g. sealed ids). Default: bytes relayed untouched. */
   readonly transformResponse?: ResponseTransform;
+  /**
+   * HMAC keys for sealed video/response ids (first signs, all verify; each >= 32 bytes; see routing/id-keys.ts).
+   * Default: a random key, with a warning: ids then do not survive a restart and other replicas cannot serve them.
+   */
+  readonly idKeys?: readonly Uint8Array[];
 }
 
 interface AppState {
@@ -59,8 +72,22 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
 
   const upstream = deps.upstream ?? new UpstreamClient();
-  // Pools for origins that left the table are closed (gracefully) when a new table arrives.
-  const unsubscribe = deps.tables.onChange((t) => void upstream.retainOrigins(originsOf(t)));
+  const health = deps.health ?? new BackendHealth();
+  // Pools for origins that left the table are closed (gracefully) when a new table arrives, and health forgets
+  // backends that are gone.
+  const unsubscribeTables = deps.tables.onChange((t) => {
+    void upstream.retainOrigins(originsOf(t));
+    health.prune(configuredBackendIds(t.routes.values()));
+  });
+  const unsubscribeHealth = health.onChange((c) => {
+    if (c.state === 'ejected') deps.logger.warn({ backend: c.backendId, ejectedForMs: c.forMs, reason: c.reason }, 'backend ejected');
+    else deps.logger.info({ backend: c.backendId }, 'backend healthy again');
+  });
+  const unsubscribe = () => {
+    unsubscribeTables();
+    unsubscribeHealth();
+  };
+  if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
   const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe };
   app.locals[STATE] = state;
 
@@ -80,14 +107,18 @@ export function createApp(deps: AppDeps): Express {
   routes.add(app, 'get', '/v1/models', auth, listModels);
   routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
 
+  const sealer = idSealer(deps);
   const handlerDeps = {
     upstream,
     metrics: deps.metrics,
+    health,
     limits: deps.limits ?? DEFAULT_LIMITS,
     random: deps.random ?? Math.random,
     ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
+    hooks: sealedCreateHooks(sealer),
   };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
+  registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
   app.use((req: Request, _res: Response, next: NextFunction) => {
@@ -116,6 +147,12 @@ export async function closeApp(app: Express, options: { graceful?: boolean } = {
   state.unsubscribe();
   if (!state.ownsUpstream) return;
   await (options.graceful ? state.upstream.close() : state.upstream.destroy());
+}
+
+function idSealer(deps: AppDeps): IdSealer {
+  if (deps.idKeys && deps.idKeys.length > 0) return new IdSealer(deps.idKeys);
+  deps.logger.warn(GENERATED_KEY_WARNING);
+  return new IdSealer([generateIdKey()]);
 }
 
 function originsOf(table: RoutingTable): Set<string> {

@@ -37,6 +37,8 @@ export interface GatewayOptions {
   readonly requestTimeoutMs?: number;
   /** Start the built-in demo backend that `demo://` routes use (default true; it listens on loopback only). */
   readonly demo?: boolean;
+  /** Sealed-id HMAC keys (first signs, all verify). Default: a random key and a warning (see AppDeps.idKeys). */
+  readonly idKeys?: readonly Uint8Array[];
 }
 
 export interface GatewayHandle {
@@ -89,7 +91,14 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         ? undefined
         : await listenDrainable(metricsHandler(metrics.registry), { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 });
     if (metricsServer) cleanups.push(() => metricsServer.drain(0));
-    const app = createApp({ tables, logger, metrics, isReady, limits: options.limits ?? DEFAULT_LIMITS });
+    const app = createApp({
+      tables,
+      logger,
+      metrics,
+      isReady,
+      limits: options.limits ?? DEFAULT_LIMITS,
+      ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
+    });
     cleanups.push(() => closeApp(app));
     const api = await listenDrainable(app, {
       host,

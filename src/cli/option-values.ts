@@ -1,6 +1,7 @@
 // Value parsers for `serve` flags and their environment variables. Each returns the typed value or throws a
 // message that completes "<flag> …" (e.g. "must be an integer from 0 to 65535 (got "x")"). Pure.
 import { parseDuration } from '../config/duration.js';
+import { parseIdKeys } from '../routing/id-keys.js';
 
 export function nonEmpty(t: string): string {
   if (t.trim() === '') throw new Error('must not be empty');
@@ -79,15 +80,10 @@ export function parseSelector(t: string): string {
   return t.trim();
 }
 
-/** Decodes comma/newline-separated HMAC keys (hex if the text is hex, else base64); throws without echoing keys. */
+/**
+ * Decodes the sealed-id key list (hex or base64, at least 32 bytes each; commas, spaces or newlines; `#`
+ * comments): the same parser the sealed-id module documents. Throws without echoing a key.
+ */
 export function decodeIdKeys(text: string): Buffer[] {
-  const parts = text.split(/[,\n\r]+/).map((s) => s.trim()).filter((s) => s !== '');
-  if (parts.length === 0) throw new Error('must hold at least one key');
-  return parts.map((p, i) => {
-    const isHex = /^([0-9a-fA-F]{2})+$/.test(p);
-    const isB64 = /^[A-Za-z0-9+/_-]+={0,2}$/.test(p);
-    const key = isHex ? Buffer.from(p, 'hex') : isB64 ? Buffer.from(p, p.includes('-') || p.includes('_') ? 'base64url' : 'base64') : undefined;
-    if (!key || key.length < 16) throw new Error(`key #${i + 1} must be base64 or hex of at least 16 bytes`);
-    return key;
-  });
+  return parseIdKeys(text);
 }

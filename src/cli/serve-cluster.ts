@@ -4,6 +4,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../observability/logger.js';
+import { generateIdKey, GENERATED_KEY_WARNING } from '../routing/id-keys.js';
 import { listenDrainable } from '../server/drainable-server.js';
 import { metricsHandler } from '../server/metrics-handler.js';
 import type { ServeOptions } from './serve-options.js';
@@ -11,8 +12,15 @@ import type { ServeOptions } from './serve-options.js';
 /** Message a worker sends the primary once its first config load is complete. */
 export const WORKER_READY = 'model-gateway:worker-ready';
 
-export async function runPrimary(options: ServeOptions): Promise<number | undefined> {
+export async function runPrimary(options: ServeOptions, generateIdKeys = false): Promise<number | undefined> {
   const logger = createLogger({ level: options.logLevel }).child({ role: 'primary' });
+  // Without configured sealed-id keys, every worker would mint its own and reject its siblings' ids: the
+  // primary generates one and hands it to all workers (it still dies with the process, hence the warning).
+  const workerEnv: Record<string, string> = {};
+  if (generateIdKeys) {
+    workerEnv['MG_ID_KEYS'] = generateIdKey().toString('hex');
+    logger.warn(GENERATED_KEY_WARNING);
+  }
   const aggregator = new AggregatorRegistry();
   let metrics;
   try {
@@ -31,7 +39,7 @@ export async function runPrimary(options: ServeOptions): Promise<number | undefi
   let stopping = false;
   let exitCode = 0;
   const fork = (): Worker => {
-    const w = cluster.fork();
+    const w = cluster.fork(workerEnv);
     w.on('message', (m: unknown) => {
       if (m && typeof m === 'object' && (m as { type?: unknown }).type === WORKER_READY) ready.add(w.id);
     });

@@ -72,12 +72,13 @@ describe('serve options', () => {
   });
 
   it('decodes id keys from hex or base64 and never echoes a key in an error', () => {
-    expect(decodeIdKeys(`${'ab'.repeat(16)},${Buffer.alloc(32, 7).toString('base64')}`).map((k) => k.length)).toEqual([16, 32]);
+    expect(decodeIdKeys(`${'ab'.repeat(32)},${Buffer.alloc(40, 7).toString('base64')}`).map((k) => k.length)).toEqual([32, 40]);
     const secretish = 'c2hvcnQ=';
-    expect(() => decodeIdKeys(secretish)).toThrow('key #1 must be base64 or hex of at least 16 bytes');
+    expect(() => decodeIdKeys(secretish)).toThrow(/^key #1 decodes to 5 bytes; sealed-id keys need at least 32/);
+    expect(() => decodeIdKeys('ab'.repeat(16))).toThrow(/key #1 decodes to 16 bytes/);
     const message = error(['--id-keys', secretish]);
     expect(message).not.toContain(secretish);
-    expect(error(['--id-keys', 'ab'.repeat(16), '--id-keys-file', '/x'])).toMatch(/exclusive/);
+    expect(error(['--id-keys', 'ab'.repeat(32), '--id-keys-file', '/x'])).toMatch(/exclusive/);
   });
 
   it('--help lists every flag with its environment variable and default', () => {

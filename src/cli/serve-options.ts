@@ -138,7 +138,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   }),
   spec({
     flag: 'id-keys', env: 'MG_ID_KEYS', value: 'K1,K2', key: 'idKeys', defaultText: 'none',
-    description: 'HMAC keys (base64 or hex, at least 16 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file.',
+    description: 'HMAC keys (base64 or hex, at least 32 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file. None: a random key per start (ids do not survive a restart).',
     parse: (t) => (decodeIdKeys(t), t),
   }),
   spec({

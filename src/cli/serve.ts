@@ -6,7 +6,8 @@ import { FileSource } from '../config/sources/file-source.js';
 import { installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
-import { decodeIdKeys, parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
+import { loadIdKeys } from '../routing/id-keys.js';
+import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -34,23 +35,18 @@ export async function runServe(args: string[]): Promise<number | undefined> {
   if (parsed.kind === 'error') return fail(parsed.message, 2);
   const options = parsed.options;
 
-  // Sealed-id keys are decoded here so a bad key fails at start, not at the first video request.
-  // TODO(lead): hand `idKeys` to the sealed-id module once it exists.
-  let idKeys: Buffer[] = [];
+  // Sealed-id keys are read and decoded here so a bad key fails at start, not at the first video request.
+  let idKeys: readonly Buffer[];
   try {
-    if (options.idKeys !== undefined) idKeys = decodeIdKeys(options.idKeys);
-    else if (options.idKeysFile !== undefined) idKeys = decodeIdKeys(readFileSync(options.idKeysFile, 'utf8'));
+    idKeys = (await loadIdKeys({ keys: options.idKeys, keysFile: options.idKeysFile })).keys;
   } catch (err) {
-    const what = options.idKeys !== undefined ? '--id-keys' : `--id-keys-file ${options.idKeysFile}`;
-    const e = err as NodeJS.ErrnoException;
-    return fail(`${what}: ${e.code ? `cannot read the file (${e.code})` : e.message}`, 2);
+    return fail((err as Error).message, 2);
   }
-  void idKeys;
 
   const source = selectSource(options);
   if ('error' in source) return fail(source.error, source.code);
-  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options);
-  return serveGateway(options, source.factory);
+  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options, idKeys.length === 0);
+  return serveGateway(options, source.factory, idKeys);
 }
 
 type SourceChoice = { factory: GatewayOptions['source'] } | { error: string; code: number };
@@ -91,7 +87,7 @@ export function podNamespace(): readonly string[] | undefined {
   }
 }
 
-async function serveGateway(options: ServeOptions, source: GatewayOptions['source']): Promise<number | undefined> {
+async function serveGateway(options: ServeOptions, source: GatewayOptions['source'], idKeys: readonly Buffer[]): Promise<number | undefined> {
   // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
   const worker = cluster.isWorker;
   let handle;
@@ -105,6 +101,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
       logLevel: options.logLevel,
       drainTimeoutMs: options.drainTimeoutMs,
       limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+      ...(idKeys.length > 0 ? { idKeys } : {}),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };

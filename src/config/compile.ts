@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
+import { compileKeepAliveMs, compileRetry } from './route-policy.js';
 import {
   API_GROUP,
   DEFAULT_NAMESPACE,
@@ -177,6 +178,12 @@ function compileRoutes(
     if (backends.length === 0) continue;
     owner.set(model, `${namespace}/${r.metadata.name}`);
     const t = r.spec.timeouts;
+    const timeouts = {
+      connectMs: t?.connect ? parseDuration(t.connect) : DEFAULT_TIMEOUTS.connectMs,
+      firstByteMs: t?.firstByte ? parseDuration(t.firstByte) : DEFAULT_TIMEOUTS.firstByteMs,
+      streamIdleMs: t?.streamIdle ? parseDuration(t.streamIdle) : DEFAULT_TIMEOUTS.streamIdleMs,
+      totalMs: t?.total ? parseDuration(t.total) : DEFAULT_TIMEOUTS.totalMs,
+    };
     routes.set(model, {
       model,
       key: `${namespace}/${r.metadata.name}`,
@@ -184,12 +191,9 @@ function compileRoutes(
       name: r.metadata.name,
       families: new Set<Family>(r.spec.endpoints ?? FAMILIES),
       backends,
-      timeouts: {
-        connectMs: t?.connect ? parseDuration(t.connect) : DEFAULT_TIMEOUTS.connectMs,
-        firstByteMs: t?.firstByte ? parseDuration(t.firstByte) : DEFAULT_TIMEOUTS.firstByteMs,
-        streamIdleMs: t?.streamIdle ? parseDuration(t.streamIdle) : DEFAULT_TIMEOUTS.streamIdleMs,
-        totalMs: t?.total ? parseDuration(t.total) : DEFAULT_TIMEOUTS.totalMs,
-      },
+      timeouts,
+      retry: compileRetry(r.spec.retry, timeouts),
+      keepAliveMs: compileKeepAliveMs(r.spec.streaming),
       created: createdSeconds(r.metadata.creationTimestamp),
       ownedBy: r.spec.ownedBy ?? namespace,
     });

@@ -96,6 +96,47 @@ export const TimeoutsSchema = z
   })
   .strict();
 
+/** What may trigger failover to the next backend: a connection failure, a timeout before headers, or a status. */
+export const RETRY_ON_PATTERN = '^(connect-failure|timeout|408|429|5[0-9][0-9])$';
+export const DEFAULT_RETRY_ON = ['connect-failure', 'timeout', '429', '500', '502', '503', '504'] as const;
+
+export const RetrySchema = z
+  .object({
+    attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('Most attempts per request, the first included (default 3). Each attempt uses a different backend, so never more than the number of backends.'),
+    budget: duration
+      .optional()
+      .describe(
+        'Time budget for all attempts together, from the moment the request arrives (default: twice timeouts.firstByte, at most timeouts.total). No attempt starts after it, and each attempt\'s connect and first-byte timeouts are clipped to what is left of it.',
+      ),
+    retryOn: z
+      .array(z.string().regex(new RegExp(RETRY_ON_PATTERN), 'connect-failure, timeout, 408, 429 or a 5xx status code'))
+      .max(32)
+      .optional()
+      .describe(
+        'Outcomes that fail over to the next backend: "connect-failure" (refused, reset or closed before response headers, DNS, TLS, connect timeout), "timeout" (no response headers within timeouts.firstByte), or HTTP status codes as strings (408, 429, 5xx). Default: connect-failure, timeout, 429, 500, 502, 503, 504. An empty list disables failover.',
+      ),
+  })
+  .strict()
+  .describe('Failover policy. A request never fails over once any byte of a response was sent to the client.');
+export type Retry = z.infer<typeof RetrySchema>;
+
+export const StreamingSchema = z
+  .object({
+    keepAliveInterval: duration
+      .optional()
+      .describe(
+        'Send an SSE comment (": keep-alive") at this interval while a streaming request waits for its first upstream byte, so proxies and load balancers do not cut an idle connection. Response headers (200, text/event-stream) are then sent early, so a later failure arrives as an SSE error event instead of an HTTP status. Default: off.',
+      ),
+  })
+  .strict();
+export type Streaming = z.infer<typeof StreamingSchema>;
+
 export const ModelRouteSpecSchema = z
   .object({
     model: z
@@ -111,6 +152,8 @@ export const ModelRouteSpecSchema = z
       .describe('API families this route serves; default: all.'),
     backends: z.array(BackendSchema).min(1).max(64).describe('Upstreams that serve this model.'),
     timeouts: TimeoutsSchema.optional(),
+    retry: RetrySchema.optional(),
+    streaming: StreamingSchema.optional(),
     ownedBy: z.string().max(256).optional().describe('owned_by shown in /v1/models (default: the namespace).'),
   })
   .strict();

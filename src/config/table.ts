@@ -34,6 +34,20 @@ export const DEFAULT_TIMEOUTS: RouteTimeouts = {
   totalMs: 300_000,
 };
 
+/** Failover policy of a route, compiled from spec.retry (see resources.ts for the meaning of each field). */
+export interface RetryPolicy {
+  /** Most attempts per request, the first included. */
+  readonly attempts: number;
+  /** Time budget for all attempts together, from the moment the request arrived. */
+  readonly budgetMs: number;
+  readonly onConnectFailure: boolean;
+  readonly onTimeout: boolean;
+  /** Upstream statuses that fail over. */
+  readonly statuses: ReadonlySet<number>;
+}
+
+export const DEFAULT_RETRY_ATTEMPTS = 3;
+
 export interface CompiledRoute {
   /** Public model id. */
   readonly model: string;
@@ -45,6 +59,9 @@ export interface CompiledRoute {
   /** Backends sorted by priority (ascending), then name; weight-0 backends are kept (fallback of last resort is a planner decision). */
   readonly backends: readonly CompiledBackend[];
   readonly timeouts: RouteTimeouts;
+  readonly retry: RetryPolicy;
+  /** Interval of SSE keep-alive comments while a streaming request waits for its first byte; 0 = off. */
+  readonly keepAliveMs: number;
   /** Unix seconds, for the `created` field of /v1/models. */
   readonly created: number;
   readonly ownedBy: string;

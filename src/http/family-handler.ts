@@ -2,19 +2,32 @@
 // backends and forward. Thin on purpose; the work lives in payload.ts and proxy/.
 import type { Request, Response } from 'express';
 import type { Family } from '../config/resources.js';
+import type { CompiledBackend, CompiledRoute } from '../config/table.js';
 import type { AppLimits } from '../app.js';
 import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forward.js';
 import { planAttempts, type Random } from '../routing/plan.js';
-import { getContext } from './context.js';
+import { getContext, type RequestContext } from './context.js';
 import { errors } from './errors.js';
 import { FAMILY_PATHS } from './families.js';
-import { bodyBuilder, readPayload } from './payload.js';
+import { bodyBuilder, readPayload, type Payload } from './payload.js';
 import { readBody } from './read-body.js';
+
+/**
+ * A per-family step between authorization and forwarding (e.g. sealed ids: unseal a previous_response_id,
+ * pin the backend that holds it, seal the ids of the answer). May throw a GatewayError.
+ */
+export type CreateHook = (args: { payload: Payload; route: CompiledRoute; ctx: RequestContext }) => {
+  readonly payload?: Payload;
+  /** Replaces the planned backends (in order). */
+  readonly backends?: readonly CompiledBackend[];
+  readonly transform?: ResponseTransform;
+};
 
 export interface FamilyHandlerDeps extends ForwardDeps {
   readonly limits: AppLimits;
   readonly random: Random;
   readonly transform?: ResponseTransform;
+  readonly hooks?: Partial<Record<Family, CreateHook>>;
 }
 
 export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
@@ -23,7 +36,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = getContext(res);
     ctx.family = family;
-    const payload = await readPayload(req, deps.limits, readBody);
+    let payload = await readPayload(req, deps.limits, readBody);
     // The client may have left while a large form was being parsed (that yields to the event loop); its
     // 'close' has then fired already and forward() would never see it: do not send a request nobody reads.
     if (res.destroyed || req.socket.destroyed) {
@@ -35,8 +48,11 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     ctx.route = route; // known model: safe as a metrics label from here on, even when refused below
     if (!ctx.token!.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
+    const hooked = deps.hooks?.[family]?.({ payload, route, ctx });
+    if (hooked?.payload) payload = hooked.payload;
+    const transform = hooked?.transform ?? deps.transform;
     const q = req.url.indexOf('?');
-    const backends = planAttempts(route.backends, deps.random);
+    const backends = hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health);
     const body = bodyBuilder(payload);
     // Build the first backend's body here, so a body that cannot be re-encoded is answered as the client's
     // error (400) rather than surfacing inside the attempt loop as an upstream failure (502).
@@ -49,8 +65,11 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
       path: q < 0 ? path : path + req.url.slice(q),
       backends,
       timeouts: route.timeouts,
+      retry: route.retry,
+      streaming: payload.kind === 'json' && payload.json['stream'] === true,
+      keepAliveMs: route.keepAliveMs,
       body,
-      ...(deps.transform ? { transform: deps.transform } : {}),
+      ...(transform ? { transform } : {}),
       labels: { family, model: route.model },
     });
   };

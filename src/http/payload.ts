@@ -98,7 +98,7 @@ export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingB
  * JSON.parse accepts nesting far deeper than JSON.stringify can recurse (a 20 MB body of "[[[[…" parses, then
  * overflows the stack when re-serialised). That is the client's fault, so it is a 400, not an upstream error.
  */
-function stringifyClientJson(json: Record<string, unknown>): string {
+export function stringifyClientJson(json: Record<string, unknown>): string {
   try {
     return JSON.stringify(json);
   } catch (err) {

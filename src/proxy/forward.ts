@@ -1,18 +1,23 @@
-// Forwards one client request to the first backend (of an ordered list) that answers, then relays the upstream
-// response: status and headers as they came (minus hop-by-hop), the body piped chunk by chunk with back-pressure
-// (SSE included: nothing is buffered), a cheap tap for time-to-first-token and token usage, and a client
-// disconnect aborting the upstream request.
+// Forwards one client request to the planned backends under the route's failover policy (failover.ts), then
+// relays the chosen upstream response: status and headers as they came (minus hop-by-hop), the body piped chunk
+// by chunk with back-pressure (SSE included: nothing is buffered), a cheap tap for time-to-first-token and token
+// usage, and a client disconnect aborting the upstream request. Streams that fail after their status line went
+// out end with an SSE error event; a non-streaming response is cut at the route's total deadline.
 import type { Request, Response } from 'express';
 import type { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { CompiledBackend, RouteTimeouts } from '../config/table.js';
+import { pipeline } from 'node:stream';
+import { compileRetry } from '../config/route-policy.js';
+import type { CompiledBackend, RetryPolicy, RouteTimeouts } from '../config/table.js';
 import type { RequestContext } from '../http/context.js';
+import { GatewayError } from '../http/errors.js';
 import type { Metrics } from '../observability/metrics.js';
-import { statusClass } from '../observability/metrics.js';
-import { runAttempts } from './attempts.js';
+import type { BackendHealth } from '../routing/health.js';
+import { finalError, outcomeLabel, requestBudgetMs } from '../routing/retry-policy.js';
+import { errorCode } from './attempt-outcome.js';
+import { runFailover } from './failover.js';
 import { downstreamHeaders, upstreamRequestHeaders } from './headers.js';
+import { SseKeepAlive, sseErrorEvent, upstreamErrorAsSse } from './sse-signals.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js';
-import { failureToError } from './upstream-errors.js';
 import { extractUsage, TailBuffer } from './usage-tap.js';
 
 export interface OutgoingBody {
@@ -35,6 +40,8 @@ export type ResponseTransform = (info: ResponseInfo) => Transform | undefined;
 export interface ForwardDeps {
   readonly upstream: UpstreamClient;
   readonly metrics: Metrics;
+  /** Passive health: told the outcome of every attempt (and of every body that fails mid-way). */
+  readonly health?: BackendHealth;
 }
 
 export interface ForwardOptions {
@@ -44,8 +51,15 @@ export interface ForwardOptions {
   readonly method: string;
   /** Path below the backend's base URL, e.g. "/chat/completions", with the client's query string if any. */
   readonly path: string;
+  /** Planned order (planAttempts); each is tried at most once. */
   readonly backends: readonly CompiledBackend[];
   readonly timeouts: RouteTimeouts;
+  /** The route's failover policy; default: the defaults of an empty spec.retry. */
+  readonly retry?: RetryPolicy;
+  /** The client asked for an event stream ("stream": true). */
+  readonly streaming?: boolean;
+  /** SSE keep-alive interval while a streaming request waits for its first upstream byte; 0 or absent = off. */
+  readonly keepAliveMs?: number;
   /** The request body for a backend (its upstream model name differs per backend); null for no body. */
   readonly body: (backend: CompiledBackend) => OutgoingBody | null;
   readonly transform?: ResponseTransform;
@@ -64,9 +78,21 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     }
   });
 
+  const retry = o.retry ?? compileRetry(undefined, o.timeouts);
+  const streaming = o.streaming ?? false;
+  const keepAlive = streaming && (o.keepAliveMs ?? 0) > 0 ? new SseKeepAlive(res, o.keepAliveMs!) : undefined;
+  const elapsedMs = () => Number(process.hrtime.bigint() - ctx.start) / 1e6;
   let sentAt = 0n;
-  const result = await runAttempts(o.backends, {
-    send: (backend) => {
+  const result = await runFailover<UpstreamResponse>({
+    backends: o.backends,
+    policy: retry,
+    timeouts: o.timeouts,
+    budgetMs: requestBudgetMs(retry, o.timeouts, streaming),
+    startedAt: 0,
+    now: elapsedMs,
+    clientSignal: abort.signal,
+    health: deps.health,
+    send: (backend, attempt) => {
       ctx.backend = backend.name;
       const out = o.body(backend);
       sentAt = process.hrtime.bigint();
@@ -81,48 +107,106 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
           requestId: ctx.id,
         }),
         body: out?.body ?? null,
-        timeouts: o.timeouts,
-        signal: abort.signal,
+        // Both deadlines are ours (precise native timers; undici's fire up to ~0.5 s late): the attempt's
+        // headers deadline in failover.ts, the silence inside the body in watchIdle below.
+        timeouts: { ...o.timeouts, firstByteMs: attempt.headersMs, streamIdleMs: 0 },
+        signal: attempt.signal,
       });
     },
-    onAttempt: (backend, outcome) => {
-      const label = typeof outcome === 'string' ? outcome : statusClass(outcome.statusCode);
-      deps.metrics.upstreamAttempts.inc({ backend: backend.id, outcome: label });
-    },
-    isAborted: () => abort.signal.aborted,
+    onAttempt: (backend, outcome) => deps.metrics.upstreamAttempts.inc({ backend: backend.id, outcome: outcomeLabel(outcome) }),
   });
+  keepAlive?.stop();
   ctx.attempts = result.attempts;
+  const committed = keepAlive?.committed ?? false;
   if (!result.ok) {
-    if (result.kind === 'aborted') return;
+    if (result.reason === 'client-gone') return;
+    const e = finalError(result.last, o.labels.model, result.attempts);
+    if (committed) {
+      res.end(sseErrorEvent({ message: e.message, type: 'server_error', code: e.code }));
+      return;
+    }
     res.setHeader('x-model-gateway-attempts', String(result.attempts));
-    throw failureToError(result.kind);
+    throw new GatewayError(e.status, e.message, { code: e.code });
   }
 
   const { response, backend } = result;
-  const now = process.hrtime.bigint();
-  const transform = o.transform?.({ backend, statusCode: response.statusCode, headers: response.headers });
-  const headers = downstreamHeaders(response.headers, transform === undefined);
-  headers['x-model-gateway-backend'] = backend.name;
-  headers['x-model-gateway-attempts'] = String(result.attempts);
-  const upstreamMs = Number(now - sentAt) / 1e6;
-  const totalMs = Number(now - ctx.start) / 1e6;
-  headers['server-timing'] = `gateway;dur=${Math.max(0, totalMs - upstreamMs).toFixed(3)}, upstream;dur=${upstreamMs.toFixed(3)}`;
-  res.writeHead(response.statusCode, headers);
-
   const contentType = String(response.headers['content-type'] ?? '');
   const isStream = contentType.startsWith('text/event-stream');
-  // Send the headers now so a streaming client sees the status before the first event.
-  if (isStream) res.flushHeaders();
+  if (committed && !(isStream && response.statusCode < 300)) {
+    // The 200 already went out with the keep-alives: an upstream error can only be told as an error event.
+    res.end(await upstreamErrorAsSse(response.statusCode, response.body, 5_000));
+    return;
+  }
+  const transform = o.transform?.({ backend, statusCode: response.statusCode, headers: response.headers });
+  if (!committed) {
+    const now = process.hrtime.bigint();
+    const headers = downstreamHeaders(response.headers, transform === undefined);
+    headers['x-model-gateway-backend'] = backend.name;
+    headers['x-model-gateway-attempts'] = String(result.attempts);
+    const upstreamMs = Number(now - sentAt) / 1e6;
+    const totalMs = Number(now - ctx.start) / 1e6;
+    headers['server-timing'] = `gateway;dur=${Math.max(0, totalMs - upstreamMs).toFixed(3)}, upstream;dur=${upstreamMs.toFixed(3)}`;
+    res.writeHead(response.statusCode, headers);
+    // Send the headers now so a streaming client sees the status before the first event.
+    if (isStream) res.flushHeaders();
+  }
   tapBody(deps.metrics, o, response, isStream, contentType);
 
-  if (transform) {
-    try {
-      await pipeline(response.body, transform, res);
-    } catch {
-      cut(response.body, res);
-    }
-  } else {
-    await relay(response.body, res);
+  // A non-streaming JSON answer must be complete by the route's total deadline, retries included. Binary
+  // downloads (audio, video content) are bounded by streamIdle instead: a slow reader must not lose a file.
+  const deadline = streaming || !contentType.includes('json')
+    ? undefined
+    : setTimeout(() => response.body.destroy(codedError('MG_DEADLINE')), Math.max(0, o.timeouts.totalMs - elapsedMs()));
+  const stopIdle = watchIdle(response.body, o.timeouts.streamIdleMs);
+  const src = transform ? (pipeline(response.body, transform, () => {}), transform) : response.body;
+  const failure = await relay(src, res, isStream ? (err) => streamFailure(err, o.timeouts) : undefined);
+  stopIdle();
+  if (deadline) clearTimeout(deadline);
+  if (failure && !abort.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+}
+
+function codedError(code: 'MG_DEADLINE' | 'MG_STREAM_IDLE'): Error {
+  return Object.assign(new Error(code === 'MG_DEADLINE' ? 'total deadline reached' : 'upstream body idle'), { code });
+}
+
+/**
+ * Ends an upstream body that stays silent for longer than ms. Time during which the body is paused by
+ * back-pressure does not count: then the client is the slow one, not the upstream.
+ */
+function watchIdle(body: Readable, ms: number): () => void {
+  if (ms <= 0) return () => {};
+  const timer = setTimeout(() => {
+    if (body.readableFlowing === false) timer.refresh();
+    else body.destroy(codedError('MG_STREAM_IDLE'));
+  }, ms);
+  const onData = () => timer.refresh();
+  const stop = () => {
+    clearTimeout(timer);
+    body.off('data', onData);
+  };
+  body.on('data', onData);
+  body.once('close', stop);
+  return stop;
+}
+
+/** The error event that ends a stream the upstream broke off after it had started. */
+function streamFailure(err: unknown, timeouts: RouteTimeouts): string {
+  switch (errorCode(err)) {
+    case 'MG_STREAM_IDLE':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return sseErrorEvent({
+        message: `The upstream stream was silent for longer than ${timeouts.streamIdleMs} ms.`,
+        type: 'server_error',
+        code: 'upstream_timeout',
+      });
+    case 'MG_DEADLINE':
+      return sseErrorEvent({
+        message: `The upstream response did not complete within ${timeouts.totalMs} ms.`,
+        type: 'server_error',
+        code: 'upstream_timeout',
+      });
+    default:
+      return sseErrorEvent({ message: 'The upstream connection failed in the middle of the stream.', type: 'server_error', code: 'upstream_error' });
   }
 }
 
@@ -136,19 +220,37 @@ function cut(src: Readable, dst: Response): void {
  * src.pipe(dst) with the error handling pipeline() would add. pipeline() is avoided on the hot path because it
  * allocates an AbortController per call and aborts it on completion, which builds a DOMException with a stack
  * trace for every request (about 5% of CPU in a profile). pipe() does the back-pressure.
+ * When the source fails and `trailer` is given (event streams), the client gets that last event and a clean
+ * end instead of a cut connection, so SDKs report an error rather than a network failure.
+ * Resolves with the source's error, if it failed.
  */
-function relay(src: Readable, dst: Response): Promise<void> {
+function relay(src: Readable, dst: Response, trailer?: (err: unknown) => string): Promise<unknown> {
   return new Promise((resolve) => {
     let settled = false;
+    let failure: unknown;
+    let lastByte = 0x0a;
+    let prevByte = 0x0a;
     const settle = () => {
       if (settled) return;
       settled = true;
       src.off('error', onError);
+      src.off('data', onData);
       dst.off('close', onClose);
-      resolve();
+      resolve(failure);
     };
-    const onError = () => {
-      cut(src, dst);
+    const onData = (chunk: Buffer) => {
+      if (chunk.length >= 2) [prevByte, lastByte] = [chunk[chunk.length - 2]!, chunk[chunk.length - 1]!];
+      else if (chunk.length === 1) [prevByte, lastByte] = [lastByte, chunk[0]!];
+    };
+    const onError = (err: unknown) => {
+      failure = err;
+      if (trailer && !dst.destroyed && !dst.writableEnded) {
+        src.unpipe(dst);
+        if (!src.destroyed) src.destroy();
+        // Close a half-sent event first so the error event is parsed on its own.
+        const atBoundary = prevByte === 0x0a && lastByte === 0x0a;
+        dst.end((atBoundary ? '' : '\n\n') + trailer(err));
+      } else cut(src, dst);
       settle();
     };
     const onClose = () => {
@@ -163,6 +265,7 @@ function relay(src: Readable, dst: Response): Promise<void> {
     }
     src.on('error', onError);
     dst.on('close', onClose);
+    if (trailer) src.on('data', onData);
     src.pipe(dst);
   });
 }

@@ -28,9 +28,15 @@ export interface UpstreamClientOptions {
    * Default: undici's (4s), short enough to beat most servers' idle timeouts and so avoid resets on reuse.
    */
   readonly keepAliveTimeoutMs?: number;
-  /** Cap on sockets per pool (default: unlimited, as a proxy should not queue behind its own pool). */
+  /**
+   * Cap on sockets per origin (default 1024). High, as a proxy should rarely queue behind its own pool, but
+   * bounded so a stampede cannot exhaust file descriptors; a request queued here still counts against its
+   * attempt's first-byte deadline, so a saturated origin fails over instead of stalling.
+   */
   readonly connections?: number;
 }
+
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 1024;
 
 export class UpstreamClient {
   readonly #pools = new Map<string, { origin: string; pool: Pool }>();
@@ -62,12 +68,19 @@ export class UpstreamClient {
       const pool = new Pool(origin, {
         connect: { timeout: connectMs },
         ...(this.#options.keepAliveTimeoutMs !== undefined ? { keepAliveTimeout: this.#options.keepAliveTimeoutMs } : {}),
-        ...(this.#options.connections !== undefined ? { connections: this.#options.connections } : {}),
+        connections: this.#options.connections ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
       });
       entry = { origin, pool };
       this.#pools.set(key, entry);
     }
     return entry.pool;
+  }
+
+  /** Sockets open across all pools (connected, busy or idle); for tests and leak checks. */
+  get socketCount(): number {
+    let n = 0;
+    for (const e of this.#pools.values()) n += e.pool.stats.connected;
+    return n;
   }
 
   /** Number of pools open; for tests and metrics. */

@@ -1,5 +1,6 @@
 // Every POST family of examples/local/ through the real gateway onto the built-in demo backend: what the quick
 // start and the benchmarks rely on.
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,8 @@ beforeAll(async () => {
     metricsPort: 0,
     logger: logs.logger,
     metrics: createMetrics({ defaultMetrics: false }),
+    // A configured sealed-id key: without one the gateway (rightly) warns, and this test wants a warning-free start.
+    idKeys: [randomBytes(32)],
   });
   await gw.ready;
   client = new OpenAI({ baseURL: `${gw.apiURL}/v1`, apiKey: 'mg-demo-key', maxRetries: 0 });

@@ -10,8 +10,10 @@ import { closeApp, createApp, type AppLimits } from '../../src/app.js';
 import { compile } from '../../src/config/compile.js';
 import { parseManifests } from '../../src/config/manifests.js';
 import { TableHolder } from '../../src/config/table.js';
+import type { UpstreamClient } from '../../src/proxy/upstream-client.js';
 import { REDACT_PATHS } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import type { BackendHealth } from '../../src/routing/health.js';
 import type { Random } from '../../src/routing/plan.js';
 
 export interface TestGateway {
@@ -36,6 +38,12 @@ export interface GatewayOptions {
   random?: Random;
   /** Start with no table at all (not ready). */
   empty?: boolean;
+  /** Passive health with test thresholds (default: the app's own). */
+  health?: BackendHealth;
+  /** Outbound client owned by the test (e.g. to count pools); default: the app's own. */
+  upstream?: UpstreamClient;
+  /** Sealed-id keys (default: the app generates one). */
+  idKeys?: Uint8Array[];
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -63,6 +71,9 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     isReady: () => tables.get() !== undefined,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.random ? { random: options.random } : {}),
+    ...(options.health ? { health: options.health } : {}),
+    ...(options.upstream ? { upstream: options.upstream } : {}),
+    ...(options.idKeys ? { idKeys: options.idKeys } : {}),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -1,0 +1,45 @@
+// The create calls that mint sealed ids: POST /v1/videos and POST /v1/responses. The answer's ids are sealed
+// with the route, the backend that answered and the calling token; a previous_response_id in a new
+// Responses request is checked like any sealed id, unsealed for the upstream, and pins the request to the
+// backend that stores the previous response.
+import type { Family } from '../config/resources.js';
+import type { CompiledRoute, CompiledToken } from '../config/table.js';
+import type { ResponseTransform } from '../proxy/forward.js';
+import { sealingTransform, type SealedBody } from '../proxy/sealing-transforms.js';
+import type { SealContext } from '../routing/id-rewrite.js';
+import { continuationBackend, resolveOwned } from '../routing/owned-object.js';
+import type { IdSealer } from '../routing/sealed-id.js';
+import type { CreateHook } from './family-handler.js';
+import { stringifyClientJson, type Payload } from './payload.js';
+import { sealedErrors } from './sealed-errors.js';
+
+/** Seals the ids of an answer from whichever backend ends up answering. */
+export function sealAnswer(body: SealedBody, sealer: IdSealer, route: CompiledRoute, token: CompiledToken, known?: SealContext['known']): ResponseTransform {
+  return (info) =>
+    sealingTransform(
+      { body, ctx: { sealer, model: route.model, backend: info.backend.name, owner: token.key, ...(known ? { known } : {}) } },
+      info.statusCode,
+      String(info.headers['content-type'] ?? ''),
+    );
+}
+
+export function sealedCreateHooks(sealer: IdSealer): Partial<Record<Family, CreateHook>> {
+  return {
+    videos: ({ route, ctx }) => ({ transform: sealAnswer('video', sealer, route, ctx.token!) }),
+    responses: ({ payload, route, ctx }) => {
+      const prev = payload.kind === 'json' ? payload.json['previous_response_id'] : undefined;
+      // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject).
+      if (payload.kind !== 'json' || typeof prev !== 'string') return { transform: sealAnswer('response', sealer, route, ctx.token!) };
+      const owned = resolveOwned(ctx.table!, ctx.token!, sealer, 'response', prev);
+      if (!owned) throw sealedErrors.notFound('response', 'previous_response_id');
+      const backend = continuationBackend(owned, route);
+      if (!backend) throw sealedErrors.cannotContinue(owned.route.model, route.model);
+      const json = { ...payload.json, previous_response_id: owned.ref.upstreamId };
+      // Serialised from the parsed object: one `model`, and a body too deeply nested to serialise is a 400.
+      const rewritten: Payload = { kind: 'json', raw: Buffer.from(stringifyClientJson(json), 'utf8'), json, model: payload.model, rawIsSafe: true };
+      // The answer's previous_response_id is the client's id again, as presented.
+      const transform = sealAnswer('response', sealer, route, ctx.token!, { upstreamId: owned.ref.upstreamId, sealedId: prev });
+      return { payload: rewritten, backends: [backend], transform };
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// Follow-up calls on sealed ids: the id in the path must verify and belong to the calling token (else 404
+// not_found, and nothing reaches an upstream); the call then goes to the one backend holding the object, with
+// the upstream id in the path, the client's query string as it came (variant, stream, starting_after, after,
+// limit, order, include) and the answer's ids sealed again. GET /v1/videos (list) is refused: the upstream's
+// list spans every token of the shared upstream account.
+import type { Express, Request, RequestHandler, Response } from 'express';
+import type { AppLimits } from '../app.js';
+import type { Family } from '../config/resources.js';
+import { forward, type ForwardDeps } from '../proxy/forward.js';
+import { sealingTransform, type SealedBody } from '../proxy/sealing-transforms.js';
+import { resolveOwned } from '../routing/owned-object.js';
+import type { IdSealer, SealedKind } from '../routing/sealed-id.js';
+import { getContext } from './context.js';
+import { readBody } from './read-body.js';
+import type { RouteRegistry } from './route-registry.js';
+import { sealedErrors } from './sealed-errors.js';
+
+export interface SealedRouteDeps extends ForwardDeps {
+  readonly sealer: IdSealer;
+  readonly limits: AppLimits;
+}
+
+interface FollowUp {
+  readonly kind: SealedKind;
+  /** Path after the id, e.g. "/content". */
+  readonly suffix: string;
+  /** What a successful answer holds (its ids are sealed); 'none' relays it untouched. */
+  readonly answer: SealedBody;
+  /** Whether the client's body is forwarded (remix, cancel). */
+  readonly withBody: boolean;
+}
+
+const FAMILY: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
+const COLLECTION: Readonly<Record<SealedKind, string>> = { video: '/videos/', response: '/responses/' };
+const MULTIPART = /^multipart\/form-data\b/i;
+
+export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: RequestHandler, deps: SealedRouteDeps): void {
+  const add = (method: 'get' | 'post' | 'delete', path: string, f: FollowUp) => routes.add(app, method, path, auth, followUpHandler(f, deps));
+  routes.add(app, 'get', '/v1/videos', auth, (_req, res) => {
+    getContext(res).family = 'videos';
+    throw sealedErrors.listNotSupported();
+  });
+  add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
+  add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
+  add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false });
+  add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true });
+  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
+  add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
+  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true });
+  // input_items pages hold item ids (the pagination cursors): relayed untouched.
+  add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false });
+}
+
+function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
+  const family = FAMILY[f.kind];
+  return async (req: Request, res: Response): Promise<void> => {
+    const ctx = getContext(res);
+    ctx.family = family;
+    const sealedId = String(req.params['id']);
+    const owned = resolveOwned(ctx.table!, ctx.token!, deps.sealer, f.kind, sealedId);
+    if (!owned) throw sealedErrors.notFound(f.kind);
+    ctx.route = owned.route;
+    const { route, backend, ref } = owned;
+    let body: { body: Buffer; contentType: string | undefined } | null = null;
+    if (f.withBody) {
+      const type = req.headers['content-type'];
+      const raw = await readBody(req, type && MULTIPART.test(type) ? deps.limits.multipartBytes : deps.limits.jsonBytes);
+      if (raw.length > 0) body = { body: raw, contentType: type };
+    }
+    const q = req.url.indexOf('?');
+    const sealCtx = { sealer: deps.sealer, model: route.model, backend: backend.name, owner: ctx.token!.key, known: { upstreamId: ref.upstreamId, sealedId } };
+    await forward(deps, {
+      req,
+      res,
+      ctx,
+      // HEAD stays HEAD (express serves HEAD on GET routes).
+      method: req.method,
+      path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
+      // The object exists on this backend only: no failover to another one.
+      backends: [backend],
+      timeouts: route.timeouts,
+      retry: route.retry,
+      body: () => body,
+      transform: (info) => sealingTransform({ body: f.answer, ctx: sealCtx }, info.statusCode, String(info.headers['content-type'] ?? '')),
+      labels: { family, model: route.model },
+    });
+  };
+}

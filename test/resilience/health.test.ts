@@ -1,0 +1,120 @@
+// Passive health through the real stack: consecutive failures eject a backend, a 429 with retry-after ejects it
+// for that long, success restores it, an ejected backend still serves when nothing else is left; the state and
+// the attempts show in metrics; and the weighted split holds over many requests.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BackendHealth } from '../../src/routing/health.js';
+import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { chat, gatewayWith, metricValue, route, waitFor } from './harness.js';
+
+let flaky: FaultyUpstream, stable: FaultyUpstream, heavy: FaultyUpstream, light: FaultyUpstream;
+let gw: TestGateway;
+let client: OpenAI;
+const COOL_DOWN_MS = 400;
+
+beforeAll(async () => {
+  [flaky, stable, heavy, light] = await Promise.all([
+    startFaultyUpstream('flaky'),
+    startFaultyUpstream('stable'),
+    startFaultyUpstream('heavy'),
+    startFaultyUpstream('light'),
+  ]);
+  gw = await gatewayWith(
+    [
+      route('extra-eject', [
+        { name: 'flaky', baseURL: flaky.baseURL },
+        { name: 'stable', baseURL: stable.baseURL, priority: 1 },
+      ]),
+      route('extra-lonely', [{ name: 'flaky', baseURL: flaky.baseURL }]),
+      route('extra-split', [
+        { name: 'heavy', baseURL: heavy.baseURL, weight: 3 },
+        { name: 'light', baseURL: light.baseURL, weight: 1 },
+      ]),
+    ],
+    { health: new BackendHealth({ consecutiveFailures: 2, baseEjectionMs: COOL_DOWN_MS, maxEjectionMs: 5_000 }) },
+  );
+  client = gw.client();
+});
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([flaky, stable, heavy, light].map((u) => u?.close()));
+});
+beforeEach(() => {
+  for (const u of [flaky, stable, heavy, light]) {
+    u.requests.length = 0;
+    u.setFault({ kind: 'ok' });
+  }
+});
+
+const served = async (model: string) => {
+  const { response } = await chat(client, model);
+  return `${response.headers.get('x-model-gateway-backend')}/${response.headers.get('x-model-gateway-attempts')}`;
+};
+const state = (backend: string, s: string) => metricValue(gw, 'model_gateway_backend_state', { backend: `default/extra-eject/${backend}`, state: s });
+
+describe('ejection and recovery', () => {
+  it('consecutive failures eject a backend; after the cool-down a success restores it', async () => {
+    flaky.setFault({ kind: 'status', status: 503 });
+    expect(await served('extra-eject')).toBe('stable/2');
+    expect(await served('extra-eject')).toBe('stable/2');
+    expect(await state('flaky', 'ejected')).toBe(1);
+    expect(await state('flaky', 'healthy')).toBe(0);
+    expect(await state('stable', 'healthy')).toBe(1);
+    // Ejected: the next requests go straight to the fallback.
+    expect(await served('extra-eject')).toBe('stable/1');
+    expect(await served('extra-eject')).toBe('stable/1');
+    expect(flaky.requests).toHaveLength(2);
+    expect(await metricValue(gw, 'model_gateway_upstream_attempts_total', { backend: 'default/extra-eject/flaky', outcome: '5xx' })).toBe(2);
+    expect(gw.logs.some((l) => l.msg === 'backend ejected' && l.backend === 'default/extra-eject/flaky')).toBe(true);
+
+    flaky.setFault({ kind: 'ok' });
+    await new Promise((r) => setTimeout(r, COOL_DOWN_MS + 50));
+    expect(await state('flaky', 'probation')).toBe(1);
+    expect(await served('extra-eject')).toBe('flaky/1');
+    expect(await state('flaky', 'healthy')).toBe(1);
+    expect(await served('extra-eject')).toBe('flaky/1');
+  });
+
+  it('a 429 with retry-after ejects for that long', async () => {
+    flaky.setFault({ kind: 'status', status: 429, retryAfter: '1' });
+    const t0 = Date.now();
+    expect(await served('extra-eject')).toBe('stable/2');
+    expect(await state('flaky', 'ejected')).toBe(1);
+    flaky.setFault({ kind: 'ok' });
+    expect(await served('extra-eject')).toBe('stable/1');
+    await waitFor('the retry-after to pass', () => Date.now() - t0 > 1_050, 2_000).catch(() => {});
+    expect(await served('extra-eject')).toBe('flaky/1');
+    expect(flaky.requests).toHaveLength(2);
+  });
+
+  it('an ejected backend still serves when nothing else is left, and a success restores it at once', async () => {
+    flaky.setFault({ kind: 'status', status: 500 });
+    for (let i = 0; i < 2; i++) await chat(client, 'extra-lonely').catch(() => {});
+    expect(await metricValue(gw, 'model_gateway_backend_state', { backend: 'default/extra-lonely/flaky', state: 'ejected' })).toBe(1);
+    flaky.setFault({ kind: 'ok' });
+    expect(await served('extra-lonely')).toBe('flaky/1');
+    expect(await metricValue(gw, 'model_gateway_backend_state', { backend: 'default/extra-lonely/flaky', state: 'healthy' })).toBe(1);
+  });
+});
+
+describe('weighted split', () => {
+  it('follows the weights within a statistical bound', async () => {
+    const n = 400;
+    const counts: Record<string, number> = { heavy: 0, light: 0 };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) {
+          next++;
+          const { response } = await chat(client, 'extra-split');
+          counts[response.headers.get('x-model-gateway-backend')!]!++;
+        }
+      }),
+    );
+    expect(counts.heavy! + counts.light!).toBe(n);
+    // Binomial(400, 0.75): sd ≈ 8.7; 5 sd leaves chance out.
+    expect(Math.abs(counts.heavy! - 0.75 * n)).toBeLessThan(5 * Math.sqrt(n * 0.75 * 0.25));
+    expect(heavy.requests.length).toBe(counts.heavy);
+  });
+});
