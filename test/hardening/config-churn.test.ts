@@ -131,3 +131,27 @@ describe('table swaps during in-flight requests', () => {
     }
   });
 });
+
+describe('pool retirement failures', () => {
+  it('a pool that fails to close on a reload is logged, not an unhandled rejection', async () => {
+    // Regression: createApp fired retainOrigins with `void`; a rejection would have ended the process.
+    const escaped: unknown[] = [];
+    const onRejection = (err: unknown) => escaped.push(err);
+    process.on('unhandledRejection', onRejection);
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const failing = new UpstreamClient();
+    failing.retainOrigins = () => Promise.reject(new Error('pool close failed'));
+    const holder = new TableHolder();
+    const failingApp = createApp({ tables: holder, logger, metrics: createMetrics({ defaultMetrics: false }), isReady: () => true, upstream: failing });
+    try {
+      holder.set(compile(parseManifests(withoutChurn(), 'inline.yaml').objects, { version: ++version }).table);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(escaped).toEqual([]);
+      expect(warnings.join('')).toContain('closing a retired upstream pool failed');
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await closeApp(failingApp);
+    }
+  });
+});
