@@ -6,7 +6,7 @@ import type { CompiledBackend, CompiledRoute } from '../config/table.js';
 import type { AppLimits } from '../app.js';
 import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forward.js';
 import { planAttempts, type Random } from '../routing/plan.js';
-import { getContext, type RequestContext } from './context.js';
+import { clientGone, getContext, type RequestContext } from './context.js';
 import { errors } from './errors.js';
 import { FAMILY_PATHS } from './families.js';
 import { bodyBuilder, readPayload, type Payload } from './payload.js';
@@ -37,9 +37,10 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const ctx = getContext(res);
     ctx.family = family;
     let payload = await readPayload(req, deps.limits, readBody);
-    // The client may have left while a large form was being parsed (that yields to the event loop); its
-    // 'close' has then fired already and forward() would never see it: do not send a request nobody reads.
-    if (res.destroyed || req.socket.destroyed) {
+    // The client may have left while a large form was being parsed (that yields to the event loop; its 'close'
+    // has then fired already and forward() would never see it), or the connection was answered 408 meanwhile:
+    // do not send a request nobody reads.
+    if (clientGone(req, res)) {
       ctx.aborted = true;
       return;
     }

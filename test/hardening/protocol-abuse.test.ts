@@ -71,6 +71,31 @@ describe('slow clients', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it('a body completed right after the 408 is not forwarded', async () => {
+    // Regression: the 408 went out, the client then sent the rest of its body on the still-open connection,
+    // and the gateway forwarded the request: the upstream did (and billed) work nobody could receive.
+    const before = upstream.requests.length;
+    const { connect } = await import('node:net');
+    const socket = connect(Number(new URL(gw.apiURL).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    let reply = '';
+    const answered = new Promise<void>((resolve) => {
+      socket.on('data', (d: Buffer) => {
+        reply += d.toString('latin1');
+        if (reply.includes('\r\n\r\n{')) {
+          socket.write(chat.slice(5)); // the rest of the body, at once
+          resolve();
+        }
+      });
+    });
+    socket.write(httpRequest('POST', '/v1/chat/completions', { ...auth, 'Content-Length': String(Buffer.byteLength(chat)) }).toString('latin1') + chat.slice(0, 5));
+    await answered;
+    await new Promise((r) => setTimeout(r, 1_000));
+    socket.destroy();
+    expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+    expect(upstream.requests.length).toBe(before);
+  });
+
   it('a request that arrives in time is not affected by the timeouts, however long the upstream takes', async () => {
     upstream.override('/v1/chat/completions', (_req, res, body) => {
       setTimeout(() => {
