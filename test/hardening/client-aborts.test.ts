@@ -85,6 +85,8 @@ describe('client aborts', () => {
     await sleep(150); // the gateway has the bytes and is parsing
     socket.destroy();
     await sleep(3_000);
+    // Usually nothing is sent at all. On a loaded machine the FIN can arrive after the parse, when the
+    // request has already gone out; forward() then aborts it mid-upload. Either way no complete request.
     expect(upstream.requests.length).toBe(before);
   }, 20_000);
 
