@@ -34,6 +34,9 @@ export interface GatewayOptions {
   /** How long close() lets in-flight requests finish (default 25 s). */
   readonly drainTimeoutMs?: number;
   readonly limits?: AppLimits;
+  /** API port: time a client has to send the request headers, and the whole request (see ListenOptions). */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
   /** Start the built-in demo backend that `demo://` routes use (default true; it listens on loopback only). */
   readonly demo?: boolean;
   /** Sealed-id HMAC keys (first signs, all verify). Default: a random key and a warning (see AppDeps.idKeys). */
@@ -99,7 +102,12 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
     });
     cleanups.push(() => closeApp(app));
-    const api = await listenDrainable(app, { host, port: options.port ?? 8080 });
+    const api = await listenDrainable(app, {
+      host,
+      port: options.port ?? 8080,
+      ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
     cleanups.push(() => api.drain(0));
 
     const source = options.source({ logger, metrics, pipeline });
