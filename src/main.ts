@@ -192,3 +192,34 @@ export function installSignalHandlers(
     for (const s of signals) process.off(s, onSignal);
   };
 }
+
+/**
+ * Last resort for a bug that escapes every handler: log it, drain what is in flight (bounded), exit 1 so the
+ * orchestrator restarts a clean process. Continuing after an uncaught exception risks serving from broken state;
+ * dying without a drain would cut every open stream. A second failure while draining exits at once.
+ */
+export function installCrashHandlers(
+  handle: Pick<GatewayHandle, 'close' | 'logger'>,
+  onExit: (code: number) => void,
+  { drainTimeoutMs = 5_000 }: { drainTimeoutMs?: number } = {},
+): () => void {
+  let crashing = false;
+  const onCrash = (err: unknown, origin: string) => {
+    const error = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+    handle.logger.fatal({ origin, error }, 'unexpected failure; draining and exiting');
+    if (crashing) return onExit(1);
+    crashing = true;
+    handle.close({ timeoutMs: drainTimeoutMs }).then(
+      () => onExit(1),
+      () => onExit(1),
+    );
+  };
+  const onException = (err: unknown) => onCrash(err, 'uncaughtException');
+  const onRejection = (err: unknown) => onCrash(err, 'unhandledRejection');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
+}

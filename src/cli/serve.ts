@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FileSource } from '../config/sources/file-source.js';
-import { installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
+import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { loadIdKeys } from '../routing/id-keys.js';
@@ -165,6 +165,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
   } else {
     installSignalHandlers(h, exit);
   }
+  installCrashHandlers(h, exit);
   h.ready.then(
     () => {
       if (worker) process.send?.({ type: WORKER_READY });
