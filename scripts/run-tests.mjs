@@ -23,7 +23,12 @@ let failed = 0;
 try {
   const report = JSON.parse(readFileSync(out, 'utf8'));
   passed = report.numPassedTests;
-  failed = report.numFailedTests + (report.numFailedTestSuites ?? 0);
+  // A suite that failed without a failing test (an import error, a crashed hook) counts once; suites whose
+  // tests failed are already counted through those tests.
+  const brokenSuites = report.testResults.filter(
+    (r) => r.status === 'failed' && !r.assertionResults.some((a) => a.status === 'failed'),
+  ).length;
+  failed = report.numFailedTests + brokenSuites;
 } catch {
   failed = 1; // no report means the run itself broke
 }

@@ -76,7 +76,8 @@ export function createApp(deps: AppDeps): Express {
   // Pools for origins that left the table are closed (gracefully) when a new table arrives, and health forgets
   // backends that are gone.
   const unsubscribeTables = deps.tables.onChange((t) => {
-    void upstream.retainOrigins(originsOf(t));
+    // Nothing awaits this; a rejection here would be an unhandled rejection, which ends the process.
+    upstream.retainOrigins(originsOf(t)).catch((err: unknown) => deps.logger.warn({ error: (err as Error).message }, 'closing a retired upstream pool failed'));
     health.prune(configuredBackendIds(t.routes.values()));
   });
   const unsubscribeHealth = health.onChange((c) => {

@@ -3,6 +3,7 @@
 import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
+import { cachedKeyDigest, parsedURL, validateCached } from './compile-cache.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
@@ -71,7 +72,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
   for (const sourced of objects) {
     const o = sourced.object;
     if (o.kind === 'Secret' && o.apiVersion === 'v1') {
-      const r = SecretSchema.safeParse(o);
+      const r = validateCached(SecretSchema, o) as z.ZodSafeParseResult<Secret>;
       if (r.success) secrets.set(nsName(r.data.metadata.namespace, r.data.metadata.name), r.data);
       continue;
     }
@@ -100,7 +101,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       continue;
     }
     seen.add(key);
-    const r = (SCHEMAS[kind] as z.ZodType).safeParse(o);
+    const r = validateCached(SCHEMAS[kind] as z.ZodType, o);
     if (!r.success) {
       statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
       continue;
@@ -160,7 +161,7 @@ function compileRoutes(
         apiKey = res.value;
       }
       const baseURL = (b.baseURL === 'demo://' ? (demoBaseURL ?? 'http://demo.invalid/v1') : b.baseURL).replace(/\/+$/, '');
-      const url = new URL(baseURL);
+      const url = parsedURL(baseURL);
       backends.push({
         id: `${namespace}/${r.metadata.name}/${b.name}`,
         name: b.name,
@@ -242,9 +243,9 @@ function compileTokens(
     let refs: Condition | undefined;
     if (t.spec.sha256) digest = t.spec.sha256;
     else if (t.spec.secretRef) {
-      const res = resolveSecret(ctx, namespace, t.spec.secretRef);
+      const res = resolveKeyDigest(ctx, namespace, t.spec.secretRef);
       if (!res.ok) refs = fail(res.reason, res.message);
-      else if (res.value !== undefined) digest = sha256Hex(res.value.trim());
+      else if (res.value !== undefined) digest = res.value;
     }
     if (!refs && !group) refs = fail('GroupNotFound', `Group "${t.spec.group}" not found in namespace ${namespace}`);
     if (refs || !group) {
@@ -274,7 +275,7 @@ function compileTokens(
       namespace,
       group,
       models,
-      // Without narrowing a token shares its group's set: 10,000 tokens must not mean 10,000 copies of it.
+      // Tokens that do not narrow share their group's set (thousands of tokens, a handful of groups).
       modelSet: t.spec.models ? new Set(models) : group.modelSet,
       expiresAtMs,
       disabled: t.spec.disabled,
@@ -309,17 +310,30 @@ function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): R
   return { ok: true, value };
 }
 
+/** Like resolveSecret, but yields the digest of the (trimmed) key, from the cache when the Secret is unchanged. */
+function resolveKeyDigest(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
+  const secret = ctx.secrets.get(nsName(namespace, ref.name));
+  if (!secret) return resolveSecret(ctx, namespace, ref);
+  const digest = cachedKeyDigest(secret, ref.key, () => {
+    const value = secretValue(secret, ref.key);
+    return value === undefined ? undefined : sha256Hex(value.trim());
+  });
+  if (digest === undefined) return resolveSecret(ctx, namespace, ref);
+  return { ok: true, value: digest };
+}
+
 function nsName(namespace: string | undefined, name: string): string {
   return `${namespace ?? DEFAULT_NAMESPACE}/${name}`;
 }
 
 /** Older objects first (creationTimestamp), then namespace/name: a newcomer never takes over a live name. */
 function oldestFirst<T extends ModelRoute | GatewayToken>(items: Validated<T>[]): Validated<T>[] {
-  return [...items].sort((a, b) => {
-    const ta = a.value.metadata.creationTimestamp ? Date.parse(a.value.metadata.creationTimestamp) : 0;
-    const tb = b.value.metadata.creationTimestamp ? Date.parse(b.value.metadata.creationTimestamp) : 0;
-    return ta - tb || a.key.localeCompare(b.key);
-  });
+  // Parse each timestamp once, not once per comparison: with 10,000 tokens that is most of the sort's cost.
+  const created = (i: Validated<T>) => (i.value.metadata.creationTimestamp ? Date.parse(i.value.metadata.creationTimestamp) || 0 : 0);
+  return items
+    .map((item) => ({ item, t: created(item) }))
+    .sort((a, b) => a.t - b.t || (a.item.key < b.item.key ? -1 : a.item.key > b.item.key ? 1 : 0))
+    .map((x) => x.item);
 }
 
 function createdSeconds(ts: string | undefined): number {

@@ -150,13 +150,20 @@ export const ModelRouteSpecSchema = z
       .min(1)
       .optional()
       .describe('API families this route serves; default: all.'),
-    backends: z.array(BackendSchema).min(1).max(64).describe('Upstreams that serve this model.'),
-    timeouts: TimeoutsSchema.optional(),
+    backends: z
+      .array(BackendSchema)
+      .min(1)
+      .max(64)
+      // In the CRD: a list keyed by name, so the API server rejects duplicate backend names and server-side apply merges per backend.
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] })
+      .describe('Upstreams that serve this model.'),
+    timeouts: TimeoutsSchema.optional().describe('Per-route timeouts.'),
     retry: RetrySchema.optional(),
-    streaming: StreamingSchema.optional(),
+    streaming: StreamingSchema.optional().describe('Streaming (SSE) behaviour of this route.'),
     ownedBy: z.string().max(256).optional().describe('owned_by shown in /v1/models (default: the namespace).'),
   })
-  .strict();
+  .strict()
+  .describe('One public model name and the upstream backends that serve it.');
 export type ModelRouteSpec = z.infer<typeof ModelRouteSpecSchema>;
 
 export const GroupSpecSchema = z
@@ -166,7 +173,8 @@ export const GroupSpecSchema = z
       .max(1000)
       .describe('Model names or globs (* and ?) that tokens in this group may use.'),
   })
-  .strict();
+  .strict()
+  .describe('Which models the tokens in this group may use.');
 export type GroupSpec = z.infer<typeof GroupSpecSchema>;
 
 export const SHA256_PATTERN = '^[a-f0-9]{64}$';
@@ -191,7 +199,10 @@ export const GatewayTokenSpecSchema = z
   .strict()
   .refine((s) => (s.secretRef === undefined) !== (s.sha256 === undefined), {
     message: 'exactly one of secretRef or sha256 must be set',
-  });
+  })
+  // The same rule for the API server (CEL in the generated CRD); src/config/crd tests keep the two in step.
+  .meta({ 'x-kubernetes-validations': [{ rule: 'has(self.secretRef) != has(self.sha256)', message: 'exactly one of secretRef or sha256 must be set' }] })
+  .describe('One client API key: its value in a Secret (or only its SHA-256), its current group, optional narrowing and expiry.');
 export type GatewayTokenSpec = z.infer<typeof GatewayTokenSpecSchema>;
 
 function resource<K extends string, S extends z.ZodType>(kind: K, spec: S) {

@@ -56,10 +56,20 @@ export const errors = {
     }),
   malformedJson: () =>
     new GatewayError(400, 'The request body is not valid JSON.', { code: 'invalid_json' }),
+  nestedTooDeeply: () =>
+    new GatewayError(400, 'The request body is nested too deeply.', { code: 'invalid_json' }),
+  unsupportedEncoding: () =>
+    new GatewayError(415, 'Compressed request bodies (Content-Encoding) are not supported; send the body uncompressed.', {
+      code: 'unsupported_content_encoding',
+      // The body is not read: close the connection after answering instead of parsing it.
+      headers: { connection: 'close' },
+    }),
   notAnObject: () =>
     new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
-  malformedMultipart: () =>
-    new GatewayError(400, 'The multipart request body could not be parsed.', { code: 'invalid_multipart' }),
+  malformedMultipart: (detail?: string) =>
+    new GatewayError(400, `The multipart request body could not be parsed${detail ? `: ${detail}` : ''}.`, { code: 'invalid_multipart' }),
+  duplicateModel: () =>
+    new GatewayError(400, 'The model parameter must be given only once.', { code: 'invalid_request', param: 'model' }),
   missingModel: () =>
     new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
   tooLarge: (limit: number) =>

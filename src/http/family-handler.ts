@@ -6,7 +6,7 @@ import type { CompiledBackend, CompiledRoute } from '../config/table.js';
 import type { AppLimits } from '../app.js';
 import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forward.js';
 import { planAttempts, type Random } from '../routing/plan.js';
-import { getContext, type RequestContext } from './context.js';
+import { clientGone, getContext, type RequestContext } from './context.js';
 import { errors } from './errors.js';
 import { FAMILY_PATHS } from './families.js';
 import { bodyBuilder, readPayload, type Payload } from './payload.js';
@@ -37,6 +37,13 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const ctx = getContext(res);
     ctx.family = family;
     let payload = await readPayload(req, deps.limits, readBody);
+    // The client may have left while a large form was being parsed (that yields to the event loop; its 'close'
+    // has then fired already and forward() would never see it), or the connection was answered 408 meanwhile:
+    // do not send a request nobody reads.
+    if (clientGone(req, res)) {
+      ctx.aborted = true;
+      return;
+    }
     const route = ctx.table!.routes.get(payload.model);
     if (!route) throw errors.modelNotFound(payload.model);
     ctx.route = route; // known model: safe as a metrics label from here on, even when refused below
@@ -46,18 +53,23 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (hooked?.payload) payload = hooked.payload;
     const transform = hooked?.transform ?? deps.transform;
     const q = req.url.indexOf('?');
+    const backends = hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health);
+    const body = bodyBuilder(payload);
+    // Build the first backend's body here, so a body that cannot be re-encoded is answered as the client's
+    // error (400) rather than surfacing inside the attempt loop as an upstream failure (502).
+    if (backends[0]) body(backends[0]);
     await forward(deps, {
       req,
       res,
       ctx,
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
-      backends: hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health),
+      backends,
       timeouts: route.timeouts,
       retry: route.retry,
       streaming: payload.kind === 'json' && payload.json['stream'] === true,
       keepAliveMs: route.keepAliveMs,
-      body: bodyBuilder(payload),
+      body,
       ...(transform ? { transform } : {}),
       labels: { family, model: route.model },
     });

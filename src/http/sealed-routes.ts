@@ -10,7 +10,7 @@ import { forward, type ForwardDeps } from '../proxy/forward.js';
 import { sealingTransform, type SealedBody } from '../proxy/sealing-transforms.js';
 import { resolveOwned } from '../routing/owned-object.js';
 import type { IdSealer, SealedKind } from '../routing/sealed-id.js';
-import { getContext } from './context.js';
+import { clientGone, getContext } from './context.js';
 import { readBody } from './read-body.js';
 import type { RouteRegistry } from './route-registry.js';
 import { sealedErrors } from './sealed-errors.js';
@@ -66,6 +66,10 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       const type = req.headers['content-type'];
       const raw = await readBody(req, type && MULTIPART.test(type) ? deps.limits.multipartBytes : deps.limits.jsonBytes);
       if (raw.length > 0) body = { body: raw, contentType: type };
+      if (clientGone(req, res)) {
+        ctx.aborted = true;
+        return;
+      }
     }
     const q = req.url.indexOf('?');
     const sealCtx = { sealer: deps.sealer, model: route.model, backend: backend.name, owner: ctx.token!.key, known: { upstreamId: ref.upstreamId, sealedId } };

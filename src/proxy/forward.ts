@@ -295,10 +295,16 @@ function tapBody(metrics: Metrics, o: ForwardOptions, response: UpstreamResponse
   });
   if (tail) {
     response.body.once('end', () => {
-      const usage = extractUsage(tail.text());
-      if (!usage) return;
-      if (usage.input !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'input' }, usage.input);
-      if (usage.output !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'output' }, usage.output);
+      // Runs inside the upstream body's 'end' event, before the relay finishes the client's response: a throw
+      // here would be an uncaught exception and leave the client hanging. Usage metrics are best effort.
+      try {
+        const usage = extractUsage(tail.text());
+        if (!usage) return;
+        if (usage.input !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'input' }, usage.input);
+        if (usage.output !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'output' }, usage.output);
+      } catch {
+        // An upstream body the tap cannot account for is not the client's problem.
+      }
     });
   }
 }

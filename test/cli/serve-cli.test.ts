@@ -50,10 +50,10 @@ describe('model-gateway serve (executable)', () => {
     expect(r.stderr()).toMatch(/^model-gateway: MG_DRAIN_TIMEOUT \(--drain-timeout\) must be a duration[^\n]*\n$/);
   });
 
-  it('says in one line that the Kubernetes source is not in this build', async () => {
-    const r = run(['serve', '--source', 'kubernetes', '--namespaces', 'ai']);
+  it('says in one line when --source kubernetes has no usable kubeconfig', async () => {
+    const r = run(['serve', '--source', 'kubernetes', '--namespaces', 'ai', '--kubeconfig', 'no/such/kubeconfig']);
     expect(await r.exited).toBe(2);
-    expect(r.stderr()).toBe('model-gateway: --source kubernetes is not available in this build; use --source file\n');
+    expect(r.stderr()).toMatch(/^model-gateway: --source kubernetes: ENOENT[^\n]*no\/such\/kubeconfig[^\n]*\n$/);
   });
 
   it('exits 1 with one line when the config directory does not exist', async () => {

@@ -97,7 +97,8 @@ describe('serve: SIGTERM drain', () => {
       if (!signalled && parts.length === 1) {
         signalled = true;
         gateway.child.kill('SIGTERM');
-        await gateway.waitForLog((l) => l.msg === 'shutdown requested');
+        // "draining:" is logged in the same tick as the listener closes ("shutdown requested" comes earlier).
+        await gateway.waitForLog((l) => String(l.msg).startsWith('draining:'));
         refusedDuringDrain = await refused(Number(api.port));
       }
     }

@@ -58,7 +58,12 @@ describe('the time budget', () => {
       expect(ms).toBeGreaterThanOrEqual(950);
       expect(ms).toBeLessThan(1_000 + SLACK_MS);
       expect(e.headers?.get('x-model-gateway-attempts')).toBe('3');
-      expect([p, s, t].map((u) => u.requests.length)).toEqual([1, 1, 1]);
+      // The third attempt has only ~200 ms of budget: on a loaded machine its request may reach the fake just
+      // after the client got its 504, or never leave the pool's queue. Let stragglers land inside this test,
+      // then assert what matters: no backend was asked twice.
+      await new Promise((r) => setTimeout(r, 300));
+      expect([p, s].map((u) => u.requests.length)).toEqual([1, 1]);
+      expect(t.requests.length).toBeLessThanOrEqual(1);
     });
 
   it('defaults to twice the first-byte timeout', async () => {

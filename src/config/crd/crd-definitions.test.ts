@@ -1,0 +1,82 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { GatewayTokenSpecSchema } from '../resources.js';
+import { buildCrd, buildCrdFiles } from './crd-definitions.js';
+import type { JsonSchema } from './structural-schema.js';
+
+const CRDS = join(import.meta.dirname, '..', '..', '..', 'crds');
+
+/** Walks every schema node with its path. */
+function walk(node: JsonSchema, path: string, visit: (n: JsonSchema, p: string) => void): void {
+  visit(node, path);
+  for (const [name, sub] of Object.entries((node.properties ?? {}) as Record<string, JsonSchema>)) walk(sub, `${path}.${name}`, visit);
+  if (node.items) walk(node.items as JsonSchema, `${path}[]`, visit);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties as JsonSchema, `${path}.*`, visit);
+}
+
+const schemaOf = (kind: 'ModelRoute' | 'Group' | 'GatewayToken') =>
+  ((buildCrd(kind).spec as any).versions[0].schema.openAPIV3Schema) as JsonSchema;
+
+describe('generated CRDs', () => {
+  it('match the committed files in crds/ (run `npm run generate:crds` after changing resources.ts)', async () => {
+    const committed = (await readdir(CRDS)).filter((f) => f.endsWith('.yaml')).sort();
+    const generated = buildCrdFiles();
+    expect(committed).toEqual(generated.map((f) => f.file).sort());
+    for (const f of generated) expect(await readFile(join(CRDS, f.file), 'utf8'), f.file).toBe(f.text);
+  });
+
+  for (const kind of ['ModelRoute', 'Group', 'GatewayToken'] as const) {
+    it(`${kind}: structural (a type on every node, no $ref, no additionalProperties: false) and described`, () => {
+      walk(schemaOf(kind), kind, (n, p) => {
+        expect(n.type !== undefined || n['x-kubernetes-preserve-unknown-fields'] === true, `${p} has a type`).toBe(true);
+        expect(JSON.stringify(n)).not.toContain('"$ref"');
+        expect(n.additionalProperties, p).not.toBe(false);
+      });
+      const spec = (schemaOf(kind).properties as Record<string, JsonSchema>).spec!;
+      walk(spec, 'spec', (n, p) => {
+        if (p !== 'spec' && !p.endsWith('[]')) expect(typeof n.description, `${p} is described for kubectl explain`).toBe('string');
+      });
+    });
+  }
+
+  it('declares the status subresource, categories, short names and printer columns', () => {
+    const route = buildCrd('ModelRoute').spec as any;
+    expect(route.versions[0].subresources).toEqual({ status: {} });
+    expect(route.names.categories).toEqual(['modelgateway']);
+    expect(route.names.shortNames.length).toBeGreaterThan(0);
+    const cols = (k: 'ModelRoute' | 'Group' | 'GatewayToken') =>
+      (buildCrd(k).spec as any).versions[0].additionalPrinterColumns.filter((c: any) => !c.priority).map((c: any) => c.name);
+    expect(cols('ModelRoute')).toEqual(['Model', 'Backends', 'Ready', 'Age']);
+    expect(cols('GatewayToken')).toEqual(['Group', 'Ready', 'Expires', 'Age']);
+    expect(cols('Group')).toEqual(['Ready', 'Age']);
+  });
+
+  it('keeps defaults, enums and bounds from the zod schemas', () => {
+    const backend = (schemaOf('ModelRoute') as any).properties.spec.properties.backends;
+    expect(backend['x-kubernetes-list-map-keys']).toEqual(['name']);
+    expect(backend.items.properties.priority).toMatchObject({ type: 'integer', default: 0, minimum: 0, maximum: 100 });
+    expect(backend.items.properties.weight).toMatchObject({ default: 1, maximum: 10000 });
+    expect((schemaOf('ModelRoute') as any).properties.spec.properties.endpoints.items.enum).toContain('chat.completions');
+    expect((schemaOf('GatewayToken') as any).properties.spec.properties.disabled.default).toBe(false);
+  });
+
+  it('carries the cross-field rule of GatewayToken as CEL, agreeing with the zod refinement', () => {
+    const spec = (schemaOf('GatewayToken') as any).properties.spec;
+    expect(spec['x-kubernetes-validations']).toEqual([
+      { rule: 'has(self.secretRef) != has(self.sha256)', message: 'exactly one of secretRef or sha256 must be set' },
+    ]);
+    // The CEL rule reads "exactly one is present"; zod must accept and refuse the same four combinations.
+    const ref = { name: 's', key: 'k' };
+    const sha = 'a'.repeat(64);
+    const cel = (s: Record<string, unknown>) => ('secretRef' in s) !== ('sha256' in s);
+    for (const s of [{}, { secretRef: ref }, { sha256: sha }, { secretRef: ref, sha256: sha }]) {
+      expect(GatewayTokenSpecSchema.safeParse({ group: 'g', ...s }).success, JSON.stringify(s)).toBe(cel(s));
+    }
+  });
+
+  it('writes YAML that parses back to the same objects', () => {
+    for (const f of buildCrdFiles()) expect(parse(f.text).kind).toBe('CustomResourceDefinition');
+  });
+});

@@ -1,0 +1,54 @@
+// The shape of `status` the gateway writes on its three kinds (the CRDs' status schema is generated from this).
+// Conditions follow metav1.Condition so generic tooling (kubectl wait --for=condition=Ready, Argo CD health,
+// kstatus) understands them.
+import { z } from 'zod';
+
+export const ConditionSchema = z
+  .object({
+    type: z
+      .string()
+      .min(1)
+      .max(316)
+      .describe('Condition type: Accepted (spec valid, no conflict), ResolvedRefs (Secrets and Group found) or Ready (serving).'),
+    status: z.enum(['True', 'False', 'Unknown']).describe('True, False or Unknown.'),
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/, 'a CamelCase reason')
+      .describe('Machine-readable CamelCase reason, e.g. SecretNotFound.'),
+    message: z.string().max(32768).describe('Human-readable details; never contains a Secret value.'),
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('metadata.generation the condition was computed from.'),
+    lastTransitionTime: z.iso.datetime({ offset: true }).describe('When the status of this condition last changed.'),
+  })
+  .strict();
+export type ResourceCondition = z.infer<typeof ConditionSchema>;
+
+export const ResourceStatusSchema = z
+  .object({
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('metadata.generation of the spec the gateway last processed.'),
+    conditions: z
+      .array(ConditionSchema)
+      .max(8)
+      .optional()
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })
+      .describe('Accepted, ResolvedRefs and the summary Ready, written by the elected gateway replica.'),
+    warnings: z
+      .array(z.string().max(1024))
+      .max(16)
+      .optional()
+      .describe('Things that do not stop the object from working but are probably mistakes, e.g. a glob matching no model.'),
+  })
+  .strict()
+  .describe('Observed state, written by the gateway.');
+export type ResourceStatus = z.infer<typeof ResourceStatusSchema>;

@@ -1,0 +1,96 @@
+// Both ways the gateway finds the API server, end to end against the fake API server: a kubeconfig file, and the
+// in-cluster service account (HTTPS with the mounted CA, bearer token from the mounted file).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadKubeConfig, resolveNamespaces, SERVICE_ACCOUNT_DIR } from '../../../src/config/sources/kube-config.js';
+import { KubernetesSource } from '../../../src/config/sources/kubernetes-source.js';
+import { FakeApiServer } from '../../fake-apiserver/server.js';
+import { kubeConfigYaml } from '../../fake-apiserver/kubeconfig.js';
+import type { KubeObj } from '../../fake-apiserver/store.js';
+import { contractObjects, find, SnapshotRecorder } from '../source-contract.js';
+
+let dir: string;
+let api: FakeApiServer | undefined;
+let source: KubernetesSource | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mg-kubeconfig-'));
+  return () => rmSync(dir, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  await source?.stop();
+  await api?.stop();
+  source = api = undefined;
+});
+
+async function syncsWith(kubeConfig: ReturnType<typeof loadKubeConfig>, namespace: string): Promise<SnapshotRecorder> {
+  api!.apply(contractObjects(namespace).group('g', ['m']) as KubeObj);
+  source = new KubernetesSource({ kubeConfig, namespaces: [namespace], debounceMs: 10 });
+  const rec = new SnapshotRecorder();
+  await source.start(rec.onSnapshot);
+  expect(find(rec.latest!, 'Group', 'g', namespace)).toBeDefined();
+  return rec;
+}
+
+describe('loadKubeConfig', () => {
+  it('uses --kubeconfig when given, and its context namespace as the default', async () => {
+    api = new FakeApiServer({ requireToken: 'fake-service-account-token' });
+    await api.start();
+    const file = join(dir, 'config');
+    writeFileSync(file, kubeConfigYaml(api.url, 'from-context'));
+    const kc = loadKubeConfig({ kubeconfig: file, env: {} });
+    const namespaces = resolveNamespaces('', kc, { env: {}, serviceAccountRoot: join(dir, 'none') });
+    expect(namespaces).toEqual(['from-context']);
+    await syncsWith(kc, 'from-context');
+    expect(api.requests.every((r) => r.authenticated)).toBe(true);
+  });
+
+  it('uses the in-cluster service account over HTTPS with the mounted CA and token', async () => {
+    const root = join(dir, 'pod');
+    const sa = join(root, SERVICE_ACCOUNT_DIR);
+    mkdirSync(sa, { recursive: true });
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-keyout', join(root, 'key.pem'), '-out', join(sa, 'ca.crt'),
+    ], { stdio: 'ignore' });
+    writeFileSync(join(sa, 'token'), 'projected-sa-token\n');
+    writeFileSync(join(sa, 'namespace'), 'gateway-ns');
+    api = new FakeApiServer({ tls: { key: readFileSync(join(root, 'key.pem'), 'utf8'), cert: readFileSync(join(sa, 'ca.crt'), 'utf8') }, requireToken: 'projected-sa-token' });
+    await api.start();
+    const port = new URL(api.url).port;
+    const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
+    process.env.KUBERNETES_SERVICE_HOST = '127.0.0.1';
+    process.env.KUBERNETES_SERVICE_PORT = port;
+    try {
+      const kc = loadKubeConfig({ serviceAccountRoot: root });
+      expect(kc.getCurrentCluster()?.server).toBe(`https://127.0.0.1:${port}`);
+      const namespaces = resolveNamespaces(undefined, kc, { env: {}, serviceAccountRoot: root });
+      expect(namespaces).toEqual(['gateway-ns']);
+      await syncsWith(kc, 'gateway-ns');
+      expect(api.requests.length).toBeGreaterThan(0);
+    } finally {
+      if (saved.host === undefined) delete process.env.KUBERNETES_SERVICE_HOST;
+      else process.env.KUBERNETES_SERVICE_HOST = saved.host;
+      if (saved.port === undefined) delete process.env.KUBERNETES_SERVICE_PORT;
+      else process.env.KUBERNETES_SERVICE_PORT = saved.port;
+    }
+  });
+});
+
+describe('resolveNamespaces', () => {
+  const none = { env: {}, serviceAccountRoot: '/nonexistent' };
+  it('reads "*" as all namespaces and a comma list as those namespaces', () => {
+    expect(resolveNamespaces('*', undefined, none)).toBe('all');
+    expect(resolveNamespaces(' a, b ,a', undefined, none)).toEqual(['a', 'b']);
+    expect(() => resolveNamespaces('a,*', undefined, none)).toThrow(/cannot be combined/);
+  });
+  it('defaults to POD_NAMESPACE, then "default"', () => {
+    expect(resolveNamespaces('', undefined, { env: { POD_NAMESPACE: 'mine' }, serviceAccountRoot: '/nonexistent' })).toEqual(['mine']);
+    expect(resolveNamespaces(undefined, undefined, none)).toEqual(['default']);
+  });
+});

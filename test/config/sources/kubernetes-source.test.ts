@@ -1,0 +1,219 @@
+// Kubernetes-specific behaviour of the source, against the fake API server with the real client: Secret label
+// selection, namespaces, pagination, readiness gating, reconnects, 410 relists, bookmarks, periodic relists.
+import { afterEach, describe, expect, it } from 'vitest';
+import { KubernetesSource, type KubernetesSourceOptions } from '../../../src/config/sources/kubernetes-source.js';
+import { FakeApiServer, RESOURCE_TYPES, type FakeApiServerOptions } from '../../fake-apiserver/server.js';
+import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
+import type { KubeObj } from '../../fake-apiserver/store.js';
+import { contractObjects, find, SnapshotRecorder } from '../source-contract.js';
+import { waitUntil } from '../wait-until.js';
+
+const NS = 'team-a';
+const o = contractObjects(NS);
+let api: FakeApiServer | undefined;
+let source: KubernetesSource | undefined;
+
+afterEach(async () => {
+  await source?.stop().catch(() => {});
+  await api?.stop();
+  source = undefined;
+  api = undefined;
+});
+
+async function setup(opts: Partial<KubernetesSourceOptions> = {}, apiOpts: FakeApiServerOptions = {}) {
+  api = new FakeApiServer(apiOpts);
+  await api.start();
+  source = new KubernetesSource({
+    kubeConfig: kubeConfigFor(api.url),
+    namespaces: [NS],
+    debounceMs: 10,
+    backoff: { initialMs: 20, maxMs: 200 },
+    ...opts,
+  });
+  const rec = new SnapshotRecorder();
+  return { api, source, rec };
+}
+
+const apply = (x: unknown) => api!.apply(x as KubeObj);
+const names = (s: { objects: readonly { object: { kind?: unknown; metadata?: { name?: unknown } } }[] }, kind: string) =>
+  s.objects.filter((x) => x.object.kind === kind).map((x) => x.object.metadata?.name).sort();
+
+describe('KubernetesSource', () => {
+  it('reads only Secrets carrying the label selector, and asks the API server for exactly those', async () => {
+    const { api, source, rec } = await setup();
+    apply(o.secret('labelled', 'v'));
+    apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated', namespace: NS }, stringData: { token: 'nope' } });
+    await source.start(rec.onSnapshot);
+    await waitUntil(() => api.openWatches === 4);
+    expect(names(rec.latest!, 'Secret')).toEqual(['labelled']);
+    const secretCalls = api.requests.filter((r) => r.resource === 'secrets');
+    expect(secretCalls.length).toBeGreaterThanOrEqual(2); // list + watch
+    for (const r of secretCalls) expect(r.labelSelector).toBe('modelgateway.io/secret=true');
+    // Removing the label makes the Secret disappear (the watch sees it leave the selection).
+    api.patch('Secret', NS, 'labelled', { metadata: { labels: { 'modelgateway.io/secret': null } } });
+    await rec.waitFor((s) => names(s, 'Secret').length === 0, 3000, 'the unlabelled secret to leave');
+  });
+
+  it('honours a custom secret selector', async () => {
+    const { source, rec } = await setup({ secretSelector: 'team=a' });
+    apply(o.secret('default-label', 'v'));
+    apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'custom', namespace: NS, labels: { team: 'a' } }, stringData: { token: 'x' } });
+    await source.start(rec.onSnapshot);
+    expect(names(rec.latest!, 'Secret')).toEqual(['custom']);
+  });
+
+  it('watches a list of namespaces, or all of them', async () => {
+    const { api, source, rec } = await setup({ namespaces: ['a', 'b'] });
+    for (const ns of ['a', 'b', 'c']) apply(contractObjects(ns).group(`g-${ns}`, []));
+    await source.start(rec.onSnapshot);
+    expect(names(rec.latest!, 'Group')).toEqual(['g-a', 'g-b']);
+    expect(new Set(api.requests.map((r) => r.namespace))).toEqual(new Set(['a', 'b']));
+    await source.stop();
+
+    const all = new KubernetesSource({ kubeConfig: kubeConfigFor(api.url), namespaces: 'all', debounceMs: 10 });
+    const rec2 = new SnapshotRecorder();
+    await all.start(rec2.onSnapshot);
+    try {
+      expect(names(rec2.latest!, 'Group')).toEqual(['g-a', 'g-b', 'g-c']);
+      await waitUntil(() => api.requests.some((r) => r.path === '/apis/modelgateway.io/v1alpha1/groups' && r.verb === 'watch'));
+    } finally {
+      await all.stop();
+    }
+  });
+
+  it('lists in pages, so a relist of a big namespace is bounded per request', async () => {
+    const { api, source, rec } = await setup({ pageSize: 2 });
+    for (let i = 0; i < 5; i++) apply(o.group(`g${i}`, []));
+    await source.start(rec.onSnapshot);
+    expect(names(rec.latest!, 'Group')).toEqual(['g0', 'g1', 'g2', 'g3', 'g4']);
+    const lists = api.requests.filter((r) => r.resource === 'groups' && r.verb === 'list');
+    expect(lists.map((r) => r.query.limit)).toEqual(['2', '2', '2']);
+    expect(lists.filter((r) => r.query.continue).length).toBe(2);
+  });
+
+  it('is not synced, and delivers no snapshot, until every initial list has succeeded', async () => {
+    const { api, source, rec } = await setup();
+    apply(o.group('g', []));
+    api.failRequests({ resource: 'gatewaytokens', verb: 'list' }, 500, 3);
+    let resolved = false;
+    const started = source.start(rec.onSnapshot).then(() => (resolved = true));
+    await waitUntil(() => api.requests.filter((r) => r.resource === 'gatewaytokens' && r.verb === 'list').length >= 2);
+    expect(source.synced).toBe(false);
+    expect(resolved).toBe(false);
+    expect(rec.snapshots).toHaveLength(0);
+    await started;
+    expect(source.synced).toBe(true);
+    expect(names(rec.snapshots[0]!, 'Group')).toEqual(['g']);
+  });
+
+  it('keeps the last snapshot while the API server is unreachable, then catches up', async () => {
+    const { api, source, rec } = await setup();
+    apply(o.route('r', 'm1'));
+    await source.start(rec.onSnapshot);
+    const before = rec.snapshots.length;
+    api.setUnreachable(true);
+    await waitUntil(() => source.stats().some((s) => s.stats.errors > 0));
+    expect(rec.snapshots.length).toBe(before); // nothing replaced the last good snapshot
+    expect(source.lookup('ModelRoute', NS, 'r')).toBeDefined();
+    apply(o.route('r', 'm2')); // changed while the gateway could not see it
+    api.setUnreachable(false);
+    await rec.waitFor((s) => (find(s, 'ModelRoute', 'r', NS) as any)?.spec.model === 'm2', 5000, 'the change made during the outage');
+  });
+
+  it('resumes a dropped watch from its last resourceVersion without relisting', async () => {
+    const { api, source, rec } = await setup();
+    await source.start(rec.onSnapshot);
+    await waitUntil(() => api.openWatches === 4);
+    apply(o.group('g1', []));
+    await rec.waitFor((s) => names(s, 'Group').includes('g1'));
+    const listsBefore = api.recorded('list').length;
+    const rv = api.get('Group', NS, 'g1')!.metadata.resourceVersion;
+    expect(api.dropWatches()).toBe(4);
+    apply(o.group('g2', []));
+    await rec.waitFor((s) => names(s, 'Group').includes('g2'));
+    expect(api.recorded('list').length).toBe(listsBefore);
+    const rewatch = api.requests.filter((r) => r.resource === 'groups' && r.verb === 'watch').at(-1)!;
+    expect(rewatch.query.resourceVersion).toBe(rv);
+    expect(rewatch.query.allowWatchBookmarks).toBe('true');
+  });
+
+  for (const mode of ['event', 'http'] as const) {
+    it(`410 Gone (${mode === 'event' ? 'ERROR event in the stream' : 'HTTP 410'}) → relist without losing objects`, async () => {
+      const { api, source, rec } = await setup({}, { expiredWatch: mode });
+      for (const n of ['a', 'b', 'c']) apply(o.group(n, []));
+      await source.start(rec.onSnapshot);
+      // Changes the gateway misses, then compaction: the history it would resume from is gone.
+      api.dropWatches();
+      api.setUnreachable(true);
+      await waitUntil(() => source.stats().some((s) => s.stats.errors > 0));
+      apply(o.group('d', []));
+      api.remove('Group', NS, 'a');
+      api.store.compact();
+      const seen = rec.snapshots.length;
+      api.setUnreachable(false);
+      await rec.waitFor((s) => names(s, 'Group').join() === 'b,c,d', 5000, 'the relisted state');
+      expect(source.stats().find((s) => s.resource.startsWith('groups'))!.stats.expired).toBeGreaterThanOrEqual(1);
+      // No snapshot in between lost the objects that never went away.
+      for (const s of rec.snapshots.slice(seen)) expect(names(s, 'Group')).toEqual(expect.arrayContaining(['b', 'c']));
+    });
+  }
+
+  it('an ERROR 410 event on a live watch triggers a relist', async () => {
+    const { api, source, rec } = await setup();
+    apply(o.group('a', []));
+    await source.start(rec.onSnapshot);
+    await waitUntil(() => api.openWatches === 4);
+    const lists = api.recorded('list').length;
+    api.sendWatchError(410, 'Group');
+    await waitUntil(() => api.recorded('list').length > lists);
+    expect(api.requests.filter((r) => r.verb === 'list').at(-1)!.resource).toBe('groups');
+    expect(names(rec.latest!, 'Group')).toEqual(['a']);
+  });
+
+  it('honours bookmarks: a watch resumed after a bookmark survives compaction without a relist', async () => {
+    const { api, source, rec } = await setup({}, { bookmarkIntervalMs: 0 });
+    await source.start(rec.onSnapshot);
+    await waitUntil(() => api.openWatches === 4);
+    // Activity elsewhere moves the resourceVersion on; only a bookmark tells this watch about it.
+    for (let i = 0; i < 3; i++) apply(contractObjects('elsewhere').group(`x${i}`, []));
+    api.bookmark();
+    const rv = String(api.store.resourceVersion);
+    await new Promise((r) => setTimeout(r, 100));
+    api.store.compact();
+    const lists = api.recorded('list').length;
+    api.dropWatches();
+    await waitUntil(() => api.recorded('watch').filter((r) => r.resource === 'groups').length >= 2);
+    apply(o.group('after', []));
+    await rec.waitFor((s) => names(s, 'Group').includes('after'));
+    expect(api.recorded('list').length).toBe(lists);
+    expect(api.requests.filter((r) => r.resource === 'groups' && r.verb === 'watch').at(-1)!.query.resourceVersion).toBe(rv);
+  });
+
+  it('relists periodically, and an unchanged relist delivers no snapshot', async () => {
+    const { api, source, rec } = await setup({ relistIntervalMs: 150 });
+    apply(o.group('a', []));
+    await source.start(rec.onSnapshot);
+    const count = rec.snapshots.length;
+    await waitUntil(() => api.recorded('list').filter((r) => r.resource === 'groups').length >= 3, 5000);
+    expect(rec.snapshots.length).toBe(count);
+  });
+
+  it('does not deliver a snapshot for status-only changes (its own status writes)', async () => {
+    const { api, source, rec } = await setup();
+    apply(o.group('a', []));
+    await source.start(rec.onSnapshot);
+    const count = rec.snapshots.length;
+    api.store.mergePatch(RESOURCE_TYPES.Group, NS, 'a', { status: { observedGeneration: 1 } }, 'status');
+    await waitUntil(() => (source.lookup('Group', NS, 'a') as any)?.status?.observedGeneration === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(rec.snapshots.length).toBe(count);
+  });
+
+  it('rejects start() when stopped before the first sync', async () => {
+    const { api, source, rec } = await setup();
+    api.setUnreachable(true);
+    const started = source.start(rec.onSnapshot);
+    await source.stop();
+    await expect(started).rejects.toThrow(/before its first complete sync/);
+  });
+});
