@@ -134,6 +134,8 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     // An OpenAI-compatible API never sends a client elsewhere, and the Location (and the body, often "Redirecting
     // to …") would show the client an upstream's URLs. Not followed either: a redirect means a misconfigured
     // baseURL, which should be fixed, not hidden. Passive health counted it as a failure (healthVerdict).
+    // undici's body emits an AbortError when destroyed unread: without a listener that is an uncaught exception.
+    response.body.on('error', () => {});
     response.body.destroy();
     const e = errors.upstreamRedirect(o.labels.model);
     if (committed) {
