@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BodyBudget, defaultBufferedBudget, MAX_DEFAULT_BUFFERED_BYTES, MIN_DEFAULT_BUFFERED_BYTES } from './body-budget.js';
 
 const MiB = 1024 * 1024;
-const response = () => new EventEmitter() as unknown as Response & EventEmitter;
+const response = (closed = false) => Object.assign(new EventEmitter(), { closed, destroyed: closed }) as unknown as Response & EventEmitter;
 
 describe('defaultBufferedBudget', () => {
   it.each([
@@ -33,6 +33,14 @@ describe('BodyBudget', () => {
     // b is alone now: it may exceed the limit rather than be refused forever.
     expect(b.tryReserve(20)).toBe(true);
     b.release();
+    expect(budget.used).toBe(0);
+  });
+
+  it('a response already closed (the client left before the handler ran) can reserve nothing', () => {
+    const budget = new BodyBudget(10);
+    const r = budget.open(response(true));
+    expect(r.tryReserve(1)).toBe(false);
+    r.add(5);
     expect(budget.used).toBe(0);
   });
 });

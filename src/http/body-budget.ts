@@ -56,7 +56,9 @@ export class BodyBudget {
   open(res: Response): BodyReservation {
     const r = new BodyReservation(this);
     // 'close' fires for every response: finished, errored, or its connection gone (client abort, drain cut).
-    res.once('close', () => r.release());
+    // Once it has fired it never fires again: a request whose client is already gone can reserve nothing.
+    if (res.closed || res.destroyed) r.release();
+    else res.once('close', () => r.release());
     return r;
   }
 

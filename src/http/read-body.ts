@@ -18,7 +18,7 @@ export function readBody(req: Request, limit: number, reservation?: BodyReservat
     req.resume();
     return Promise.reject(errors.tooLarge(limit));
   }
-  if (reservation && declared !== undefined && !reservation.fits(Number(declared))) {
+  if (reservation && declared !== undefined && Number.isFinite(Number(declared)) && !reservation.fits(Number(declared))) {
     req.resume();
     return Promise.reject(errors.bodyBudgetFull(BUDGET_RETRY_AFTER_SECONDS));
   }
