@@ -34,6 +34,8 @@ export interface GatewayOptions {
   /** How long close() lets in-flight requests finish (default 25 s). */
   readonly drainTimeoutMs?: number;
   readonly limits?: AppLimits;
+  /** Budget of buffered request bodies (see AppDeps.maxBufferedBytes); default derived from the memory limit. */
+  readonly maxBufferedBytes?: number;
   /** API port: time a client has to send the request headers, and the whole request (see ListenOptions). */
   readonly headersTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
@@ -99,6 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       metrics,
       isReady,
       limits: options.limits ?? DEFAULT_LIMITS,
+      ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
     });
     cleanups.push(() => closeApp(app));

@@ -9,6 +9,7 @@ import { installCrashHandlers, installSignalHandlers, startGateway, type Gateway
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { loadIdKeys } from '../routing/id-keys.js';
+import { defaultBufferedBudget, processMemoryLimit } from '../http/body-budget.js';
 import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -141,6 +142,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
       logLevel: options.logLevel,
       drainTimeoutMs: options.drainTimeoutMs,
       limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+      maxBufferedBytes: options.maxBufferedBytes ?? Math.floor(defaultBufferedBudget(processMemoryLimit()) / options.workers),
       ...(idKeys.length > 0 ? { idKeys } : {}),
     });
   } catch (err) {

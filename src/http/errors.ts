@@ -78,6 +78,18 @@ export const errors = {
       // The rest of the body is not read: close the connection after answering instead of parsing it.
       headers: { connection: 'close' },
     }),
+  bodyBudgetFull: (retryAfterSeconds: number) =>
+    new GatewayError(503, 'The gateway is holding too many request bodies in memory right now; retry shortly.', {
+      code: 'server_overloaded',
+      // The SDKs retry a 503 after retry-after. The rest of the body is not read: close the connection after answering.
+      headers: { 'retry-after': String(retryAfterSeconds), connection: 'close' },
+    }),
+  unsupportedContentType: (contentType: string, path: string) =>
+    new GatewayError(415, `Unsupported content type: '${truncate(contentType.split(';')[0]!.trim())}'. ${truncate(path)} only accepts 'application/json' requests.`, {
+      code: 'unsupported_content_type',
+      // The body is not read: close the connection after answering instead of parsing it.
+      headers: { connection: 'close' },
+    }),
   unknownRoute: (method: string, path: string) =>
     new GatewayError(404, `Unknown request URL: ${method} ${truncate(path)}.`, { code: 'unknown_url' }),
   methodNotAllowed: (method: string, path: string, allow: readonly string[]) =>
@@ -91,6 +103,10 @@ export const errors = {
     new GatewayError(504, 'The upstream for this model did not answer in time.', { code: 'upstream_timeout' }),
   upstreamFailed: () =>
     new GatewayError(502, 'The upstream for this model failed before answering.', { code: 'upstream_error' }),
+  upstreamRedirect: (model: string) =>
+    new GatewayError(502, `The upstream of model "${truncate(model)}" answered with a redirect, which the gateway does not follow.`, {
+      code: 'upstream_error',
+    }),
   internal: () => new GatewayError(500, 'The gateway failed to handle the request.', { code: 'internal_error' }),
 };
 

@@ -8,7 +8,8 @@ import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forw
 import { planAttempts, type Random } from '../routing/plan.js';
 import { clientGone, getContext, type RequestContext } from './context.js';
 import { errors } from './errors.js';
-import { FAMILY_PATHS } from './families.js';
+import type { BodyBudget, BodyReservation } from './body-budget.js';
+import { FAMILY_PATHS, MULTIPART_FAMILIES } from './families.js';
 import { bodyBuilder, readPayload, type Payload } from './payload.js';
 import { readBody } from './read-body.js';
 
@@ -28,15 +29,19 @@ export interface FamilyHandlerDeps extends ForwardDeps {
   readonly random: Random;
   readonly transform?: ResponseTransform;
   readonly hooks?: Partial<Record<Family, CreateHook>>;
+  /** Process-wide cap on buffered request bodies; absent: no cap. */
+  readonly budget?: BodyBudget;
 }
 
 export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   const path = FAMILY_PATHS[family];
   const publicPath = `/v1${path}`;
+  const accept = { multipart: MULTIPART_FAMILIES.has(family), path: publicPath };
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = getContext(res);
     ctx.family = family;
-    let payload = await readPayload(req, deps.limits, readBody);
+    const reservation = deps.budget?.open(res);
+    let payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept);
     // The client may have left while a large form was being parsed (that yields to the event loop; its 'close'
     // has then fired already and forward() would never see it), or the connection was answered 408 meanwhile:
     // do not send a request nobody reads.
@@ -54,7 +59,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const transform = hooked?.transform ?? deps.transform;
     const q = req.url.indexOf('?');
     const backends = hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health);
-    const body = bodyBuilder(payload);
+    const body = counted(bodyBuilder(payload), payload.raw, reservation);
     // Build the first backend's body here, so a body that cannot be re-encoded is answered as the client's
     // error (400) rather than surfacing inside the attempt loop as an upstream failure (502).
     if (backends[0]) body(backends[0]);
@@ -73,5 +78,19 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
       ...(transform ? { transform } : {}),
       labels: { family, model: route.model },
     });
+  };
+}
+
+/** Counts each rewritten body (a copy beside the client's bytes, held for failover replays) against the budget once. */
+function counted(build: ReturnType<typeof bodyBuilder>, raw: Buffer, reservation: BodyReservation | undefined): ReturnType<typeof bodyBuilder> {
+  if (!reservation) return build;
+  const seen = new Set<Buffer>([raw]);
+  return (backend) => {
+    const out = build(backend);
+    if (!seen.has(out.body)) {
+      seen.add(out.body);
+      reservation.add(out.body.length);
+    }
+    return out;
   };
 }

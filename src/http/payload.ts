@@ -19,13 +19,36 @@ export type Payload =
   | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
 
 const MULTIPART = /^multipart\/form-data\b/i;
+const ANY_MULTIPART = /^\s*multipart\//i;
 const JSON_TYPE = 'application/json';
 
-export async function readPayload(req: Request, limits: AppLimits, read: (req: Request, limit: number) => Promise<Buffer>): Promise<Payload> {
+/** What an endpoint accepts besides JSON; `path` names it in the refusal. */
+export interface PayloadAccept {
+  readonly multipart: boolean;
+  readonly path: string;
+}
+
+/**
+ * Refuses a form sent to an endpoint that takes JSON only, before a byte of it is read: a form there would be
+ * buffered under the (larger) upload limit for nothing. Other content types are still read as JSON, as clients
+ * such as `curl -d` send JSON labelled as a urlencoded form or with no type at all.
+ */
+export function checkContentType(req: Request, accept: PayloadAccept): void {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!accept.multipart && ANY_MULTIPART.test(contentType)) throw errors.unsupportedContentType(contentType, accept.path);
+}
+
+export async function readPayload(
+  req: Request,
+  limits: AppLimits,
+  read: (req: Request, limit: number) => Promise<Buffer>,
+  accept: PayloadAccept,
+): Promise<Payload> {
   // A compressed body would be parsed as garbage (a misleading "not valid JSON") or, worse, forwarded with a
   // Content-Encoding the rewritten bytes no longer match. Refuse it plainly; "identity" means uncompressed.
   const encoding = req.headers['content-encoding']?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') throw errors.unsupportedEncoding();
+  checkContentType(req, accept);
   const contentType = req.headers['content-type'] ?? '';
   if (MULTIPART.test(contentType)) {
     const raw = await read(req, limits.multipartBytes);

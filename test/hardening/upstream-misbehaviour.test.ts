@@ -124,10 +124,12 @@ describe('broken responses', () => {
 });
 
 describe('unusual but valid responses pass through', () => {
-  it('a redirect keeps its status and Location', async () => {
+  it('a redirect is not passed on: 502 upstream_error, no Location (see test/http/upstream-redirects.test.ts)', async () => {
     const r = await ask('redirect');
-    expect(r.status).toBe(307);
-    expect(r.headers.get('location')).toBe('http://127.0.0.1:9/elsewhere');
+    expect(r.status).toBe(502);
+    expect(r.json.error.code).toBe('upstream_error');
+    expect(r.headers.get('location')).toBeNull();
+    expect(r.text).not.toContain('127.0.0.1:9');
   });
 
   it('a 103 before the 200 is skipped', async () => {
