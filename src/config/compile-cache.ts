@@ -38,3 +38,32 @@ export function parsedURL(baseURL: string): { origin: string; pathname: string }
   }
   return u;
 }
+
+/**
+ * A result derived from one object and a few other inputs (compared by identity / value), computed once while
+ * they stay the same: a Group's model list given the served models, a token's compiled form given its Group and
+ * key digest. Unchanged objects then cost a lookup, and their results (immutable) are shared between tables.
+ */
+export class DerivedCache<T> {
+  readonly #slots = new WeakMap<object, { deps: readonly unknown[]; value: T }>();
+
+  get(o: object, deps: readonly unknown[], compute: () => T): T {
+    const slot = this.#slots.get(o);
+    if (slot && slot.deps.length === deps.length && slot.deps.every((d, i) => d === deps[i])) return slot.value;
+    const value = compute();
+    this.#slots.set(o, { deps, value });
+    return value;
+  }
+}
+
+let lastModels: readonly string[] = [];
+
+/**
+ * The sorted list of served models, as the same array instance as last time when its content has not changed, so
+ * results that depend on it (Groups' model lists) can use it as a dependency by identity.
+ */
+export function internModels(models: readonly string[]): readonly string[] {
+  if (models.length === lastModels.length && models.every((m, i) => m === lastModels[i])) return lastModels;
+  lastModels = models;
+  return models;
+}

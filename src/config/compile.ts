@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
-import { cachedKeyDigest, parsedURL, validateCached } from './compile-cache.js';
+import { cachedKeyDigest, DerivedCache, internModels, parsedURL, validateCached } from './compile-cache.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
@@ -204,25 +204,35 @@ function compileRoutes(
 
 // ---- groups -----------------------------------------------------------------------------------------------
 
+/** A Group's compiled form and status, reused while the Group and the served models are unchanged. */
+const groupResults = new DerivedCache<{ group: CompiledGroup; status: ObjectStatus }>();
+
 function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRoute>, statuses: ObjectStatus[]): Map<string, CompiledGroup> {
   const groups = new Map<string, CompiledGroup>();
-  const allModels = [...routes.keys()].sort();
+  const allModels = internModels([...routes.keys()].sort());
   for (const item of items) {
     const g = item.value;
-    const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
-    const warnings = g.spec.models
-      .filter((p) => !allModels.some(compilePatterns([p])))
-      .map((p) => `model pattern "${p}" matches no served model`);
-    const matcher = compilePatterns(g.spec.models);
-    const models = allModels.filter(matcher);
-    const key = `${namespace}/${g.metadata.name}`;
-    groups.set(key, { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) });
-    statuses.push(status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }));
+    const { group, status: st } = groupResults.get(g, [allModels, ...sourceDeps(item)], () => {
+      const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
+      const warnings = g.spec.models
+        .filter((p) => !allModels.some(compilePatterns([p])))
+        .map((p) => `model pattern "${p}" matches no served model`);
+      const matcher = compilePatterns(g.spec.models);
+      const models = allModels.filter(matcher);
+      const key = `${namespace}/${g.metadata.name}`;
+      const group: CompiledGroup = { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) };
+      return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
+    });
+    groups.set(group.key, group);
+    statuses.push(st);
   }
   return groups;
 }
 
 // ---- tokens -----------------------------------------------------------------------------------------------
+
+/** A token's compiled form and status, reused while the token, its group's compiled form and its digest are unchanged. */
+const tokenResults = new DerivedCache<{ token: CompiledToken; status: ObjectStatus }>();
 
 function compileTokens(
   items: Validated<GatewayToken>[],
@@ -232,11 +242,11 @@ function compileTokens(
   statuses: ObjectStatus[],
 ): Map<string, CompiledToken> {
   const tokens = new Map<string, CompiledToken>();
-  const owner = new Map<string, string>();
+  const owner = new Map<string, GatewayToken>();
   for (const item of oldestFirst(items)) {
     const t = item.value;
     const namespace = t.metadata.namespace ?? DEFAULT_NAMESPACE;
-    const base = statusBase(item, 'GatewayToken');
+    const base = () => statusBase(item, 'GatewayToken');
     const group = groups.get(`${namespace}/${t.spec.group}`);
     let digest: string | undefined;
     let refs: Condition | undefined;
@@ -248,43 +258,50 @@ function compileTokens(
     }
     if (!refs && !group) refs = fail('GroupNotFound', `Group "${t.spec.group}" not found in namespace ${namespace}`);
     if (refs || !group) {
-      statuses.push(status(base, { refs }));
+      statuses.push(status(base(), { refs }));
       continue;
     }
     if (digest !== undefined) {
       const holder = owner.get(digest);
       if (holder !== undefined) {
-        statuses.push(status(base, { accepted: fail('Conflict', `the same key is already used by GatewayToken ${holder}`) }));
+        const by = `${holder.metadata.namespace ?? DEFAULT_NAMESPACE}/${holder.metadata.name}`;
+        statuses.push(status(base(), { accepted: fail('Conflict', `the same key is already used by GatewayToken ${by}`) }));
         continue;
       }
-      owner.set(digest, `${namespace}/${t.metadata.name}`);
-    }
-    const warnings: string[] = [];
-    let models = group.models;
-    if (t.spec.models) {
-      const narrow = compilePatterns(t.spec.models);
-      models = group.models.filter(narrow);
-      for (const p of t.spec.models)
-        if (!group.models.some(compilePatterns([p]))) warnings.push(`model pattern "${p}" matches no model of group "${group.name}"`);
+      owner.set(digest, t);
     }
     const expiresAtMs = t.spec.expiresAt ? Date.parse(t.spec.expiresAt) : undefined;
-    const token: CompiledToken = {
-      key: `${namespace}/${t.metadata.name}`,
-      name: t.metadata.name,
-      namespace,
-      group,
-      models,
-      // Tokens that do not narrow share their group's set (thousands of tokens, a handful of groups).
-      modelSet: t.spec.models ? new Set(models) : group.modelSet,
-      expiresAtMs,
-      disabled: t.spec.disabled,
-    };
+    const expired = expiresAtMs !== undefined && expiresAtMs <= now;
+    // Everything below depends only on the token, its group's compiled form, its digest and whether it has
+    // expired: for an unchanged token in an unchanged group it is the previous compile's result.
+    const { token, status: st } = tokenResults.get(t, [group, digest, expired, ...sourceDeps(item)], () => {
+      const warnings: string[] = [];
+      let models = group.models;
+      if (t.spec.models) {
+        const narrow = compilePatterns(t.spec.models);
+        models = group.models.filter(narrow);
+        for (const p of t.spec.models)
+          if (!group.models.some(compilePatterns([p]))) warnings.push(`model pattern "${p}" matches no model of group "${group.name}"`);
+      }
+      const token: CompiledToken = {
+        key: `${namespace}/${t.metadata.name}`,
+        name: t.metadata.name,
+        namespace,
+        group,
+        models,
+        // Tokens that do not narrow share their group's set (thousands of tokens, a handful of groups).
+        modelSet: t.spec.models ? new Set(models) : group.modelSet,
+        expiresAtMs,
+        disabled: t.spec.disabled,
+      };
+      const ready =
+        t.spec.disabled ? fail('Disabled', 'the token is disabled')
+        : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`)
+        : undefined;
+      return { token, status: status(base(), { refs: ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`), ready, warnings }) };
+    });
     if (digest !== undefined) tokens.set(digest, token);
-    const ready =
-      t.spec.disabled ? fail('Disabled', 'the token is disabled')
-      : expiresAtMs !== undefined && expiresAtMs <= now ? fail('Expired', `the token expired at ${t.spec.expiresAt}`)
-      : undefined;
-    statuses.push(status(base, { refs: ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`), ready, warnings }));
+    statuses.push(st);
   }
   return tokens;
 }
@@ -319,6 +336,11 @@ function resolveKeyDigest(ctx: RefContext, namespace: string, ref: SecretKeyRef)
   });
   if (digest === undefined) return resolveSecret(ctx, namespace, ref);
   return { ok: true, value: digest };
+}
+
+/** Where an object came from, as values: a status names the file and line, which can move without the object changing. */
+function sourceDeps(item: Validated<unknown>): [string | undefined, number | undefined] {
+  return [item.sourced.source?.file, item.sourced.source?.line];
 }
 
 function nsName(namespace: string | undefined, name: string): string {
