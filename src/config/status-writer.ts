@@ -3,7 +3,7 @@
 // (the latest desired status wins) and drains through a token bucket, so thousands of changes become a steady
 // trickle of PATCHes instead of a storm. Each PATCH carries the resourceVersion it was computed from; on 409 the
 // object is re-read and the status recomputed.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { kubeRequest, type KubeConfig } from './sources/kube-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { ObjectStatus } from './conditions.js';
 import { RESOURCE_NAMES } from './resource-names.js';
@@ -20,12 +20,12 @@ export interface StatusApi {
 }
 
 export function kubernetesStatusApi(kc: KubeConfig): StatusApi {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-  const ref = (kind: Kind, namespace: string, name: string) => ({ group: API_GROUP, version: API_VERSION, plural: RESOURCE_NAMES[kind].plural, namespace, name });
+  const path = (kind: Kind, namespace: string, name: string) => `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${RESOURCE_NAMES[kind].plural}/${name}`;
   return {
-    patchStatus: (kind, namespace, name, body) => api.patchNamespacedCustomObjectStatus({ ...ref(kind, namespace, name), body }, merge),
-    get: async (kind, namespace, name) => (await api.getNamespacedCustomObject(ref(kind, namespace, name))) as KubeObject,
+    // A JSON merge patch of the status subresource (the body carries metadata.resourceVersion as a guard).
+    patchStatus: (kind, namespace, name, body) =>
+      kubeRequest(kc, `${path(kind, namespace, name)}/status`, { method: 'PATCH', body, contentType: 'application/merge-patch+json' }),
+    get: (kind, namespace, name) => kubeRequest<KubeObject>(kc, path(kind, namespace, name)),
   };
 }
 
