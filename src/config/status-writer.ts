@@ -58,6 +58,13 @@ export class StatusWriter {
   readonly #bucket: TokenBucket;
   readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 60_000 });
   #desired = new Map<string, ObjectStatus>();
+  /**
+   * (desired status, cached object) pairs already found equal. compile hands back the same ObjectStatus for an
+   * unchanged object and the informer cache the same object until it changes, so after a one-object change only
+   * that object is compared again, not ten thousand. (Equality does not depend on the clock: a condition whose
+   * status did not flip keeps its stored lastTransitionTime.)
+   */
+  #equal = new WeakMap<ObjectStatus, KubeObject>();
   readonly #queue = new Set<string>();
   #draining: Promise<void> | undefined;
   readonly #stop = new AbortController();
@@ -84,8 +91,12 @@ export class StatusWriter {
     if (this.#stop.signal.aborted) return;
     const now = this.#now();
     for (const [key, s] of this.#desired) {
+      // A queued object is compared again when its turn comes (#write), against the then latest status.
+      if (this.#queue.has(key)) continue;
       const current = this.#o.lookup(s.kind as Kind, s.namespace, s.name);
-      if (current && statusDiffers(current.status, desiredStatus(s, current.status, now))) this.#queue.add(key);
+      if (!current || this.#equal.get(s) === current) continue;
+      if (statusDiffers(current.status, desiredStatus(s, current.status, now))) this.#queue.add(key);
+      else this.#equal.set(s, current);
     }
     this.#kick();
   }
