@@ -4,6 +4,7 @@ import type { RoutingTable, TableHolder } from './config/table.js';
 import { FAMILIES } from './config/resources.js';
 import { accessLog } from './http/access-log.js';
 import { authMiddleware } from './http/auth.js';
+import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from './http/body-budget.js';
 import { getContext } from './http/context.js';
 import { errors, sendError, toGatewayError } from './http/errors.js';
 import { familyHandler } from './http/family-handler.js';
@@ -18,6 +19,7 @@ import type { Metrics } from './observability/metrics.js';
 import type { ResponseTransform } from './proxy/forward.js';
 import { UpstreamClient } from './proxy/upstream-client.js';
 import { registerBackendStateGauge } from './observability/backend-metrics.js';
+import { registerBufferedBodyGauge } from './observability/body-metrics.js';
 import { BackendHealth, configuredBackendIds } from './routing/health.js';
 import type { Random } from './routing/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from './routing/id-keys.js';
@@ -39,6 +41,11 @@ export interface AppDeps {
   /** True once the first complete config snapshot is compiled and while not draining. */
   readonly isReady: () => boolean;
   readonly limits?: AppLimits;
+  /**
+   * Most request-body bytes held in memory at once across all requests (see http/body-budget.ts); a body that
+   * does not fit gets 503 with retry-after. Default: a quarter of the process's memory limit, 32 MiB to 512 MiB.
+   */
+  readonly maxBufferedBytes?: number;
   /**
    * Outbound client (one keep-alive pool per upstream origin). Default: a new one owned by the app, closed by
    * closeApp(app). When passed in, the caller owns it and closes it.
@@ -76,7 +83,8 @@ export function createApp(deps: AppDeps): Express {
   // Pools for origins that left the table are closed (gracefully) when a new table arrives, and health forgets
   // backends that are gone.
   const unsubscribeTables = deps.tables.onChange((t) => {
-    void upstream.retainOrigins(originsOf(t));
+    // Nothing awaits this; a rejection here would be an unhandled rejection, which ends the process.
+    upstream.retainOrigins(originsOf(t)).catch((err: unknown) => deps.logger.warn({ error: (err as Error).message }, 'closing a retired upstream pool failed'));
     health.prune(configuredBackendIds(t.routes.values()));
   });
   const unsubscribeHealth = health.onChange((c) => {
@@ -107,6 +115,8 @@ export function createApp(deps: AppDeps): Express {
   routes.add(app, 'get', '/v1/models', auth, listModels);
   routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
 
+  const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
+  registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
   const handlerDeps = {
     upstream,
@@ -116,6 +126,7 @@ export function createApp(deps: AppDeps): Express {
     random: deps.random ?? Math.random,
     ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
     hooks: sealedCreateHooks(sealer),
+    budget,
   };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
   registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer });

@@ -34,6 +34,11 @@ export interface GatewayOptions {
   /** How long close() lets in-flight requests finish (default 25 s). */
   readonly drainTimeoutMs?: number;
   readonly limits?: AppLimits;
+  /** Budget of buffered request bodies (see AppDeps.maxBufferedBytes); default derived from the memory limit. */
+  readonly maxBufferedBytes?: number;
+  /** API port: time a client has to send the request headers, and the whole request (see ListenOptions). */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
   /** Start the built-in demo backend that `demo://` routes use (default true; it listens on loopback only). */
   readonly demo?: boolean;
   /** Sealed-id HMAC keys (first signs, all verify). Default: a random key and a warning (see AppDeps.idKeys). */
@@ -96,10 +101,16 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       metrics,
       isReady,
       limits: options.limits ?? DEFAULT_LIMITS,
+      ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
     });
     cleanups.push(() => closeApp(app));
-    const api = await listenDrainable(app, { host, port: options.port ?? 8080 });
+    const api = await listenDrainable(app, {
+      host,
+      port: options.port ?? 8080,
+      ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
     cleanups.push(() => api.drain(0));
 
     const source = options.source({ logger, metrics, pipeline });
@@ -182,5 +193,36 @@ export function installSignalHandlers(
   for (const s of signals) process.on(s, onSignal);
   return () => {
     for (const s of signals) process.off(s, onSignal);
+  };
+}
+
+/**
+ * Last resort for a bug that escapes every handler: log it, drain what is in flight (bounded), exit 1 so the
+ * orchestrator restarts a clean process. Continuing after an uncaught exception risks serving from broken state;
+ * dying without a drain would cut every open stream. A second failure while draining exits at once.
+ */
+export function installCrashHandlers(
+  handle: Pick<GatewayHandle, 'close' | 'logger'>,
+  onExit: (code: number) => void,
+  { drainTimeoutMs = 5_000 }: { drainTimeoutMs?: number } = {},
+): () => void {
+  let crashing = false;
+  const onCrash = (err: unknown, origin: string) => {
+    const error = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+    handle.logger.fatal({ origin, error }, 'unexpected failure; draining and exiting');
+    if (crashing) return onExit(1);
+    crashing = true;
+    handle.close({ timeoutMs: drainTimeoutMs }).then(
+      () => onExit(1),
+      () => onExit(1),
+    );
+  };
+  const onException = (err: unknown) => onCrash(err, 'uncaughtException');
+  const onRejection = (err: unknown) => onCrash(err, 'unhandledRejection');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
   };
 }

@@ -22,6 +22,7 @@ describe('serve options', () => {
       config: 'MG_CONFIG_DIR', source: 'MG_SOURCE', namespaces: 'MG_NAMESPACES', 'secret-selector': 'MG_SECRET_SELECTOR',
       kubeconfig: 'KUBECONFIG', host: 'MG_HOST', port: 'MG_PORT', 'metrics-port': 'MG_METRICS_PORT', 'log-level': 'MG_LOG_LEVEL',
       'drain-timeout': 'MG_DRAIN_TIMEOUT', 'max-json-body': 'MG_MAX_JSON_BODY', 'max-upload-body': 'MG_MAX_UPLOAD_BODY',
+      'max-buffered-bytes': 'MG_MAX_BUFFERED_BYTES',
       'leader-election': 'MG_LEADER_ELECTION', 'lease-name': 'MG_LEASE_NAME', 'id-keys': 'MG_ID_KEYS', 'id-keys-file': 'MG_ID_KEYS_FILE',
       workers: 'MG_WORKERS',
     });
@@ -33,6 +34,7 @@ describe('serve options', () => {
     });
     expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
     expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);
+    expect(o.maxBufferedBytes).toBeUndefined(); // derived from the memory limit at start
   });
 
   it('reads environment variables, and a flag wins over its variable', () => {
@@ -47,6 +49,8 @@ describe('serve options', () => {
     expect(options(['--drain-timeout', '5']).drainTimeoutMs).toBe(5_000);
     expect(options(['--max-json-body', '512kb']).maxJsonBody).toBe(512 * 1024);
     expect(parseSize('1.5mb')).toBe(1.5 * 1024 * 1024);
+    expect(options([], { MG_MAX_BUFFERED_BYTES: '256mb' }).maxBufferedBytes).toBe(256 * 1024 * 1024);
+    expect(options(['--max-buffered-bytes', '1gb']).maxBufferedBytes).toBe(1024 ** 3);
     expect(parseSize('2048')).toBe(2048);
     expect(options(['--no-leader-election']).leaderElection).toBe(false);
     expect(options(['--leader-election=no']).leaderElection).toBe(false);

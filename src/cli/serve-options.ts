@@ -37,6 +37,8 @@ export interface ServeOptions {
   readonly drainTimeoutMs: number;
   readonly maxJsonBody: number;
   readonly maxUploadBody: number;
+  /** Budget of buffered request bodies across requests; undefined derives it from the memory limit. */
+  readonly maxBufferedBytes: number | undefined;
   readonly leaderElection: boolean;
   readonly leaseName: string;
   /** Leader-election identity (POD_NAME; no flag). */
@@ -124,6 +126,12 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   spec({
     flag: 'max-upload-body', env: 'MG_MAX_UPLOAD_BODY', value: 'SIZE', default: formatSize(DEFAULT_LIMITS.multipartBytes), key: 'maxUploadBody',
     description: 'Largest multipart upload (audio, image edits, video references); larger bodies get 413.',
+    parse: parseSize,
+  }),
+  spec({
+    flag: 'max-buffered-bytes', env: 'MG_MAX_BUFFERED_BYTES', value: 'SIZE', key: 'maxBufferedBytes',
+    defaultText: 'memory limit / 4, 32mb to 512mb',
+    description: 'Most request-body bytes held in memory at once, all requests together (per worker); a body that does not fit gets 503 with retry-after. Default: a quarter of the container memory limit (divided among --workers).',
     parse: parseSize,
   }),
   spec({

@@ -5,10 +5,11 @@ import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { FileSource } from '../config/sources/file-source.js';
-import { installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
+import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { loadIdKeys } from '../routing/id-keys.js';
+import { defaultBufferedBudget, processMemoryLimit } from '../http/body-budget.js';
 import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -141,6 +142,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
       logLevel: options.logLevel,
       drainTimeoutMs: options.drainTimeoutMs,
       limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+      maxBufferedBytes: options.maxBufferedBytes ?? Math.floor(defaultBufferedBudget(processMemoryLimit()) / options.workers),
       ...(idKeys.length > 0 ? { idKeys } : {}),
     });
   } catch (err) {
@@ -165,6 +167,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
   } else {
     installSignalHandlers(h, exit);
   }
+  installCrashHandlers(h, exit);
   h.ready.then(
     () => {
       if (worker) process.send?.({ type: WORKER_READY });

@@ -1,6 +1,6 @@
 // Per-request context shared by the middleware, the handlers and the access log. Kept in res.locals under
 // one key so nothing is attached to node's request objects.
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../config/table.js';
 import type { Family } from '../config/resources.js';
 
@@ -28,4 +28,13 @@ export function setContext(res: Response, ctx: RequestContext): void {
 
 export function getContext(res: Response): RequestContext {
   return res.locals[KEY] as RequestContext;
+}
+
+/**
+ * True when nobody can receive this request's answer any more: the client left, or the connection was already
+ * answered and ended at the protocol level (e.g. a 408 when the upload outlived the request timeout, after
+ * which a late body may still arrive). Checked after reading a body, before anything is sent upstream.
+ */
+export function clientGone(req: Request, res: Response): boolean {
+  return res.destroyed || req.socket.destroyed || !req.socket.writable;
 }

@@ -56,16 +56,38 @@ export const errors = {
     }),
   malformedJson: () =>
     new GatewayError(400, 'The request body is not valid JSON.', { code: 'invalid_json' }),
+  nestedTooDeeply: () =>
+    new GatewayError(400, 'The request body is nested too deeply.', { code: 'invalid_json' }),
+  unsupportedEncoding: () =>
+    new GatewayError(415, 'Compressed request bodies (Content-Encoding) are not supported; send the body uncompressed.', {
+      code: 'unsupported_content_encoding',
+      // The body is not read: close the connection after answering instead of parsing it.
+      headers: { connection: 'close' },
+    }),
   notAnObject: () =>
     new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
-  malformedMultipart: () =>
-    new GatewayError(400, 'The multipart request body could not be parsed.', { code: 'invalid_multipart' }),
+  malformedMultipart: (detail?: string) =>
+    new GatewayError(400, `The multipart request body could not be parsed${detail ? `: ${detail}` : ''}.`, { code: 'invalid_multipart' }),
+  duplicateModel: () =>
+    new GatewayError(400, 'The model parameter must be given only once.', { code: 'invalid_request', param: 'model' }),
   missingModel: () =>
     new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
   tooLarge: (limit: number) =>
     new GatewayError(413, `The request body exceeds the limit of ${limit} bytes.`, {
       code: 'request_too_large',
       // The rest of the body is not read: close the connection after answering instead of parsing it.
+      headers: { connection: 'close' },
+    }),
+  bodyBudgetFull: (retryAfterSeconds: number) =>
+    new GatewayError(503, 'The gateway is holding too many request bodies in memory right now; retry shortly.', {
+      code: 'server_overloaded',
+      // The SDKs retry a 503 after retry-after. The rest of the body is not read: close the connection after answering.
+      headers: { 'retry-after': String(retryAfterSeconds), connection: 'close' },
+    }),
+  unsupportedContentType: (contentType: string, path: string) =>
+    new GatewayError(415, `Unsupported content type: '${truncate(contentType.split(';')[0]!.trim())}'. ${truncate(path)} only accepts 'application/json' requests.`, {
+      code: 'unsupported_content_type',
+      // The body is not read: close the connection after answering instead of parsing it.
       headers: { connection: 'close' },
     }),
   unknownRoute: (method: string, path: string) =>
@@ -81,6 +103,10 @@ export const errors = {
     new GatewayError(504, 'The upstream for this model did not answer in time.', { code: 'upstream_timeout' }),
   upstreamFailed: () =>
     new GatewayError(502, 'The upstream for this model failed before answering.', { code: 'upstream_error' }),
+  upstreamRedirect: (model: string) =>
+    new GatewayError(502, `The upstream of model "${truncate(model)}" answered with a redirect, which the gateway does not follow.`, {
+      code: 'upstream_error',
+    }),
   internal: () => new GatewayError(500, 'The gateway failed to handle the request.', { code: 'internal_error' }),
 };
 

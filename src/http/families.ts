@@ -12,3 +12,9 @@ export const FAMILY_PATHS: Readonly<Record<Family, string>> = {
   'audio.speech': '/audio/speech',
   videos: '/videos',
 };
+
+/**
+ * Families whose create call takes multipart/form-data (file uploads), as the OpenAI API and its SDKs send them;
+ * every other family takes JSON only. Videos take both (a JSON prompt, or a form with an input_reference file).
+ */
+export const MULTIPART_FAMILIES: ReadonlySet<Family> = new Set<Family>(['images.edits', 'audio.transcriptions', 'audio.translations', 'videos']);

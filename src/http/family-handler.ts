@@ -6,9 +6,10 @@ import type { CompiledBackend, CompiledRoute } from '../config/table.js';
 import type { AppLimits } from '../app.js';
 import { forward, type ForwardDeps, type ResponseTransform } from '../proxy/forward.js';
 import { planAttempts, type Random } from '../routing/plan.js';
-import { getContext, type RequestContext } from './context.js';
+import { clientGone, getContext, type RequestContext } from './context.js';
 import { errors } from './errors.js';
-import { FAMILY_PATHS } from './families.js';
+import type { BodyBudget, BodyReservation } from './body-budget.js';
+import { FAMILY_PATHS, MULTIPART_FAMILIES } from './families.js';
 import { bodyBuilder, readPayload, type Payload } from './payload.js';
 import { readBody } from './read-body.js';
 
@@ -28,15 +29,26 @@ export interface FamilyHandlerDeps extends ForwardDeps {
   readonly random: Random;
   readonly transform?: ResponseTransform;
   readonly hooks?: Partial<Record<Family, CreateHook>>;
+  /** Process-wide cap on buffered request bodies; absent: no cap. */
+  readonly budget?: BodyBudget;
 }
 
 export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   const path = FAMILY_PATHS[family];
   const publicPath = `/v1${path}`;
+  const accept = { multipart: MULTIPART_FAMILIES.has(family), path: publicPath };
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = getContext(res);
     ctx.family = family;
-    let payload = await readPayload(req, deps.limits, readBody);
+    const reservation = deps.budget?.open(res);
+    let payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept);
+    // The client may have left while a large form was being parsed (that yields to the event loop; its 'close'
+    // has then fired already and forward() would never see it), or the connection was answered 408 meanwhile:
+    // do not send a request nobody reads.
+    if (clientGone(req, res)) {
+      ctx.aborted = true;
+      return;
+    }
     const route = ctx.table!.routes.get(payload.model);
     if (!route) throw errors.modelNotFound(payload.model);
     ctx.route = route; // known model: safe as a metrics label from here on, even when refused below
@@ -46,20 +58,39 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (hooked?.payload) payload = hooked.payload;
     const transform = hooked?.transform ?? deps.transform;
     const q = req.url.indexOf('?');
+    const backends = hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health);
+    const body = counted(bodyBuilder(payload), payload.raw, reservation);
+    // Build the first backend's body here, so a body that cannot be re-encoded is answered as the client's
+    // error (400) rather than surfacing inside the attempt loop as an upstream failure (502).
+    if (backends[0]) body(backends[0]);
     await forward(deps, {
       req,
       res,
       ctx,
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
-      backends: hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health),
+      backends,
       timeouts: route.timeouts,
       retry: route.retry,
       streaming: payload.kind === 'json' && payload.json['stream'] === true,
       keepAliveMs: route.keepAliveMs,
-      body: bodyBuilder(payload),
+      body,
       ...(transform ? { transform } : {}),
       labels: { family, model: route.model },
     });
+  };
+}
+
+/** Counts each rewritten body (a copy beside the client's bytes, held for failover replays) against the budget once. */
+function counted(build: ReturnType<typeof bodyBuilder>, raw: Buffer, reservation: BodyReservation | undefined): ReturnType<typeof bodyBuilder> {
+  if (!reservation) return build;
+  const seen = new Set<Buffer>([raw]);
+  return (backend) => {
+    const out = build(backend);
+    if (!seen.has(out.body)) {
+      seen.add(out.body);
+      reservation.add(out.body.length);
+    }
+    return out;
   };
 }

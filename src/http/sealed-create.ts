@@ -10,7 +10,7 @@ import type { SealContext } from '../routing/id-rewrite.js';
 import { continuationBackend, resolveOwned } from '../routing/owned-object.js';
 import type { IdSealer } from '../routing/sealed-id.js';
 import type { CreateHook } from './family-handler.js';
-import type { Payload } from './payload.js';
+import { stringifyClientJson, type Payload } from './payload.js';
 import { sealedErrors } from './sealed-errors.js';
 
 /** Seals the ids of an answer from whichever backend ends up answering. */
@@ -35,7 +35,8 @@ export function sealedCreateHooks(sealer: IdSealer): Partial<Record<Family, Crea
       const backend = continuationBackend(owned, route);
       if (!backend) throw sealedErrors.cannotContinue(owned.route.model, route.model);
       const json = { ...payload.json, previous_response_id: owned.ref.upstreamId };
-      const rewritten: Payload = { kind: 'json', raw: Buffer.from(JSON.stringify(json), 'utf8'), json, model: payload.model };
+      // Serialised from the parsed object: one `model`, and a body too deeply nested to serialise is a 400.
+      const rewritten: Payload = { kind: 'json', raw: Buffer.from(stringifyClientJson(json), 'utf8'), json, model: payload.model, rawIsSafe: true };
       // The answer's previous_response_id is the client's id again, as presented.
       const transform = sealAnswer('response', sealer, route, ctx.token!, { upstreamId: owned.ref.upstreamId, sealedId: prev });
       return { payload: rewritten, backends: [backend], transform };

@@ -10,7 +10,9 @@ import { forward, type ForwardDeps } from '../proxy/forward.js';
 import { sealingTransform, type SealedBody } from '../proxy/sealing-transforms.js';
 import { resolveOwned } from '../routing/owned-object.js';
 import type { IdSealer, SealedKind } from '../routing/sealed-id.js';
-import { getContext } from './context.js';
+import type { BodyBudget } from './body-budget.js';
+import { clientGone, getContext } from './context.js';
+import { checkContentType } from './payload.js';
 import { readBody } from './read-body.js';
 import type { RouteRegistry } from './route-registry.js';
 import { sealedErrors } from './sealed-errors.js';
@@ -18,6 +20,7 @@ import { sealedErrors } from './sealed-errors.js';
 export interface SealedRouteDeps extends ForwardDeps {
   readonly sealer: IdSealer;
   readonly limits: AppLimits;
+  readonly budget?: BodyBudget;
 }
 
 interface FollowUp {
@@ -32,7 +35,6 @@ interface FollowUp {
 
 const FAMILY: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
 const COLLECTION: Readonly<Record<SealedKind, string>> = { video: '/videos/', response: '/responses/' };
-const MULTIPART = /^multipart\/form-data\b/i;
 
 export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: RequestHandler, deps: SealedRouteDeps): void {
   const add = (method: 'get' | 'post' | 'delete', path: string, f: FollowUp) => routes.add(app, method, path, auth, followUpHandler(f, deps));
@@ -63,9 +65,15 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     const { route, backend, ref } = owned;
     let body: { body: Buffer; contentType: string | undefined } | null = null;
     if (f.withBody) {
+      // Remix and cancel take JSON (or nothing) in the OpenAI API; a form would only buy the larger upload limit.
+      checkContentType(req, { multipart: false, path: req.path });
       const type = req.headers['content-type'];
-      const raw = await readBody(req, type && MULTIPART.test(type) ? deps.limits.multipartBytes : deps.limits.jsonBytes);
+      const raw = await readBody(req, deps.limits.jsonBytes, deps.budget?.open(res));
       if (raw.length > 0) body = { body: raw, contentType: type };
+      if (clientGone(req, res)) {
+        ctx.aborted = true;
+        return;
+      }
     }
     const q = req.url.indexOf('?');
     const sealCtx = { sealer: deps.sealer, model: route.model, backend: backend.name, owner: ctx.token!.key, known: { upstreamId: ref.upstreamId, sealedId } };

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream';
 import { compileRetry } from '../config/route-policy.js';
 import type { CompiledBackend, RetryPolicy, RouteTimeouts } from '../config/table.js';
 import type { RequestContext } from '../http/context.js';
-import { GatewayError } from '../http/errors.js';
+import { errors, GatewayError } from '../http/errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { BackendHealth } from '../routing/health.js';
 import { finalError, outcomeLabel, requestBudgetMs } from '../routing/retry-policy.js';
@@ -130,6 +130,21 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   }
 
   const { response, backend } = result;
+  if (isRedirect(response.statusCode)) {
+    // An OpenAI-compatible API never sends a client elsewhere, and the Location (and the body, often "Redirecting
+    // to …") would show the client an upstream's URLs. Not followed either: a redirect means a misconfigured
+    // baseURL, which should be fixed, not hidden. Passive health counted it as a failure (healthVerdict).
+    // undici's body emits an AbortError when destroyed unread: without a listener that is an uncaught exception.
+    response.body.on('error', () => {});
+    response.body.destroy();
+    const e = errors.upstreamRedirect(o.labels.model);
+    if (committed) {
+      res.end(sseErrorEvent({ message: e.message, type: 'server_error', code: e.code }));
+      return;
+    }
+    res.setHeader('x-model-gateway-attempts', String(result.attempts));
+    throw e;
+  }
   const contentType = String(response.headers['content-type'] ?? '');
   const isStream = contentType.startsWith('text/event-stream');
   if (committed && !(isStream && response.statusCode < 300)) {
@@ -163,6 +178,14 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   stopIdle();
   if (deadline) clearTimeout(deadline);
   if (failure && !abort.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+}
+
+/**
+ * 3xx other than 304. A 304 answers the client's own conditional request (its If-None-Match / If-Modified-Since
+ * are forwarded, e.g. on a video download) and carries no Location, so it is relayed like any answer.
+ */
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400 && status !== 304;
 }
 
 function codedError(code: 'MG_DEADLINE' | 'MG_STREAM_IDLE'): Error {
@@ -286,10 +309,16 @@ function tapBody(metrics: Metrics, o: ForwardOptions, response: UpstreamResponse
   });
   if (tail) {
     response.body.once('end', () => {
-      const usage = extractUsage(tail.text());
-      if (!usage) return;
-      if (usage.input !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'input' }, usage.input);
-      if (usage.output !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'output' }, usage.output);
+      // Runs inside the upstream body's 'end' event, before the relay finishes the client's response: a throw
+      // here would be an uncaught exception and leave the client hanging. Usage metrics are best effort.
+      try {
+        const usage = extractUsage(tail.text());
+        if (!usage) return;
+        if (usage.input !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'input' }, usage.input);
+        if (usage.output !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'output' }, usage.output);
+      } catch {
+        // An upstream body the tap cannot account for is not the client's problem.
+      }
     });
   }
 }

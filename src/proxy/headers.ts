@@ -42,6 +42,9 @@ const RESPONSE_DROP = new Set([
   'x-request-id',
   'date',
   'server',
+  // Upstream URLs (e.g. a 201's Location naming the upstream object): the client only ever talks to the gateway.
+  'location',
+  'content-location',
 ]);
 
 /** Extra tokens listed in a Connection header are hop-by-hop too. */

@@ -22,7 +22,19 @@ export interface MultipartForm {
 
 export class MultipartError extends Error {}
 
-/** Parses a complete multipart body. Sizes were already bounded by the body reader, so busboy's limits are lifted. */
+/**
+ * Most parts a form may have. OpenAI's upload forms have a handful (image edits: up to 16 images); without a
+ * cap, 100 MB of tiny parts costs tens of seconds of CPU and hundreds of MB of part objects.
+ */
+export const MAX_PARTS = 1_000;
+
+/**
+ * The body is fed to busboy in slices with a turn of the event loop between them: busboy parses a write
+ * synchronously, so one large upload would otherwise stall every other request for seconds.
+ */
+const SLICE_BYTES = 256 * 1024;
+
+/** Parses a complete multipart body. Sizes were already bounded by the body reader, so busboy's size limits are lifted. */
 export function parseMultipart(body: Buffer, contentType: string): Promise<MultipartForm> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -31,18 +43,29 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
         headers: { 'content-type': contentType },
         preservePath: true,
         defParamCharset: 'utf8',
-        limits: { fieldSize: body.length, fileSize: body.length },
+        // busboy signals partsLimit as the limit-th part completes, so the limit is one above the parts allowed.
+        limits: { fieldSize: body.length, fileSize: body.length, parts: MAX_PARTS + 1 },
       });
     } catch {
-      reject(new MultipartError('bad multipart content type'));
+      reject(new MultipartError('no valid boundary in the content type'));
       return;
     }
     const parts: MultipartPart[] = [];
     let model: string | undefined;
     let pending = 0;
     let closed = false;
+    let settled = false;
     const done = () => {
-      if (closed && pending === 0) resolve({ parts, model });
+      if (settled || !closed || pending > 0) return;
+      settled = true;
+      resolve({ parts, model });
+    };
+    // Every failure path ends here once. A truncated body errors the open file stream as well as busboy, and
+    // an 'error' event without a listener would crash the process.
+    const fail = (message: string) => {
+      if (settled) return;
+      settled = true;
+      reject(new MultipartError(message));
     };
     bb.on('field', (name, value, info) => {
       if (name === 'model' && model === undefined) model = value;
@@ -53,6 +76,7 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
       parts.push({ name, value: Buffer.alloc(0) }); // placeholder keeps the client's part order
       pending++;
       const chunks: Buffer[] = [];
+      stream.on('error', () => fail('malformed or truncated body'));
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         parts[index] = {
@@ -65,12 +89,21 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
         done();
       });
     });
-    bb.on('error', () => reject(new MultipartError('malformed multipart body')));
+    bb.on('error', () => fail('malformed or truncated body'));
+    bb.on('partsLimit', () => fail(`more than ${MAX_PARTS} parts`));
     bb.on('close', () => {
       closed = true;
       done();
     });
-    bb.end(body);
+    void (async () => {
+      for (let at = 0; at < body.length && !settled; at += SLICE_BYTES) {
+        bb.write(body.subarray(at, at + SLICE_BYTES));
+        await new Promise((r) => setImmediate(r));
+      }
+      // After a failure the rest is not worth parsing.
+      if (settled) bb.destroy();
+      else bb.end();
+    })();
   });
 }
 

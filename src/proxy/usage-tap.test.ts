@@ -37,3 +37,10 @@ describe('TailBuffer', () => {
     expect(extractUsage(text)).toEqual({ input: 1, output: 2 });
   });
 });
+
+describe('extractUsage on absurd numbers', () => {
+  it('drops counts that are not safe integers (400 digits would be Infinity)', () => {
+    expect(extractUsage(`{"usage":{"prompt_tokens":${'9'.repeat(400)},"completion_tokens":3}}`)).toEqual({ input: undefined, output: 3 });
+    expect(extractUsage('{"usage":{"prompt_tokens":9007199254740993}}')).toEqual({ input: undefined, output: undefined });
+  });
+});

@@ -42,10 +42,20 @@ export function extractUsage(text: string): TokenUsage | undefined {
       const input = INPUT.exec(rest);
       const output = OUTPUT.exec(rest);
       if (input || output) {
-        return { input: input ? Number(input[1]) : undefined, output: output ? Number(output[1]) : undefined };
+        return { input: count(input?.[1]), output: count(output?.[1]) };
       }
     }
     at = at > 0 ? text.lastIndexOf('"usage"', at - 1) : -1;
   }
   return undefined;
+}
+
+/**
+ * A token count as a safe integer, else undefined. The digits come from the upstream: 400 of them make
+ * Infinity, which prom-client refuses by throwing (from a stream 'end' handler: a crashed process).
+ */
+function count(digits: string | undefined): number | undefined {
+  if (digits === undefined) return undefined;
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : undefined;
 }

@@ -112,6 +112,8 @@ describe('healthVerdict and outcomeLabel', () => {
   const cases: [AttemptOutcome, string, string][] = [
     [status(200), 'success', '2xx'],
     [status(304), 'success', '3xx'],
+    [status(302), 'failure', '3xx'],
+    [status(308), 'failure', '3xx'],
     [status(404), 'success', '4xx'],
     [status(429), 'failure', '429'],
     [{ kind: 'response', status: 429, retryAfterMs: 5_000 }, 'rate-limited', '429'],

@@ -92,7 +92,9 @@ export function healthVerdict(outcome: AttemptOutcome): HealthVerdict {
   switch (outcome.kind) {
     case 'response':
       if (outcome.status === 429) return outcome.retryAfterMs !== undefined ? 'rate-limited' : 'failure';
-      // 4xx means the upstream is up and judged the request; only 5xx says something about its health.
+      // 4xx means the upstream is up and judged the request; only 5xx says something about its health, and so
+      // does a redirect (not 304): the backend cannot serve the API at its configured URL (the client gets 502).
+      if (outcome.status >= 300 && outcome.status < 400 && outcome.status !== 304) return 'failure';
       return outcome.status >= 500 ? 'failure' : 'success';
     case 'connect-failure':
     case 'timeout':

@@ -1,8 +1,9 @@
 // An HTTP server that can be drained: stop accepting connections, let in-flight requests (long SSE streams
 // included) finish up to a deadline, then cut whatever is left. Keep-alive connections are closed as soon as
 // they go idle, and responses started during the drain ask the client to close the connection.
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { answerClientError } from './client-error.js';
 
 export interface DrainResult {
   /** True when every in-flight request finished before the deadline. */
@@ -27,19 +28,45 @@ export interface ListenOptions {
   readonly port: number;
   /** Idle keep-alive time; longer than typical load balancer idle timeouts (60 s) so they close first. */
   readonly keepAliveTimeoutMs?: number;
+  /** How long a client has to send the request line and headers (default keepAliveTimeoutMs + 1 s). */
+  readonly headersTimeoutMs?: number;
+  /**
+   * How long a client has to send the whole request, body included (default 5 min, node's own default).
+   * Bounds slow uploads (slowloris); waiting for the upstream and streaming the answer are not counted.
+   */
+  readonly requestTimeoutMs?: number;
 }
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
 export async function listenDrainable(handler: RequestListener, options: ListenOptions): Promise<DrainableServer> {
   let draining = false;
   let inFlight = 0;
-  const server = createServer((req, res) => {
+  // The response in progress on each connection, so a protocol error never writes over one that started.
+  const responding = new WeakMap<Socket, ServerResponse>();
+  const keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? keepAliveTimeout + 1_000, requestTimeout);
+  const server = createServer({
+    keepAliveTimeout,
+    headersTimeout,
+    requestTimeout,
+    // Node checks both timeouts on this interval (30 s by default); check often enough for short ones too.
+    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+  }, (req, res) => {
     inFlight++;
-    res.once('close', () => inFlight--);
+    responding.set(req.socket, res);
+    res.once('close', () => {
+      inFlight--;
+      if (responding.get(req.socket) === res) responding.delete(req.socket);
+    });
     if (draining) res.setHeader('connection', 'close');
     handler(req, res);
   });
-  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
-  server.headersTimeout = server.keepAliveTimeout + 1_000;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    answerClientError(err, socket, responding.get(socket as Socket)?.headersSent === true);
+  });
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     server.once('error', onError);

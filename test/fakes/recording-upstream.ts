@@ -40,7 +40,11 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    try {
+      for await (const c of req) chunks.push(c as Buffer);
+    } catch {
+      return; // the caller aborted mid-upload (e.g. its own client left): nothing complete to record
+    }
     const body = Buffer.concat(chunks);
     const path = req.url ?? '/';
     const record: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, closedEarly: false };

@@ -44,6 +44,8 @@ export interface GatewayOptions {
   upstream?: UpstreamClient;
   /** Sealed-id keys (default: the app generates one). */
   idKeys?: Uint8Array[];
+  /** Budget of buffered request bodies (default: the app's, derived from the memory limit). */
+  maxBufferedBytes?: number;
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -74,6 +76,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.health ? { health: options.health } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.idKeys ? { idKeys: options.idKeys } : {}),
+    ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -43,7 +43,7 @@ describe('startGateway', () => {
     handle = undefined;
   });
 
-  const start = async (source: ConfigSource) =>
+  const start = async (source: ConfigSource, extra: { maxBufferedBytes?: number } = {}) =>
     (handle = await startGateway({
       source: () => source,
       host: '127.0.0.1',
@@ -51,6 +51,7 @@ describe('startGateway', () => {
       metricsPort: 0,
       logger: captureLogs().logger,
       metrics: createMetrics({ defaultMetrics: false }),
+      ...extra,
     }));
 
   it('is live at once but ready only after the first complete config load', async () => {
@@ -80,6 +81,23 @@ describe('startGateway', () => {
     expect(await m.text()).toMatch(/^model_gateway_config_reloads_total 1$/m);
     expect((await fetch(`${h.apiURL}/metrics`)).status).toBe(404);
     expect((await fetch(`${h.metricsURL}/v1/models`)).status).toBe(404);
+  });
+
+  it('passes --max-buffered-bytes to the app, and derives a default without it', async () => {
+    const source = new GatedSource();
+    const h = await start(source, { maxBufferedBytes: 3 * 1024 * 1024 });
+    source.release();
+    await h.ready;
+    const text = await (await fetch(`${h.metricsURL}/metrics`)).text();
+    expect(text).toMatch(/^model_gateway_buffered_body_limit_bytes 3145728$/m);
+    expect(text).toMatch(/^model_gateway_buffered_body_bytes 0$/m);
+    await h.close({ timeoutMs: 0 });
+    const other = new GatedSource();
+    const d = await start(other);
+    const limit = Number(/^model_gateway_buffered_body_limit_bytes (\d+)$/m.exec(await (await fetch(`${d.metricsURL}/metrics`)).text())?.[1]);
+    expect(limit).toBeGreaterThanOrEqual(32 * 1024 * 1024);
+    expect(limit).toBeLessThanOrEqual(512 * 1024 * 1024);
+    other.release();
   });
 
   it('reports a source that cannot load: ready rejects and /readyz stays 503', async () => {

