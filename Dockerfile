@@ -44,4 +44,7 @@ EXPOSE 8080 9090
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["/nodejs/bin/node", "-e", "fetch('http://127.0.0.1:'+(process.env.MG_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM directly, which starts the gateway's graceful drain.
-ENTRYPOINT ["/nodejs/bin/node", "dist/cli.js", "serve"]
+# --max-semi-space-size=4: V8 otherwise grows the young generation to 2 x 64 MB while the first config is listed
+# and compiled, and never returns those pages to an idle process (measured: 75-115 MB of RSS; see README).
+# A flag here rather than NODE_OPTIONS, which users commonly set through the chart's extraEnv and would replace it.
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "dist/cli.js", "serve"]

@@ -1,12 +1,18 @@
-// Child process of bench/config-apply.ts: the gateway's side alone, from the compiled build (dist/), as it runs
-// in production — Kubernetes source cache + compiled table — so its RSS is not mixed with the fake API server's
-// copy of the objects or with the TypeScript loader. Prints one JSON line.
-import { KubeConfig } from '@kubernetes/client-node';
-
+// Child process of bench/config-apply.ts: the gateway's Kubernetes config path alone, from the compiled build
+// (dist/), as `serve --source kubernetes` runs it — the Kubernetes source with status reporting (leader election,
+// status writer) feeding the config pipeline and its routing table — so its RSS is not mixed with the fake API
+// server's copy of the objects or with the TypeScript loader. The HTTP server is not started (its memory does not
+// depend on the config). Prints one JSON line.
 const [dist, url, namespace] = process.argv.slice(2);
-const { compile } = await import(`${dist}/config/compile.js`);
-const { KubernetesSource } = await import(`${dist}/config/sources/kubernetes-source.js`);
+const mb = (n) => n / 2 ** 20;
+globalThis.gc?.();
+const empty = process.memoryUsage().rss;
+const { KubeConfig } = await import(`${dist}/config/sources/kube-client.js`);
+const { KubernetesGatewaySource } = await import(`${dist}/config/sources/kubernetes-gateway-source.js`);
+const { ConfigPipeline } = await import(`${dist}/config/pipeline.js`);
 const { TableHolder } = await import(`${dist}/config/table.js`);
+const { createLogger } = await import(`${dist}/observability/logger.js`);
+const { createMetrics } = await import(`${dist}/observability/metrics.js`);
 
 const kc = new KubeConfig();
 kc.loadFromOptions({
@@ -15,23 +21,38 @@ kc.loadFromOptions({
   contexts: [{ name: 'fake', cluster: 'fake', user: 'bench', namespace }],
   currentContext: 'fake',
 });
+const logger = createLogger({ level: 'silent' });
+const metrics = createMetrics({ defaultMetrics: false });
+const tables = new TableHolder();
+const pipeline = new ConfigPipeline({ tables, logger, metrics });
 globalThis.gc?.();
 const baseline = process.memoryUsage().rss;
-const source = new KubernetesSource({ kubeConfig: kc, namespaces: [namespace] });
-const tables = new TableHolder();
+const source = new KubernetesGatewaySource({
+  kubeConfig: kc,
+  namespaces: [namespace],
+  secretSelector: 'modelgateway.io/secret=true',
+  leaderElection: true,
+  leaseNamespace: namespace,
+  leaseName: 'model-gateway',
+  identity: 'bench',
+  logger,
+  pipeline,
+  registry: metrics.registry,
+});
 let cold = 0;
 let snapshot;
 await source.start((snap) => {
   snapshot = snap;
   const t0 = performance.now();
-  tables.set(compile(snap.objects).table);
+  pipeline.apply(snap);
   cold = performance.now() - t0;
 });
-// Recompiles of the same snapshot: what a one-object change costs once validation results are cached.
+// Recompiles of the same snapshot through the pipeline (table swap, status comparison): what a one-object change
+// costs once per-object results are cached.
 const warm = [];
 for (let i = 0; i < 5; i++) {
   const t0 = performance.now();
-  tables.set(compile(snapshot.objects).table);
+  pipeline.apply(snapshot);
   warm.push(performance.now() - t0);
 }
 // Steady state: after the burst of a full load V8 keeps reserved heap for a while; let it settle as a serving
@@ -42,12 +63,13 @@ globalThis.gc?.();
 const m = process.memoryUsage();
 warm.sort((a, b) => a - b);
 console.log(JSON.stringify({
-  rssMB: m.rss / 2 ** 20,
-  heapMB: m.heapUsed / 2 ** 20,
-  heapTotalMB: m.heapTotal / 2 ** 20,
-  externalMB: m.external / 2 ** 20,
-  arrayBuffersMB: m.arrayBuffers / 2 ** 20,
-  baselineMB: baseline / 2 ** 20,
+  rssMB: mb(m.rss),
+  heapMB: mb(m.heapUsed),
+  heapTotalMB: mb(m.heapTotal),
+  externalMB: mb(m.external),
+  arrayBuffersMB: mb(m.arrayBuffers),
+  emptyMB: mb(empty),
+  baselineMB: mb(baseline),
   coldCompileMs: cold,
   warmCompileMs: warm[2],
   tokens: tables.get()?.tokensByDigest.size,

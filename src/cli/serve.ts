@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node'; // type only: erased at run time
 import { FileSource } from '../config/sources/file-source.js';
 import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
 import { createLogger } from '../observability/logger.js';

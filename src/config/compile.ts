@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
-import { cachedKeyDigest, parsedURL, validateCached } from './compile-cache.js';
+import { cachedKeyDigest, checkCached, DerivedCache, internModels, KeyCache, parsedURL, validateCached } from './compile-cache.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
@@ -60,6 +60,12 @@ export function sha256Hex(text: string): string {
 
 type Validated<T> = { value: T; sourced: SourcedObject; key: string };
 
+// Lookups first and `?? set(...)` on a miss: a closure per call would allocate on every hit too.
+const objectKeys = new KeyCache();
+const secretKeys = new KeyCache();
+const groupKeys = new KeyCache();
+const secretRefKeys = new KeyCache();
+
 const SCHEMAS = { ModelRoute: ModelRouteSchema, Group: GroupSchema, GatewayToken: GatewayTokenSchema } as const;
 
 export function compile(objects: readonly SourcedObject[], options: CompileOptions = {}): CompileResult {
@@ -72,8 +78,9 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
   for (const sourced of objects) {
     const o = sourced.object;
     if (o.kind === 'Secret' && o.apiVersion === 'v1') {
-      const r = validateCached(SecretSchema, o) as z.ZodSafeParseResult<Secret>;
-      if (r.success) secrets.set(nsName(r.data.metadata.namespace, r.data.metadata.name), r.data);
+      // SecretSchema has no defaults or transforms: the validated Secret is the source's object itself.
+      const r = checkCached(SecretSchema, o);
+      if (r.success) secrets.set(secretKeys.get(o) ?? secretKeys.set(o, nsName(r.data.metadata.namespace, r.data.metadata.name)), r.data);
       continue;
     }
     const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
@@ -89,21 +96,20 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       continue;
     }
     const kind = o.kind as keyof typeof SCHEMAS;
-    const key = objectKey(kind, namespace, name);
+    const key = objectKeys.get(o) ?? objectKeys.set(o, objectKey(kind, namespace, name));
     const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
-    const base = { key, kind, namespace, name, generation, source: sourced.source };
     if (o.apiVersion !== GROUP_VERSION) {
-      statuses.push(status(base, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }));
+      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }));
       continue;
     }
     if (seen.has(key)) {
-      statuses.push(status(base, { accepted: fail('Conflict', `${kind} ${namespace}/${name} is defined more than once`) }));
+      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('Conflict', `${kind} ${namespace}/${name} is defined more than once`) }));
       continue;
     }
     seen.add(key);
     const r = validateCached(SCHEMAS[kind] as z.ZodType, o);
     if (!r.success) {
-      statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
+      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
       continue;
     }
     (valid[kind] as Validated<unknown>[]).push({ value: r.data, sourced, key });
@@ -205,25 +211,44 @@ function compileRoutes(
 
 // ---- groups -----------------------------------------------------------------------------------------------
 
+/** A Group's compiled form and status, reused while the Group and the served models are unchanged. */
+const groupResults = new DerivedCache<{ group: CompiledGroup; status: ObjectStatus }>();
+
 function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRoute>, statuses: ObjectStatus[]): Map<string, CompiledGroup> {
   const groups = new Map<string, CompiledGroup>();
-  const allModels = [...routes.keys()].sort();
+  const allModels = internModels([...routes.keys()].sort());
   for (const item of items) {
     const g = item.value;
-    const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
-    const warnings = g.spec.models
-      .filter((p) => !allModels.some(compilePatterns([p])))
-      .map((p) => `model pattern "${p}" matches no served model`);
-    const matcher = compilePatterns(g.spec.models);
-    const models = allModels.filter(matcher);
-    const key = `${namespace}/${g.metadata.name}`;
-    groups.set(key, { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) });
-    statuses.push(status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }));
+    const { group, status: st } = groupResults.get(g, [allModels, ...sourceDeps(item)], () => {
+      const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
+      const warnings = g.spec.models
+        .filter((p) => !allModels.some(compilePatterns([p])))
+        .map((p) => `model pattern "${p}" matches no served model`);
+      const matcher = compilePatterns(g.spec.models);
+      const models = allModels.filter(matcher);
+      const key = `${namespace}/${g.metadata.name}`;
+      const group: CompiledGroup = { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) };
+      return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
+    });
+    groups.set(group.key, group);
+    statuses.push(st);
   }
   return groups;
 }
 
 // ---- tokens -----------------------------------------------------------------------------------------------
+
+const tokenRefs = new WeakMap<CompiledGroup, Condition>();
+
+/** The ResolvedRefs condition of every token that uses its group's models as they are: one object per group. */
+function groupRefs(group: CompiledGroup): Condition {
+  let c = tokenRefs.get(group);
+  if (!c) tokenRefs.set(group, (c = Object.freeze(ok('ResolvedRefs', `group "${group.name}", ${group.models.length} model(s)`))));
+  return c;
+}
+
+/** A token's compiled form and status, reused while the token, its group's compiled form and its digest are unchanged. */
+const tokenResults = new DerivedCache<{ token: CompiledToken; status: ObjectStatus }>();
 
 function compileTokens(
   items: Validated<GatewayToken>[],
@@ -233,61 +258,79 @@ function compileTokens(
   statuses: ObjectStatus[],
 ): Map<string, CompiledToken> {
   const tokens = new Map<string, CompiledToken>();
-  const owner = new Map<string, string>();
+  const owner = new Map<string, GatewayToken>();
   for (const item of oldestFirst(items)) {
     const t = item.value;
     const namespace = t.metadata.namespace ?? DEFAULT_NAMESPACE;
-    const base = statusBase(item, 'GatewayToken');
-    const group = groups.get(`${namespace}/${t.spec.group}`);
+    const group = groups.get(groupKeys.get(t) ?? groupKeys.set(t, `${namespace}/${t.spec.group}`));
     let digest: string | undefined;
     let refs: Condition | undefined;
     if (t.spec.sha256) digest = t.spec.sha256;
     else if (t.spec.secretRef) {
-      const res = resolveKeyDigest(ctx, namespace, t.spec.secretRef);
+      const ref = t.spec.secretRef;
+      const res = resolveKeyDigest(ctx, secretRefKeys.get(t) ?? secretRefKeys.set(t, nsName(namespace, ref.name)), namespace, ref);
       if (!res.ok) refs = fail(res.reason, res.message);
       else if (res.value !== undefined) digest = res.value;
     }
     if (!refs && !group) refs = fail('GroupNotFound', `Group "${t.spec.group}" not found in namespace ${namespace}`);
     if (refs || !group) {
-      statuses.push(status(base, { refs }));
+      statuses.push(status(statusBase(item, 'GatewayToken'), { refs }));
       continue;
     }
     if (digest !== undefined) {
       const holder = owner.get(digest);
       if (holder !== undefined) {
-        statuses.push(status(base, { accepted: fail('Conflict', `the same key is already used by GatewayToken ${holder}`) }));
+        const by = `${holder.metadata.namespace ?? DEFAULT_NAMESPACE}/${holder.metadata.name}`;
+        statuses.push(status(statusBase(item, 'GatewayToken'), { accepted: fail('Conflict', `the same key is already used by GatewayToken ${by}`) }));
         continue;
       }
-      owner.set(digest, `${namespace}/${t.metadata.name}`);
-    }
-    const warnings: string[] = [];
-    let models = group.models;
-    if (t.spec.models) {
-      const narrow = compilePatterns(t.spec.models);
-      models = group.models.filter(narrow);
-      for (const p of t.spec.models)
-        if (!group.models.some(compilePatterns([p]))) warnings.push(`model pattern "${p}" matches no model of group "${group.name}"`);
+      owner.set(digest, t);
     }
     const expiresAtMs = t.spec.expiresAt ? Date.parse(t.spec.expiresAt) : undefined;
-    const token: CompiledToken = {
-      key: `${namespace}/${t.metadata.name}`,
-      name: t.metadata.name,
-      namespace,
-      group,
-      models,
-      // Tokens that do not narrow share their group's set (thousands of tokens, a handful of groups).
-      modelSet: t.spec.models ? new Set(models) : group.modelSet,
-      expiresAtMs,
-      disabled: t.spec.disabled,
-    };
-    if (digest !== undefined) tokens.set(digest, token);
-    const ready =
-      t.spec.disabled ? fail('Disabled', 'the token is disabled')
-      : expiresAtMs !== undefined && expiresAtMs <= now ? fail('Expired', `the token expired at ${t.spec.expiresAt}`)
-      : undefined;
-    statuses.push(status(base, { refs: ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`), ready, warnings }));
+    const expired = expiresAtMs !== undefined && expiresAtMs <= now;
+    // Everything below depends only on the token, its group's compiled form, its digest and whether it has
+    // expired: for an unchanged token in an unchanged group it is the previous compile's result.
+    const deps = [group, digest, expired, item.sourced.source?.file, item.sourced.source?.line];
+    const done = tokenResults.lookup(t, deps) ?? tokenResults.store(t, deps, compileToken(item, namespace, group, expiresAtMs, expired));
+    if (digest !== undefined) tokens.set(digest, done.token);
+    statuses.push(done.status);
   }
   return tokens;
+}
+
+function compileToken(
+  item: Validated<GatewayToken>,
+  namespace: string,
+  group: CompiledGroup,
+  expiresAtMs: number | undefined,
+  expired: boolean,
+): { token: CompiledToken; status: ObjectStatus } {
+  const t = item.value;
+  const warnings: string[] = [];
+  let models = group.models;
+  if (t.spec.models) {
+    const narrow = compilePatterns(t.spec.models);
+    models = group.models.filter(narrow);
+    for (const p of t.spec.models)
+      if (!group.models.some(compilePatterns([p]))) warnings.push(`model pattern "${p}" matches no model of group "${group.name}"`);
+  }
+  const token: CompiledToken = {
+    key: `${namespace}/${t.metadata.name}`,
+    name: t.metadata.name,
+    namespace,
+    group,
+    models,
+    // Tokens that do not narrow share their group's set (thousands of tokens, a handful of groups).
+    modelSet: t.spec.models ? new Set(models) : group.modelSet,
+    expiresAtMs,
+    disabled: t.spec.disabled,
+  };
+  const ready =
+    t.spec.disabled ? fail('Disabled', 'the token is disabled')
+    : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`)
+    : undefined;
+  const refs = t.spec.models ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`) : groupRefs(group);
+  return { token, status: status(statusBase(item, 'GatewayToken'), { refs, ready, warnings }) };
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------
@@ -311,8 +354,8 @@ function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): R
 }
 
 /** Like resolveSecret, but yields the digest of the (trimmed) key, from the cache when the Secret is unchanged. */
-function resolveKeyDigest(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
-  const secret = ctx.secrets.get(nsName(namespace, ref.name));
+function resolveKeyDigest(ctx: RefContext, secretName: string, namespace: string, ref: SecretKeyRef): Resolved {
+  const secret = ctx.secrets.get(secretName);
   if (!secret) return resolveSecret(ctx, namespace, ref);
   const digest = cachedKeyDigest(secret, ref.key, () => {
     const value = secretValue(secret, ref.key);
@@ -320,6 +363,11 @@ function resolveKeyDigest(ctx: RefContext, namespace: string, ref: SecretKeyRef)
   });
   if (digest === undefined) return resolveSecret(ctx, namespace, ref);
   return { ok: true, value: digest };
+}
+
+/** Where an object came from, as values: a status names the file and line, which can move without the object changing. */
+function sourceDeps(item: Validated<unknown>): [string | undefined, number | undefined] {
+  return [item.sourced.source?.file, item.sourced.source?.line];
 }
 
 function nsName(namespace: string | undefined, name: string): string {
@@ -361,30 +409,34 @@ interface StatusParts {
   warnings?: string[];
 }
 
+// The conditions most objects share, as one frozen object each rather than one per object and compile.
+const ACCEPTED: Condition = Object.freeze({ type: 'Accepted', status: 'True', reason: 'Accepted', message: 'spec is valid' });
+const REFS_RESOLVED: Condition = Object.freeze({ type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', message: 'all references resolved' });
+const READY: Condition = Object.freeze({ type: 'Ready', status: 'True', reason: 'Ready', message: 'serving' });
+const NO_WARNINGS: string[] = Object.freeze([]) as unknown as string[];
+
 /** Assembles Accepted, ResolvedRefs and the Ready summary from the parts that were decided. */
 function status(
   base: { key: string; kind: string; namespace: string; name: string; generation: number | undefined; source: SourcedObject['source'] },
   parts: StatusParts,
 ): ObjectStatus {
-  const accepted: Condition = parts.accepted
-    ? { ...parts.accepted, type: 'Accepted' }
-    : { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'spec is valid' };
+  const accepted: Condition = parts.accepted ? { ...parts.accepted, type: 'Accepted' } : ACCEPTED;
   const conditions: Condition[] = [accepted];
   let ready: Condition;
   if (accepted.status === 'False') {
     ready = { type: 'Ready', status: 'False', reason: 'NotAccepted', message: accepted.message };
   } else {
-    const refs: Condition = parts.refs ? { ...parts.refs, type: 'ResolvedRefs' } : { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', message: 'all references resolved' };
+    const refs: Condition = parts.refs ? (parts.refs.type === 'ResolvedRefs' ? parts.refs : { ...parts.refs, type: 'ResolvedRefs' }) : REFS_RESOLVED;
     conditions.push(refs);
     if (refs.status === 'False') ready = { type: 'Ready', status: 'False', reason: 'RefsNotResolved', message: refs.message };
     else if (parts.ready) ready = { ...parts.ready, type: 'Ready' };
-    else ready = { type: 'Ready', status: 'True', reason: 'Ready', message: 'serving' };
+    else ready = READY;
   }
   conditions.push(ready);
   const { source, ...rest } = base;
   // Only file and line: a status is plain data (logged, compared, written back), never the parser's lineOf.
   const where = source ? { ...(source.file !== undefined ? { file: source.file } : {}), ...(source.line !== undefined ? { line: source.line } : {}) } : undefined;
-  return { ...rest, ...(where ? { source: where } : {}), conditions, warnings: parts.warnings ?? [] };
+  return { ...rest, ...(where ? { source: where } : {}), conditions, warnings: parts.warnings && parts.warnings.length > 0 ? parts.warnings : NO_WARNINGS };
 }
 
 function describeIssues(error: z.ZodError, lineOf: SourceRef['lineOf']): string {

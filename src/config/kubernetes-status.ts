@@ -1,6 +1,6 @@
 // Status reporting for the Kubernetes source: leader election (optional) + the status writer, fed with the
 // statuses of every compile. Serving never waits on any of this.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from './sources/kube-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { ObjectStatus } from './conditions.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';

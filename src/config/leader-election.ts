@@ -3,8 +3,33 @@
 // on their own clock from when they last saw the record change, so clock skew between nodes does not matter).
 // Every write carries the resourceVersion it read, so two candidates can never both win (the loser gets 409).
 // Only the leader writes status; serving traffic never depends on being leader.
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from '../observability/logger.js';
+import { kubeRequest, type KubeConfig } from './sources/kube-client.js';
+
+/** The fields of a coordination.k8s.io/v1 Lease the election reads and writes (times are MicroTime strings). */
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+    [k: string]: unknown;
+  };
+}
+
+/** get / create / replace of one Lease; a rejection's `code` is the HTTP status (404, 409). */
+function leaseApi(kc: KubeConfig, namespace: string, name: string) {
+  const collection = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`;
+  return {
+    read: () => kubeRequest<Lease>(kc, `${collection}/${name}`),
+    create: (body: Lease) => kubeRequest<Lease>(kc, collection, { method: 'POST', body }),
+    replace: (body: Lease) => kubeRequest<Lease>(kc, `${collection}/${name}`, { method: 'PUT', body }),
+  };
+}
 
 export interface LeaderElectionOptions {
   readonly kubeConfig: KubeConfig;
@@ -23,7 +48,7 @@ export interface LeaderElectionOptions {
 }
 
 export class LeaderElector {
-  readonly #api: CoordinationV1Api;
+  readonly #api: ReturnType<typeof leaseApi>;
   readonly #o: Required<Omit<LeaderElectionOptions, 'logger' | 'kubeConfig'>> & { logger: Logger | undefined };
   #leading = false;
   #lastRenew = 0;
@@ -35,7 +60,7 @@ export class LeaderElector {
   readonly #listeners = new Set<(leading: boolean) => void>();
 
   constructor(options: LeaderElectionOptions) {
-    this.#api = options.kubeConfig.makeApiClient(CoordinationV1Api);
+    this.#api = leaseApi(options.kubeConfig, options.namespace, options.name);
     this.#o = {
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
@@ -109,20 +134,17 @@ export class LeaderElector {
     const { namespace, name, identity, leaseDurationMs } = this.#o;
     const now = new Date();
     const durationSeconds = Math.ceil(leaseDurationMs / 1000);
-    let lease: V1Lease;
+    let lease: Lease;
     try {
-      lease = await this.#api.readNamespacedLease({ name, namespace });
+      lease = await this.#api.read();
     } catch (err) {
       if (codeOf(err) !== 404) throw err;
       try {
-        await this.#api.createNamespacedLease({
-          namespace,
-          body: {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: { name, namespace },
-            spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: micro(now), renewTime: micro(now), leaseTransitions: 0 },
-          },
+        await this.#api.create({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name, namespace },
+          spec: { holderIdentity: identity, leaseDurationSeconds: durationSeconds, acquireTime: micro(now), renewTime: micro(now), leaseTransitions: 0 },
         });
         return true;
       } catch (e) {
@@ -139,7 +161,7 @@ export class LeaderElector {
     const holder = spec.holderIdentity ?? '';
     const heldFor = (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
     if (holder !== '' && holder !== identity && this.#observedAt + heldFor > now.getTime()) return false;
-    const body: V1Lease = {
+    const body: Lease = {
       ...lease,
       spec: {
         ...spec,
@@ -151,7 +173,7 @@ export class LeaderElector {
       },
     };
     try {
-      await this.#api.replaceNamespacedLease({ name, namespace, body });
+      await this.#api.replace(body);
       return true;
     } catch (err) {
       if (codeOf(err) === 409) return false; // someone else wrote it since we read it
@@ -161,15 +183,11 @@ export class LeaderElector {
 
   /** As client-go's ReleaseOnCancel: clear the holder so a standby need not wait for the lease to expire. */
   async #release(): Promise<void> {
-    const { namespace, name, identity } = this.#o;
-    const lease = await this.#api.readNamespacedLease({ name, namespace });
+    const { identity } = this.#o;
+    const lease = await this.#api.read();
     if (lease.spec?.holderIdentity !== identity) return;
     const now = micro(new Date());
-    await this.#api.replaceNamespacedLease({
-      name,
-      namespace,
-      body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
-    });
+    await this.#api.replace({ ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } });
   }
 
   #set(leading: boolean): void {
@@ -179,9 +197,9 @@ export class LeaderElector {
   }
 }
 
-/** Lease times are MicroTime: RFC 3339 with exactly six fractional digits; the client's V1MicroTime serialises so. */
-function micro(d: Date): V1MicroTime {
-  return new V1MicroTime(d.getTime());
+/** Lease times are MicroTime: RFC 3339 in UTC with exactly six fractional digits (the API server rejects others). */
+function micro(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function codeOf(err: unknown): number | undefined {

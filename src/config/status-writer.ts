@@ -3,7 +3,7 @@
 // (the latest desired status wins) and drains through a token bucket, so thousands of changes become a steady
 // trickle of PATCHes instead of a storm. Each PATCH carries the resourceVersion it was computed from; on 409 the
 // object is re-read and the status recomputed.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { kubeRequest, type KubeConfig } from './sources/kube-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { ObjectStatus } from './conditions.js';
 import { RESOURCE_NAMES } from './resource-names.js';
@@ -20,12 +20,12 @@ export interface StatusApi {
 }
 
 export function kubernetesStatusApi(kc: KubeConfig): StatusApi {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-  const ref = (kind: Kind, namespace: string, name: string) => ({ group: API_GROUP, version: API_VERSION, plural: RESOURCE_NAMES[kind].plural, namespace, name });
+  const path = (kind: Kind, namespace: string, name: string) => `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${RESOURCE_NAMES[kind].plural}/${name}`;
   return {
-    patchStatus: (kind, namespace, name, body) => api.patchNamespacedCustomObjectStatus({ ...ref(kind, namespace, name), body }, merge),
-    get: async (kind, namespace, name) => (await api.getNamespacedCustomObject(ref(kind, namespace, name))) as KubeObject,
+    // A JSON merge patch of the status subresource (the body carries metadata.resourceVersion as a guard).
+    patchStatus: (kind, namespace, name, body) =>
+      kubeRequest(kc, `${path(kind, namespace, name)}/status`, { method: 'PATCH', body, contentType: 'application/merge-patch+json' }),
+    get: (kind, namespace, name) => kubeRequest<KubeObject>(kc, path(kind, namespace, name)),
   };
 }
 
@@ -58,6 +58,13 @@ export class StatusWriter {
   readonly #bucket: TokenBucket;
   readonly #backoff = new Backoff({ initialMs: 1000, maxMs: 60_000 });
   #desired = new Map<string, ObjectStatus>();
+  /**
+   * (desired status, cached object) pairs already found equal. compile hands back the same ObjectStatus for an
+   * unchanged object and the informer cache the same object until it changes, so after a one-object change only
+   * that object is compared again, not ten thousand. (Equality does not depend on the clock: a condition whose
+   * status did not flip keeps its stored lastTransitionTime.)
+   */
+  #equal = new WeakMap<ObjectStatus, KubeObject>();
   readonly #queue = new Set<string>();
   #draining: Promise<void> | undefined;
   readonly #stop = new AbortController();
@@ -84,8 +91,12 @@ export class StatusWriter {
     if (this.#stop.signal.aborted) return;
     const now = this.#now();
     for (const [key, s] of this.#desired) {
+      // A queued object is compared again when its turn comes (#write), against the then latest status.
+      if (this.#queue.has(key)) continue;
       const current = this.#o.lookup(s.kind as Kind, s.namespace, s.name);
-      if (current && statusDiffers(current.status, desiredStatus(s, current.status, now))) this.#queue.add(key);
+      if (!current || this.#equal.get(s) === current) continue;
+      if (statusDiffers(current.status, desiredStatus(s, current.status, now))) this.#queue.add(key);
+      else this.#equal.set(s, current);
     }
     this.#kick();
   }

@@ -107,7 +107,8 @@ describe('Dockerfile', () => {
     expect(entry.length).toBe(1);
     const argv = JSON.parse(entry[0]!.args) as string[];
     expect(argv[0]).toMatch(/(^|\/)node$/);
-    expect(argv.slice(1)).toEqual(['dist/cli.js', 'serve']);
+    // Node's own flags come first (the young-generation cap that keeps idle RSS down), then the gateway.
+    expect(argv.slice(1)).toEqual(['--max-semi-space-size=4', 'dist/cli.js', 'serve']);
     expect(ops(runtime, 'CMD')).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 // Where the gateway finds the API server and which namespaces it watches. In a pod: the service account
 // (in-cluster config); elsewhere: --kubeconfig / KUBECONFIG / ~/.kube/config.
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from './kube-client.js';
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 

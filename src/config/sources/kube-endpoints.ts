@@ -1,56 +1,45 @@
-// The list side of each watched resource, through the real @kubernetes/client-node API classes. The three kinds
-// come back as plain JSON; typed core lists (Secrets) are turned back into plain JSON (dates as strings) so
-// compile sees exactly what a manifest file would contain.
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+// The list side of each watched resource: a plain JSON request (kube-client.ts), authenticated by the client.
+// Not the generated API classes: they would deserialise every page into typed models (Secrets with Date objects)
+// that we would only turn back into JSON, a few times the memory of the page at the moment a large list arrives.
 import { RESOURCE_NAMES } from '../resource-names.js';
 import { API_GROUP, API_VERSION, type Kind } from '../resources.js';
+import { kubeRequest, type KubeConfig } from './kube-client.js';
 import type { KubeObject, ListPage, ResourceEndpoint } from './reflector.js';
 
-type RawList = { metadata?: { resourceVersion?: string; continue?: string; _continue?: string }; items?: unknown[] };
+type RawList = { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
 
-function toPage(list: unknown): ListPage {
-  // JSON round trip: Date objects of typed models become RFC 3339 strings, and nothing typed leaks out.
-  const plain = JSON.parse(JSON.stringify(list)) as RawList;
+async function listPage(kc: KubeConfig, path: string, query: Record<string, string | number | undefined>): Promise<ListPage> {
+  const list = await kubeRequest<RawList>(kc, path, { query });
   return {
-    items: (plain.items ?? []) as KubeObject[],
-    resourceVersion: plain.metadata?.resourceVersion ?? '',
-    continue: plain.metadata?.continue ?? plain.metadata?._continue ?? undefined,
+    // The reflector cuts each item down (kube-object.ts) as it takes the page, so the full objects die young.
+    items: list.items ?? [],
+    resourceVersion: list.metadata?.resourceVersion ?? '',
+    continue: list.metadata?.continue || undefined,
   };
 }
 
 /** One of the three custom kinds in one namespace, or in all namespaces when `namespace` is undefined. */
 export function customResourceEndpoint(kc: KubeConfig, kind: Kind, namespace: string | undefined): ResourceEndpoint {
-  const api = kc.makeApiClient(CustomObjectsApi);
   const plural = RESOURCE_NAMES[kind].plural;
-  const base = { group: API_GROUP, version: API_VERSION, plural };
+  const path = namespace ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${plural}` : `/apis/${API_GROUP}/${API_VERSION}/${plural}`;
   return {
     kind,
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     description: `${plural} in ${namespace ?? 'all namespaces'}`,
-    watchPath: namespace ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${plural}` : `/apis/${API_GROUP}/${API_VERSION}/${plural}`,
-    list: async ({ limit, continue: cont }) =>
-      toPage(
-        namespace
-          ? await api.listNamespacedCustomObject({ ...base, namespace, limit, ...(cont ? { _continue: cont } : {}) })
-          : await api.listClusterCustomObject({ ...base, limit, ...(cont ? { _continue: cont } : {}) }),
-      ),
+    watchPath: path,
+    list: ({ limit, continue: cont }) => listPage(kc, path, { limit, continue: cont }),
   };
 }
 
 /** Secrets carrying the label selector (never every Secret), in one namespace or all. */
 export function secretEndpoint(kc: KubeConfig, namespace: string | undefined, labelSelector: string): ResourceEndpoint {
-  const api = kc.makeApiClient(CoreV1Api);
+  const path = namespace ? `/api/v1/namespaces/${namespace}/secrets` : '/api/v1/secrets';
   return {
     kind: 'Secret',
     apiVersion: 'v1',
     description: `secrets (${labelSelector}) in ${namespace ?? 'all namespaces'}`,
-    watchPath: namespace ? `/api/v1/namespaces/${namespace}/secrets` : '/api/v1/secrets',
+    watchPath: path,
     labelSelector,
-    list: async ({ limit, continue: cont }) =>
-      toPage(
-        namespace
-          ? await api.listNamespacedSecret({ namespace, labelSelector, limit, ...(cont ? { _continue: cont } : {}) })
-          : await api.listSecretForAllNamespaces({ labelSelector, limit, ...(cont ? { _continue: cont } : {}) }),
-      ),
+    list: ({ limit, continue: cont }) => listPage(kc, path, { labelSelector, limit, continue: cont }),
   };
 }

@@ -1,11 +1,11 @@
 // The Kubernetes config source as `serve` runs it: the watching source, plus status reporting (leader election
 // and the status writer) fed by every compile of the pipeline, plus their metrics. One ConfigSource to the
 // gateway: start() resolves on the first complete sync; stop() hands the Lease over and stops watching.
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
 import type { ConfigPipeline } from '../pipeline.js';
 import { KubernetesStatus } from '../kubernetes-status.js';
+import type { KubeConfig } from './kube-client.js';
 import type { NamespaceScope } from './kube-config.js';
 import { KubernetesSource, type KubernetesSourceOptions } from './kubernetes-source.js';
 import type { ConfigSnapshot, ConfigSource } from './source.js';

@@ -3,10 +3,10 @@
 // finished its initial list (that is what makes the pod ready); after that every significant change produces a
 // snapshot within `debounceMs`. While the API server is unreachable the reflectors keep their caches and retry,
 // so no snapshot is delivered and the last compiled table keeps serving.
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../observability/logger.js';
 import { KINDS, type Kind, type SourcedObject } from '../resources.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
+import { Watch, type KubeConfig } from './kube-client.js';
 import type { NamespaceScope } from './kube-config.js';
 import { customResourceEndpoint, secretEndpoint } from './kube-endpoints.js';
 import { Reflector, type KubeObject, type ReflectorStats } from './reflector.js';

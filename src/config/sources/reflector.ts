@@ -4,6 +4,7 @@
 // nothing is lost meanwhile); on errors back off with jitter; relist periodically, bounded by pagination.
 import type { Logger } from '../../observability/logger.js';
 import { Backoff, sleep } from './backoff.js';
+import { slimObject } from './kube-object.js';
 
 export type KubeObject = {
   apiVersion?: string;
@@ -155,7 +156,8 @@ export class Reflector {
     const fresh = new Map<string, KubeObject>();
     let cont: string | undefined;
     let rv = '';
-    do {
+    // Not a do/while: `continue` there would test the (cleared) token and end the list after an expired one.
+    for (;;) {
       let page: ListPage;
       try {
         page = await endpoint.list({ limit: pageSize, ...(cont ? { continue: cont } : {}) });
@@ -174,7 +176,8 @@ export class Reflector {
       }
       rv = page.resourceVersion;
       cont = page.continue || undefined;
-    } while (cont);
+      if (!cont) break;
+    }
     const significant = !this.#synced || diff(this.#cache, fresh);
     const anyChange = significant || [...fresh].some(([k, o]) => this.#cache.get(k)?.metadata.resourceVersion !== o.metadata.resourceVersion);
     this.#cache = fresh;
@@ -261,9 +264,9 @@ export class Reflector {
     if (rv) this.#rv = rv;
   }
 
-  /** Lists of core kinds carry no apiVersion/kind per item; compile needs them. */
+  /** Only the fields the gateway reads (see kube-object.ts), with apiVersion/kind (lists of core kinds omit them). */
   #normalise(item: KubeObject): KubeObject {
-    return { ...item, apiVersion: item.apiVersion ?? this.#o.endpoint.apiVersion, kind: item.kind ?? this.#o.endpoint.kind };
+    return slimObject(item, this.#o.endpoint);
   }
 }
 

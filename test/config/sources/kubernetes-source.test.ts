@@ -91,6 +91,58 @@ describe('KubernetesSource', () => {
     expect(lists.filter((r) => r.query.continue).length).toBe(2);
   });
 
+  it('keeps only what compile and the status writer read: no managedFields, no annotations', async () => {
+    const { source, rec } = await setup();
+    const lastApplied = JSON.stringify(o.group('g', ['m']));
+    const bulky = {
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied },
+      managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:models': {} } } }],
+      labels: { team: 'a' },
+    };
+    const group = o.group('g', ['m']) as any;
+    apply({ ...group, metadata: { ...group.metadata, ...bulky } });
+    const secret = o.secret('s', 'v') as any;
+    apply({ ...secret, metadata: { ...secret.metadata, annotations: bulky.annotations, managedFields: bulky.managedFields } });
+    await source.start(rec.onSnapshot);
+    const check = (x: any) => {
+      expect(x.metadata.annotations).toBeUndefined();
+      expect(x.metadata.managedFields).toBeUndefined();
+      expect(x.metadata.name).toBeDefined();
+      expect(x.metadata.resourceVersion).toBeDefined();
+      expect(x.metadata.uid).toBeDefined();
+      expect(x.metadata.creationTimestamp).toBeDefined();
+    };
+    const g = find(rec.latest!, 'Group', 'g', NS) as any;
+    check(g);
+    expect(g.metadata.generation).toBe(1);
+    expect(g.metadata.labels).toEqual({ team: 'a' });
+    expect(g.spec.models).toEqual(['m']);
+    const s = find(rec.latest!, 'Secret', 's', NS) as any;
+    check(s);
+    expect(Object.keys(s.data)).toEqual(['token']);
+    // The same through the watch: a MODIFIED event is cut down too.
+    api!.patch('Group', NS, 'g', { metadata: { annotations: { extra: 'x' } }, spec: { models: ['m', 'n'] } });
+    await rec.waitFor((x) => (find(x, 'Group', 'g', NS) as any)?.spec.models.length === 2, 3000, 'the modified group');
+    check(find(rec.latest!, 'Group', 'g', NS));
+  });
+
+  it('restarts a paginated list whose continue token expired (410), keeping every object', async () => {
+    const { api, source, rec } = await setup({ pageSize: 2 });
+    for (let i = 0; i < 5; i++) apply(o.group(`g${i}`, []));
+    // The second page (the first request with a continue token) is refused as expired.
+    api.failRequests({ resource: 'groups', verb: 'list' }, 410, 0);
+    const rule = api.failures.at(-1)!;
+    let lists = 0;
+    const orig = api.requests.push.bind(api.requests);
+    api.requests.push = (...r) => {
+      for (const x of r) if (x.resource === 'groups' && x.verb === 'list' && ++lists === 2) rule.remaining = 1;
+      return orig(...r);
+    };
+    await source.start(rec.onSnapshot);
+    expect(names(rec.latest!, 'Group')).toEqual(['g0', 'g1', 'g2', 'g3', 'g4']);
+    expect(source.stats().find((x) => x.resource.startsWith('groups'))!.stats.errors).toBe(0);
+  });
+
   it('is not synced, and delivers no snapshot, until every initial list has succeeded', async () => {
     const { api, source, rec } = await setup();
     apply(o.group('g', []));
