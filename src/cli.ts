@@ -1,5 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 // The model-gateway executable: `serve` (default) and `check`. Dispatch only; each subcommand lives in src/cli/.
+// The shebang passes the same Node flag as the container image's entry point: it caps V8's young generation
+// (Node 24 lets it grow to 2 × 64 MB and an idle process keeps the pages), ~40 MB less RSS at idle for more
+// frequent young collections under load (README, Performance). `node dist/cli.js` does not read the shebang.
 import { runCheck } from './cli/check.js';
 import { runServe } from './cli/serve.js';
 

@@ -58,6 +58,23 @@ describe('compile', () => {
     expect(t?.models).toEqual(['text-embedding-3-small']);
   });
 
+  it('shares the group\'s model set with every token that does not narrow it (10,000 tokens, one set)', () => {
+    const r = run([
+      route('a', { backends: [backend] }),
+      route('b', { backends: [backend] }),
+      group('g', ['*']),
+      token('wide1', { group: 'g', sha256: '1'.repeat(64) }),
+      token('wide2', { group: 'g', sha256: '2'.repeat(64) }),
+      token('narrow', { group: 'g', sha256: '3'.repeat(64), models: ['a'] }),
+    ]);
+    const get = (c: string) => r.table.tokensByDigest.get(c.repeat(64))!;
+    expect(get('1').modelSet).toBe(get('1').group.modelSet);
+    expect(get('2').modelSet).toBe(get('1').modelSet);
+    expect(get('3').modelSet).not.toBe(get('3').group.modelSet);
+    expect([...get('3').modelSet]).toEqual(['a']);
+    expect(get('2').modelSet.has('b')).toBe(true);
+  });
+
   it('never puts secret values in messages', () => {
     const r = run([secret('s', { k: 'sk-very-secret' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'nope' } }] })]);
     expect(JSON.stringify(r.statuses)).not.toContain('sk-very-secret');

@@ -38,4 +38,17 @@ describe('parseManifests', () => {
     expect(r.objects.map((o) => o.source?.line)).toEqual([4, 7]);
     expect(r.errors).toEqual([{ file: 'list.yaml', line: 10, message: 'missing apiVersion or kind' }]);
   });
+
+  it('finds the line of a field of any document (and of a List item) after parsing has finished', () => {
+    const group = (name: string) => `apiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: ${name}}\nspec:\n  models:\n  - x\n`;
+    const list = 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: modelgateway.io/v1alpha1\n  kind: Group\n  metadata: {name: l}\n  spec:\n    models: [y]\n';
+    const text = [group('a'), group('b'), group('c'), list].join('---\n');
+    const r = parseManifests(text, 'x.yaml');
+    expect(r.objects.map((o) => o.source?.line)).toEqual([1, 8, 15, 25]);
+    // Document 3 starts on line 15, its spec's value on 19, its first model on 20; a missing field points at its parent.
+    expect(r.objects[2]!.source!.lineOf!(['spec', 'models', 0])).toBe(20);
+    expect(r.objects[2]!.source!.lineOf!(['spec', 'nope'])).toBe(19);
+    expect(r.objects[0]!.source!.lineOf!(['metadata', 'name'])).toBe(3);
+    expect(r.objects[3]!.source!.lineOf!(['spec', 'models'])).toBe(29);
+  });
 });

@@ -1,6 +1,6 @@
 // YAML manifest text → objects with file and line, or errors with file and line. Shared by the file source and
 // `model-gateway check`, so both read manifests exactly the same way.
-import { isNode, isSeq, LineCounter, parseAllDocuments } from 'yaml';
+import { Composer, isNode, isSeq, LineCounter, parseAllDocuments, Parser, type Document } from 'yaml';
 import type { RawObject, SourcedObject } from './resources.js';
 
 export interface ManifestError {
@@ -19,7 +19,12 @@ export function parseManifests(text: string, file: string): ParsedManifests {
   const lineCounter = new LineCounter();
   const objects: SourcedObject[] = [];
   const errors: ManifestError[] = [];
-  for (const doc of parseAllDocuments(text, { lineCounter, prettyErrors: false })) {
+  const reparsed = lazyDocuments(text);
+  // Documents are composed one at a time and dropped once converted, so a 10,000-document file never has
+  // 10,000 YAML trees alive at once (the peak would stay in the process's RSS long after loading).
+  let index = -1;
+  for (const doc of new Composer().compose(new Parser(lineCounter.addNewLine).parse(text))) {
+    index++;
     const line = (offset: number | undefined) => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
     if (doc.errors.length > 0) {
       for (const e of doc.errors) errors.push({ file, line: line(e.pos[0]), message: e.message.split('\n')[0]! });
@@ -46,12 +51,21 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     }
     accept(obj, docLine, fieldLine([]));
 
-    /** The line of the deepest node that exists along a field path (a missing field points at its parent). */
+    /**
+     * The line of the deepest node that exists along a field path (a missing field points at its parent). The
+     * closure holds the document's index, not the parsed Document: objects live as long as the config does, and
+     * 10,000 retained YAML trees cost ~100 MB, while the file's text is a few MB and is re-parsed only when a
+     * message needs a field's line.
+     */
     function fieldLine(prefix: readonly PropertyKey[]) {
+      const docIndex = index;
       return (path: readonly PropertyKey[]): number | undefined => {
+        const again = reparsed();
+        const d = again.docs[docIndex];
+        if (!d) return undefined;
         for (let n = path.length; n >= 0; n--) {
-          const node = doc.getIn([...prefix, ...path.slice(0, n)], true);
-          if (isNode(node) && node.range) return line(node.range[0]);
+          const node = d.getIn([...prefix, ...path.slice(0, n)], true);
+          if (isNode(node) && node.range) return again.lineCounter.linePos(node.range[0]).line;
         }
         return undefined;
       };
@@ -67,4 +81,18 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     }
     objects.push({ object: obj, source: { file, line, lineOf } });
   }
+}
+
+/** The file's documents, parsed again on first use and kept only while something still holds them (WeakRef). */
+function lazyDocuments(text: string): () => { docs: Document[]; lineCounter: LineCounter } {
+  let ref: WeakRef<{ docs: Document[]; lineCounter: LineCounter }> | undefined;
+  return () => {
+    let parsed = ref?.deref();
+    if (!parsed) {
+      const lineCounter = new LineCounter();
+      parsed = { docs: parseAllDocuments(text, { lineCounter, prettyErrors: false }) as Document[], lineCounter };
+      ref = new WeakRef(parsed);
+    }
+    return parsed;
+  };
 }

@@ -1,6 +1,6 @@
 // Authentication: Authorization: Bearer <key> → sha256 → token (one hash and one map read). The key itself
 // is never stored, logged or forwarded; only its digest is looked up.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../config/compile.js';
 import type { NextFunction, Request, Response } from 'express';
 import type { CompiledToken, RoutingTable, TableHolder } from '../config/table.js';
 import { getContext } from './context.js';
@@ -15,7 +15,7 @@ export function authenticate(
   if (!authorization) return errors.invalidApiKey();
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
   if (!match) return errors.invalidApiKey();
-  const digest = createHash('sha256').update(match[1]!, 'utf8').digest('hex');
+  const digest = sha256Hex(match[1]!);
   const token = table.tokensByDigest.get(digest);
   if (!token || token.disabled) return errors.invalidApiKey();
   if (token.expiresAtMs !== undefined && now >= token.expiresAtMs) return errors.invalidApiKey();

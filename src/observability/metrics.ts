@@ -7,6 +7,8 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 /** OpenTelemetry GenAI semantic-convention bucket boundaries. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/** The gateway's own added time: tens of microseconds to tens of milliseconds. */
+const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 
 export const UNKNOWN = 'unknown';
@@ -21,6 +23,7 @@ export interface Metrics {
   readonly upstreamAttempts: Counter<'backend' | 'outcome'>;
   readonly timeToFirstToken: Histogram<'family' | 'model'>;
   readonly tokenUsage: Histogram<'family' | 'model' | 'type'>;
+  readonly overhead: Histogram<'family'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -60,6 +63,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       help: 'Tokens per request as reported by the upstream usage object, by type (input/output).',
       labelNames: ['family', 'model', 'type'],
       buckets: TOKEN_BUCKETS,
+      registers,
+    }),
+    overhead: new Histogram({
+      name: 'model_gateway_overhead_seconds',
+      help:
+        "The gateway's own time per proxied request: time since arrival not spent waiting for upstream response " +
+        'headers (summed over attempts); to the end of the response for non-streaming answers, to the headers for streams.',
+      labelNames: ['family'],
+      buckets: OVERHEAD_BUCKETS,
       registers,
     }),
   };

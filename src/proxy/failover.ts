@@ -90,8 +90,12 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
     attempts++;
     lastBackend = backend;
 
+    // One controller per attempt, aborted by its headers deadline or by the client leaving (for as long as the
+    // response lives: undici keeps the signal for the body). Cheaper than AbortSignal.any(), which cost ~5 µs
+    // per request in the benchmark's profile.
     const timer = new AbortController();
-    const signal = AbortSignal.any([o.clientSignal, timer.signal]);
+    o.clientSignal.addEventListener('abort', () => timer.abort(o.clientSignal.reason), { once: true });
+    const signal = timer.signal;
     const handle = setTimeout(() => timer.abort(new AttemptTimeout()), t.headersMs);
     const startedAt = o.now();
     const healthStartedAt = o.health?.now() ?? 0;

@@ -36,6 +36,20 @@ describe('multipart', () => {
     expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
+  it('gives a large file part as a view into the body, byte for byte, without copying it', async () => {
+    const bytes = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7 + (i >> 9)) % 256));
+    const form = new FormData();
+    form.set('model', 'm');
+    form.set('file', new Blob([bytes], { type: 'audio/wav' }), 'a.wav');
+    form.set('after', 'tail');
+    const { body, contentType } = await encodeWithFetch(form);
+    const parsed = await parseMultipart(body, contentType);
+    const file = parsed.parts.find((p) => p.name === 'file')!.value as Buffer;
+    expect(file.equals(bytes)).toBe(true);
+    expect(file.buffer).toBe(body.buffer);
+    expect(parsed.parts.find((p) => p.name === 'after')?.value).toBe('tail');
+  });
+
   it('keeps fields larger than busboy’s 1 MiB default intact', async () => {
     const form = new FormData();
     form.set('model', 'm');

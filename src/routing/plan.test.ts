@@ -34,6 +34,14 @@ describe('planAttempts', () => {
     expect(names(planAttempts([b('a', 0, 1), b('c', 1, 1)], seeded(3), health))).toEqual(['c', 'a']);
   });
 
+  it('plans a lone backend whatever its weight or health, without consulting the random source', () => {
+    const never = () => {
+      throw new Error('random source used');
+    };
+    const ejected = { isEjected: () => true };
+    expect(names(planAttempts([b('only', 3, 0)], never, ejected))).toEqual(['only']);
+  });
+
   it('puts weight-0 backends last in their tier', () => {
     expect(names(planAttempts([b('z', 0, 0), b('a', 0, 5)], seeded(9)))).toEqual(['a', 'z']);
   });

@@ -16,6 +16,8 @@ export function planAttempts(
   random: Random,
   health?: HealthView,
 ): CompiledBackend[] {
+  // Most routes have one backend: whatever its weight or health, it is the whole plan (no maps, no sorting).
+  if (backends.length === 1) return [backends[0]!];
   const healthy: CompiledBackend[] = [];
   const ejected: CompiledBackend[] = [];
   for (const b of backends) (health?.isEjected(b.id) ? ejected : healthy).push(b);
@@ -23,14 +25,24 @@ export function planAttempts(
 }
 
 function orderTiers(backends: readonly CompiledBackend[], random: Random): CompiledBackend[] {
-  const tiers = new Map<number, CompiledBackend[]>();
-  for (const b of backends) {
-    const tier = tiers.get(b.priority);
-    if (tier) tier.push(b);
-    else tiers.set(b.priority, [b]);
+  // compile() sorts a route's backends by priority, so tiers are contiguous runs and need no map or sort per
+  // request (they were ~3 KB of garbage per request in the benchmark's allocation profile). A stable sort keeps
+  // the given order within each tier for a list that arrives unsorted.
+  let list = backends;
+  for (let k = 1; k < list.length; k++) {
+    if (list[k]!.priority < list[k - 1]!.priority) {
+      list = [...backends].sort((a, b) => a.priority - b.priority);
+      break;
+    }
   }
   const out: CompiledBackend[] = [];
-  for (const p of [...tiers.keys()].sort((a, b) => a - b)) out.push(...weightedOrder(tiers.get(p)!, random));
+  for (let i = 0; i < list.length; ) {
+    let j = i + 1;
+    while (j < list.length && list[j]!.priority === list[i]!.priority) j++;
+    if (j === i + 1) out.push(list[i]!);
+    else out.push(...weightedOrder(list.slice(i, j), random));
+    i = j;
+  }
   return out;
 }
 

@@ -1,0 +1,180 @@
+// A fast OpenAI-compatible upstream for the benchmark, in its own process: plain node:http, every response body
+// precomputed at start-up, so what it costs per request is socket work only and the same for every target.
+// It counts what it received (GET /__stats, POST /__stats/reset) so the runner can check that each proxy
+// really delivered every body in full.
+//
+//   node --import tsx bench/fake-upstream.ts [--port 0] [--host 127.0.0.1]   → prints `LISTENING <port>`
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' } },
+});
+
+/** Streams sent to `model: "hold"` (or "bench-hold") send one chunk at once, then one every HOLD_TICK_MS until closed or HOLD_MAX_MS. */
+const HOLD_TICK_MS = 5_000;
+const HOLD_MAX_MS = 120_000;
+const STREAM_CHUNKS = 20;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function jsonBody(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value));
+}
+
+// ≈600 bytes, the shape of a real chat.completion.
+const CHAT = jsonBody({
+  id: 'chatcmpl-bench0000000000000000000000',
+  object: 'chat.completion',
+  created: 1_767_225_600,
+  model: 'bench-upstream-model',
+  system_fingerprint: 'fp_bench000000',
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content:
+          'Latency is what a gateway adds; throughput is what it takes away. This answer is a fixed string of about ' +
+          'two hundred and fifty characters so that every target moves the same bytes, and nothing here depends ' +
+          'on the request.',
+        refusal: null,
+      },
+      logprobs: null,
+      finish_reason: 'stop',
+    },
+  ],
+  usage: {
+    prompt_tokens: 42,
+    completion_tokens: 58,
+    total_tokens: 100,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  },
+});
+
+function chunk(content: string | null, finish: string | null, usage?: object): Buffer {
+  const body = {
+    id: 'chatcmpl-bench0000000000000000000000',
+    object: 'chat.completion.chunk',
+    created: 1_767_225_600,
+    model: 'bench-upstream-model',
+    choices: usage ? [] : [{ index: 0, delta: content === null ? {} : { content }, finish_reason: finish }],
+    ...(usage ? { usage } : {}),
+  };
+  return Buffer.from(`data: ${JSON.stringify(body)}\n\n`);
+}
+
+// 20 SSE events: 18 content deltas, the finish chunk, the usage chunk; then [DONE].
+const STREAM: Buffer[] = [
+  ...Array.from({ length: STREAM_CHUNKS - 2 }, (_, i) => chunk(` token${i}`, null)),
+  chunk(null, 'stop'),
+  chunk(null, null, { prompt_tokens: 42, completion_tokens: 18, total_tokens: 60 }),
+  Buffer.from('data: [DONE]\n\n'),
+];
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+const EMBEDDING = jsonBody({
+  object: 'list',
+  data: [{ object: 'embedding', index: 0, embedding: Array.from({ length: 16 }, (_, i) => Math.round(Math.sin(i) * 1e6) / 1e6) }],
+  model: 'bench-upstream-model',
+  usage: { prompt_tokens: 25_000, total_tokens: 25_000 },
+});
+const TRANSCRIPTION = jsonBody({ text: 'The quick brown fox jumps over the lazy dog.', usage: { type: 'duration', seconds: 30 } });
+const MODELS = jsonBody({ object: 'list', data: [{ id: 'bench-upstream-model', object: 'model', created: 1_767_225_600, owned_by: 'bench' }] });
+const NOT_FOUND = jsonBody({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: 'not_found' } });
+const BAD_LENGTH = jsonBody({ error: { message: 'body shorter than content-length', type: 'invalid_request_error', param: null, code: null } });
+
+interface PathStats {
+  requests: number;
+  bytes: number;
+}
+let stats = new Map<string, PathStats>();
+
+function count(path: string, bytes: number): void {
+  const s = stats.get(path);
+  if (s) {
+    s.requests++;
+    s.bytes += bytes;
+  } else stats.set(path, { requests: 1, bytes });
+}
+
+function send(res: ServerResponse, status: number, body: Buffer, headers = JSON_HEADERS): void {
+  res.writeHead(status, { ...headers, 'content-length': body.length });
+  res.end(body);
+}
+
+function sendStream(res: ServerResponse): void {
+  res.writeHead(200, SSE_HEADERS);
+  let i = 0;
+  // One event per turn of the event loop, so a proxy sees them as separate reads, as with a real model.
+  const next = (): void => {
+    if (res.destroyed) return;
+    res.write(STREAM[i++]);
+    if (i < STREAM.length) setImmediate(next);
+    else res.end();
+  };
+  next();
+}
+
+function sendHold(res: ServerResponse): void {
+  res.writeHead(200, SSE_HEADERS);
+  res.write(STREAM[0]);
+  const tick = setInterval(() => res.write(STREAM[1]), HOLD_TICK_MS);
+  const end = setTimeout(() => res.end(), HOLD_MAX_MS);
+  res.on('close', () => {
+    clearInterval(tick);
+    clearTimeout(end);
+  });
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, body: Buffer[], size: number): void {
+  const path = req.url ?? '/';
+  if (path === '/__stats') {
+    if (req.method === 'POST') stats = new Map();
+    return send(res, 200, jsonBody(Object.fromEntries(stats)));
+  }
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) !== size) return send(res, 400, BAD_LENGTH);
+  count(path, size);
+  switch (path) {
+    case '/v1/chat/completions': {
+      // No JSON parse: the first KB says whether this is a stream (the benchmark's bodies are small or fixed).
+      const head = Buffer.concat(body).subarray(0, 1024).toString('latin1');
+      // The gateway renames bench-hold to its backend model "hold"; the plain proxies pass bench-hold through.
+      if (/"model":"(bench-)?hold"/.test(head)) return sendHold(res);
+      if (/"stream"\s*:\s*true/.test(head)) return sendStream(res);
+      return send(res, 200, CHAT);
+    }
+    case '/v1/embeddings':
+      return send(res, 200, EMBEDDING);
+    case '/v1/audio/transcriptions':
+      return send(res, 200, TRANSCRIPTION);
+    case '/v1/models':
+      return send(res, 200, MODELS);
+    default:
+      return send(res, 404, NOT_FOUND);
+  }
+}
+
+const server = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+  const body: Buffer[] = [];
+  let size = 0;
+  req.on('data', (c: Buffer) => {
+    size += c.length;
+    // Keep only the start: enough to see "stream"/"model", without holding 5 MB uploads.
+    if (body.length === 0 || size <= 1024) body.push(c);
+  });
+  req.on('end', () => handle(req, res, body, size));
+});
+server.maxRequestsPerSocket = 0;
+server.listen(Number(values.port), values.host, () => {
+  const addr = server.address();
+  process.stdout.write(`LISTENING ${typeof addr === 'object' && addr ? addr.port : values.port}\n`);
+});
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(sig, () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}

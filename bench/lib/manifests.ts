@@ -1,0 +1,75 @@
+// The gateway's configuration for the benchmark: 1,000 ModelRoutes pointing at the fake upstream and 10,000
+// GatewayTokens in 10 Groups (most by SHA-256 digest, some through Secrets, as a real install mixes them),
+// written as YAML manifests into a temp directory for the file source.
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+export const ROUTES = 1_000;
+export const TOKENS = 10_000;
+export const GROUPS = 10;
+/** Tokens 0..SECRET_TOKENS-1 keep their key in a Secret; the rest are configured by digest. */
+const SECRET_TOKENS = 1_000;
+const GV = 'modelgateway.io/v1alpha1';
+
+export const modelName = (i: number): string => `bench-model-${String(i).padStart(4, '0')}`;
+export const tokenKey = (i: number): string => `sk-bench-${String(i).padStart(5, '0')}-${createHash('sha256').update(String(i)).digest('hex').slice(0, 24)}`;
+
+/** The model and key the load uses: in the middle of the table, through a digest token in a glob group. */
+export const BENCH_MODEL = modelName(500);
+export const BENCH_TOKEN_INDEX = 4_242;
+export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
+/** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
+export const HOLD_MODEL = 'bench-hold';
+
+export function writeManifests(dir: string, upstreamBaseURL: string): { files: string[] } {
+  mkdirSync(dir, { recursive: true });
+  const docs = (objects: object[]): string => objects.map((o) => stringify(o)).join('---\n');
+  const upstreamSecret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'bench-upstream', labels: { 'modelgateway.io/secret': 'true' } },
+    stringData: { apiKey: 'sk-upstream-bench' },
+  };
+  const backend = (name: string, model?: string) => ({
+    name,
+    baseURL: upstreamBaseURL,
+    apiKeySecretRef: { name: 'bench-upstream', key: 'apiKey' },
+    ...(model ? { model } : {}),
+  });
+  const routes = Array.from({ length: ROUTES }, (_, i) => ({
+    apiVersion: GV,
+    kind: 'ModelRoute',
+    metadata: { name: modelName(i) },
+    // Every tenth route has a fallback tier, as real routes do; the planner still picks tier 0 first.
+    spec: { backends: i % 10 === 0 ? [backend('primary'), { ...backend('fallback'), priority: 1 }] : [backend('primary')] },
+  }));
+  routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: HOLD_MODEL }, spec: { backends: [backend('hold', 'hold')] } });
+  // Group 0 uses globs; the others list 100 models each by name.
+  const groups = Array.from({ length: GROUPS }, (_, g) => ({
+    apiVersion: GV,
+    kind: 'Group',
+    metadata: { name: `group-${g}` },
+    spec: { models: g === 0 ? ['bench-*'] : Array.from({ length: 100 }, (_, j) => modelName(g * 100 + j)) },
+  }));
+  const secrets: object[] = [upstreamSecret];
+  const tokens = Array.from({ length: TOKENS }, (_, i) => {
+    const name = `token-${String(i).padStart(5, '0')}`;
+    const group = i === BENCH_TOKEN_INDEX ? 'group-0' : `group-${i % GROUPS}`;
+    if (i < SECRET_TOKENS) {
+      secrets.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-key` }, stringData: { token: tokenKey(i) } });
+      return { apiVersion: GV, kind: 'GatewayToken', metadata: { name }, spec: { group, secretRef: { name: `${name}-key`, key: 'token' } } };
+    }
+    const sha256 = createHash('sha256').update(tokenKey(i)).digest('hex');
+    return { apiVersion: GV, kind: 'GatewayToken', metadata: { name }, spec: { group, sha256 } };
+  });
+  const files = {
+    'routes.yaml': docs(routes),
+    'groups.yaml': docs(groups),
+    'tokens.yaml': docs(tokens),
+    'secrets.yaml': docs(secrets),
+  };
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+  return { files: Object.keys(files) };
+}

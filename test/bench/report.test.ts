@@ -1,0 +1,92 @@
+// The report's arithmetic decides whether a target is met, so it is tested: medians over rounds, added latency
+// taken round by round against direct, ratios against the bare proxy, and verdicts at the thresholds.
+import { describe, expect, it } from 'vitest';
+import { figures, markdown, median, verdicts, type RunData } from '../../bench/lib/report.js';
+import type { Measurement } from '../../bench/lib/scenarios.js';
+
+function m(scenario: string, target: string, round: number, over: Partial<Measurement>): Measurement {
+  return { scenario, target, round, requests: 1000, seconds: 1, rps: 1000, p50us: 100, p90us: 150, p99us: 200, errors: 0, cpuUsPerRequest: 50, problems: [], ...over };
+}
+
+function data(measurements: Measurement[], extra: Partial<RunData> = {}): RunData {
+  return {
+    machine: { nproc: 2, cpuModel: 'test', memoryGiB: 1, freeMemoryGiB: 1, kernel: 'k', node: 'v24', loadAverageAtStart: [0, 0, 0], pinning: 'none' },
+    mode: 'quick',
+    startedAt: 's',
+    finishedAt: 'f',
+    loadAverageAtEnd: [0, 0, 0],
+    targets: ['direct', 'bare', 'gateway'],
+    skipped: {},
+    rounds: 3,
+    scenarios: [],
+    measurements,
+    rssIdle: { gateway: 100 * 1024 * 1024 },
+    rssStreams: [{ target: 'gateway', streams: 1000, opened: 1000, failed: 0, rssBytes: 310 * 1024 * 1024 }],
+    notes: [],
+    ...extra,
+  };
+}
+
+describe('median', () => {
+  it('takes the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeUndefined();
+  });
+});
+
+describe('figures and verdicts', () => {
+  const ms = [
+    // chat c=1: gateway adds 0.3, 0.9, 0.4 ms over direct in rounds 1..3 → median 0.4 ms.
+    ...[1, 2, 3].map((r) => m('chat-c1', 'direct', r, { p50us: 100 * r })),
+    ...[[1, 400], [2, 1100], [3, 700]].map(([r, p]) => m('chat-c1', 'gateway', r!, { p50us: p })),
+    ...[1, 2, 3].map((r) => m('chat-c1', 'bare', r, { p50us: 100 * r + 50 })),
+    // c=32: gateway 8,000 vs bare 10,000 req/s (ratio 0.8 exactly: met); streaming 7,000 vs 10,000 (not met).
+    ...[1, 2, 3].map((r) => m('chat-c32', 'bare', r, { rps: 10_000 })),
+    ...[1, 2, 3].map((r) => m('chat-c32', 'gateway', r, { rps: [7_000, 8_000, 9_000][r - 1]! })),
+    ...[1, 2, 3].map((r) => m('chat-c32', 'direct', r, { rps: 20_000 })),
+    ...[1, 2, 3].map((r) => m('stream-c32', 'bare', r, { rps: 10_000 })),
+    ...[1, 2, 3].map((r) => m('stream-c32', 'gateway', r, { rps: 7_000 })),
+    // 1,000 req/s: p99 added 2.5 ms → not met.
+    ...[1, 2, 3].map((r) => m('rate-1000', 'direct', r, { p99us: 1_000 })),
+    ...[1, 2, 3].map((r) => m('rate-1000', 'gateway', r, { p99us: 3_500 })),
+  ];
+  const d = data(ms);
+  const figs = figures(d);
+  const fig = (id: string) => figs.find((f) => f.id === id)!;
+
+  it('takes added latency round by round against direct', () => {
+    expect(fig('chat-c1.added-p50').values.gateway).toBeCloseTo(0.4, 6);
+    expect(fig('chat-c1.added-p50').values.bare).toBeCloseTo(0.05, 6);
+    expect(fig('chat-c1.added-p50').values.direct).toBeUndefined();
+  });
+
+  it('computes ratios to bare and to direct from the medians', () => {
+    expect(fig('chat-c32.rps').values.gateway).toBe(8_000);
+    expect(fig('chat-c32.rps').gatewayOverBare).toBeCloseTo(0.8, 6);
+    expect(fig('chat-c32.rps').gatewayOverDirect).toBeCloseTo(0.4, 6);
+  });
+
+  it('judges each target at its threshold', () => {
+    const v = Object.fromEntries(verdicts(figs, d).map((x) => [x.target, x.met]));
+    expect(v['c=32 throughput ≥ 0.8 × bare (non-streaming)']).toBe(true);
+    expect(v['c=32 throughput ≥ 0.8 × bare (streaming)']).toBe(false);
+    expect(v['c=1 p50 added ≤ 0.5 ms over direct']).toBe(true);
+    expect(v['1,000 req/s p99 added ≤ 2 ms over direct']).toBe(false);
+    expect(v['RSS idle ≤ 150 MB (10k tokens, 1k routes)']).toBe(true);
+    expect(v['RSS ≤ 300 MB with 1000 open streams']).toBe(false);
+  });
+
+  it('does not judge a stream figure when not every stream opened', () => {
+    const partial = data(ms, { rssStreams: [{ target: 'gateway', streams: 1000, opened: 256, failed: 0, rssBytes: 1 }] });
+    const v = verdicts(figures(partial), partial).find((x) => x.target.startsWith('RSS ≤ 300 MB'));
+    expect(v?.met).toBeUndefined();
+  });
+
+  it('writes a markdown table with one column per target and both ratios', () => {
+    const md = markdown(d, figs, verdicts(figs, d));
+    expect(md).toContain('| figure | direct | bare | gateway | gateway / bare | gateway / direct |');
+    expect(md).toMatch(/\| chat c=32: throughput \(req\/s\) \| 20,000 \| 10,000 \| 8,000 \| 0\.80 \| 0\.40 \|/);
+    expect(md).toContain('| 1,000 req/s p99 added ≤ 2 ms over direct | 2.500 ms | **no** |');
+  });
+});
