@@ -7,7 +7,7 @@ import type { Express, Request, RequestHandler, Response } from 'express';
 import type { AppLimits } from '../app.js';
 import type { Family } from '../config/resources.js';
 import { forward, type ForwardDeps } from '../proxy/forward.js';
-import { sealingTransform, type SealedBody } from '../proxy/sealing-transforms.js';
+import type { SealedBody } from '../proxy/sealing-transforms.js';
 import { resolveOwned } from '../routing/owned-object.js';
 import type { IdSealer, SealedKind } from '../routing/sealed-id.js';
 import type { BodyBudget } from './body-budget.js';
@@ -15,6 +15,7 @@ import { clientGone, getContext } from './context.js';
 import { checkContentType } from './payload.js';
 import { readBody } from './read-body.js';
 import type { RouteRegistry } from './route-registry.js';
+import { sealAnswer } from './sealed-create.js';
 import { sealedErrors } from './sealed-errors.js';
 
 export interface SealedRouteDeps extends ForwardDeps {
@@ -76,7 +77,6 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       }
     }
     const q = req.url.indexOf('?');
-    const sealCtx = { sealer: deps.sealer, model: route.model, backend: backend.name, owner: ctx.token!.key, known: { upstreamId: ref.upstreamId, sealedId } };
     await forward(deps, {
       req,
       res,
@@ -89,7 +89,8 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       timeouts: route.timeouts,
       retry: route.retry,
       body: () => body,
-      transform: (info) => sealingTransform({ body: f.answer, ctx: sealCtx }, info.statusCode, String(info.headers['content-type'] ?? '')),
+      // The one backend above answers; its ids (and error texts) give back the id the client sent.
+      transform: sealAnswer(f.answer, deps.sealer, route, ctx.token!, { upstreamId: ref.upstreamId, sealedId }),
       labels: { family, model: route.model },
     });
   };

@@ -125,12 +125,7 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   if (!result.ok) {
     if (result.reason === 'client-gone') return;
     const e = finalError(result.last, o.labels.model, result.attempts);
-    if (committed) {
-      res.end(sseErrorEvent({ message: e.message, type: 'server_error', code: e.code }));
-      return;
-    }
-    res.setHeader('x-model-gateway-attempts', String(result.attempts));
-    throw new GatewayError(e.status, e.message, { code: e.code });
+    return failUnrelayed(res, committed, result.attempts, new GatewayError(e.status, e.message, { code: e.code }));
   }
 
   const { response, backend } = result;
@@ -141,13 +136,7 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     // undici's body emits an AbortError when destroyed unread: without a listener that is an uncaught exception.
     response.body.on('error', () => {});
     response.body.destroy();
-    const e = errors.upstreamRedirect(o.labels.model);
-    if (committed) {
-      res.end(sseErrorEvent({ message: e.message, type: 'server_error', code: e.code }));
-      return;
-    }
-    res.setHeader('x-model-gateway-attempts', String(result.attempts));
-    throw e;
+    return failUnrelayed(res, committed, result.attempts, errors.upstreamRedirect(o.labels.model));
   }
   const contentType = String(response.headers['content-type'] ?? '');
   const isStream = contentType.startsWith('text/event-stream');
@@ -187,6 +176,20 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   stopIdle();
   if (deadline) clearTimeout(deadline);
   if (failure && !abort.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+}
+
+/**
+ * Answers with an error when no upstream answer will be relayed. When keep-alives have already sent the 200 of an
+ * event stream, the error can only be told as an error event; otherwise it is thrown (with the attempts header)
+ * for the error handler to send.
+ */
+function failUnrelayed(res: Response, committed: boolean, attempts: number, e: GatewayError): void {
+  if (committed) {
+    res.end(sseErrorEvent({ message: e.message, type: 'server_error', code: e.code }));
+    return;
+  }
+  res.setHeader('x-model-gateway-attempts', String(attempts));
+  throw e;
 }
 
 /**
