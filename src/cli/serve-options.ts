@@ -229,8 +229,7 @@ export function renderHelp(version: string): string {
     'Flags:',
   ];
   for (const o of SERVE_OPTIONS) {
-    const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
-    lines.push(`  ${name.padEnd(34)} env ${o.env.padEnd(20)} default: ${defaultLabel(o)}`);
+    lines.push(`  ${flagLabel(o).padEnd(34)} env ${o.env.padEnd(20)} default: ${defaultLabel(o)}`);
     lines.push(`      ${o.description}`);
   }
   lines.push(`  ${'-h, --help'.padEnd(34)} show this help`);
@@ -241,11 +240,14 @@ export function renderHelp(version: string): string {
 /** The README's flag table (Markdown), rendered from the same table as --help. */
 export function renderOptionsMarkdown(): string {
   const rows = SERVE_OPTIONS.map((o) => {
-    const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
     const cell = (t: string) => t.replaceAll('|', '\\|'); // GitHub tables split on | even inside code spans
-    return `| \`${cell(name)}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
+    return `| \`${cell(flagLabel(o))}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
   });
   return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';
+}
+
+function flagLabel(o: OptionSpec): string {
+  return o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
 }
 
 function defaultLabel(o: OptionSpec, quote = ''): string {
