@@ -3,8 +3,8 @@
 // Pure: argv and env in, typed options or a one-line error out; no I/O.
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../app.js';
+import { parseIdKeys } from '../routing/id-keys.js';
 import {
-  decodeIdKeys,
   formatSize,
   nonEmpty,
   oneOf,
@@ -18,7 +18,7 @@ import {
   parseSize,
 } from './option-values.js';
 
-export { decodeIdKeys, parseSize } from './option-values.js';
+export { parseSize } from './option-values.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -43,7 +43,7 @@ export interface ServeOptions {
   readonly leaseName: string;
   /** Leader-election identity (POD_NAME; no flag). */
   readonly podName: string | undefined;
-  /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Decoded by decodeIdKeys. */
+  /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Checked here, decoded by parseIdKeys (routing/id-keys). */
   readonly idKeys: string | undefined;
   readonly idKeysFile: string | undefined;
   readonly workers: number;
@@ -147,7 +147,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   spec({
     flag: 'id-keys', env: 'MG_ID_KEYS', value: 'K1,K2', key: 'idKeys', defaultText: 'none',
     description: 'HMAC keys (base64 or hex, at least 32 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file. None: a random key per start (ids do not survive a restart).',
-    parse: (t) => (decodeIdKeys(t), t),
+    parse: (t) => (parseIdKeys(t), t),
   }),
   spec({
     flag: 'id-keys-file', env: 'MG_ID_KEYS_FILE', value: 'FILE', key: 'idKeysFile', defaultText: 'none',
