@@ -2,7 +2,7 @@
 // prints every object's conditions. Only I/O and wiring here; flags, report and rendering are pure modules.
 import { relative } from 'node:path';
 import { compile } from '../config/compile.js';
-import { listManifestFiles, readManifestFiles, readManifestText } from '../config/manifest-files.js';
+import { listManifestFiles, readManifestFile, readManifestText } from '../config/manifest-files.js';
 import type { ParsedManifests } from '../config/manifests.js';
 import type { SourcedObject } from '../config/resources.js';
 import { CHECK_HELP, parseCheckArgs, STDIN_PATH } from './check-options.js';
@@ -68,7 +68,8 @@ async function readInputs(paths: readonly string[]): Promise<Inputs> {
     // A file already read through an earlier path is not read again (it would conflict with itself).
     const fresh = files.filter((f) => !out.files.includes(displayName(f)));
     out.files.push(...fresh.map(displayName));
-    add(await readManifestFiles(fresh, displayName));
+    // Read one by one: readManifestFiles would list (stat) these already-listed files a second time.
+    for (const file of fresh) add(await readManifestFile(file, displayName));
   }
   return out;
 }

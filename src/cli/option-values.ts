@@ -1,7 +1,6 @@
 // Value parsers for `serve` flags and their environment variables. Each returns the typed value or throws a
 // message that completes "<flag> …" (e.g. "must be an integer from 0 to 65535 (got "x")"). Pure.
 import { parseDuration } from '../config/duration.js';
-import { parseIdKeys } from '../routing/id-keys.js';
 
 export function nonEmpty(t: string): string {
   if (t.trim() === '') throw new Error('must not be empty');
@@ -78,12 +77,4 @@ export function parseSelector(t: string): string {
     throw new Error(`must be a label selector such as modelgateway.io/secret=true (got "${t}")`);
   }
   return t.trim();
-}
-
-/**
- * Decodes the sealed-id key list (hex or base64, at least 32 bytes each; commas, spaces or newlines; `#`
- * comments): the same parser the sealed-id module documents. Throws without echoing a key.
- */
-export function decodeIdKeys(text: string): Buffer[] {
-  return parseIdKeys(text);
 }

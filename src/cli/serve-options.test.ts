@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../app.js';
-import { decodeIdKeys, parseServeArgs, parseSize, renderHelp, renderOptionsMarkdown, SERVE_OPTIONS, type ServeOptions } from './serve-options.js';
+import { parseIdKeys } from '../routing/id-keys.js';
+import { parseServeArgs, parseSize, renderHelp, renderOptionsMarkdown, SERVE_OPTIONS, type ServeOptions } from './serve-options.js';
 
 function options(argv: string[], env: Record<string, string> = {}): ServeOptions {
   const r = parseServeArgs(argv, env);
@@ -76,10 +77,10 @@ describe('serve options', () => {
   });
 
   it('decodes id keys from hex or base64 and never echoes a key in an error', () => {
-    expect(decodeIdKeys(`${'ab'.repeat(32)},${Buffer.alloc(40, 7).toString('base64')}`).map((k) => k.length)).toEqual([32, 40]);
+    expect(parseIdKeys(`${'ab'.repeat(32)},${Buffer.alloc(40, 7).toString('base64')}`).map((k) => k.length)).toEqual([32, 40]);
     const secretish = 'c2hvcnQ=';
-    expect(() => decodeIdKeys(secretish)).toThrow(/^key #1 decodes to 5 bytes; sealed-id keys need at least 32/);
-    expect(() => decodeIdKeys('ab'.repeat(16))).toThrow(/key #1 decodes to 16 bytes/);
+    expect(() => parseIdKeys(secretish)).toThrow(/^key #1 decodes to 5 bytes; sealed-id keys need at least 32/);
+    expect(() => parseIdKeys('ab'.repeat(16))).toThrow(/key #1 decodes to 16 bytes/);
     const message = error(['--id-keys', secretish]);
     expect(message).not.toContain(secretish);
     expect(error(['--id-keys', 'ab'.repeat(32), '--id-keys-file', '/x'])).toMatch(/exclusive/);

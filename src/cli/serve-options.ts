@@ -3,8 +3,8 @@
 // Pure: argv and env in, typed options or a one-line error out; no I/O.
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../app.js';
+import { parseIdKeys } from '../routing/id-keys.js';
 import {
-  decodeIdKeys,
   formatSize,
   nonEmpty,
   oneOf,
@@ -18,7 +18,7 @@ import {
   parseSize,
 } from './option-values.js';
 
-export { decodeIdKeys, parseSize } from './option-values.js';
+export { parseSize } from './option-values.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -43,7 +43,7 @@ export interface ServeOptions {
   readonly leaseName: string;
   /** Leader-election identity (POD_NAME; no flag). */
   readonly podName: string | undefined;
-  /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Decoded by decodeIdKeys. */
+  /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Checked here, decoded by parseIdKeys (routing/id-keys). */
   readonly idKeys: string | undefined;
   readonly idKeysFile: string | undefined;
   readonly workers: number;
@@ -147,7 +147,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   spec({
     flag: 'id-keys', env: 'MG_ID_KEYS', value: 'K1,K2', key: 'idKeys', defaultText: 'none',
     description: 'HMAC keys (base64 or hex, at least 32 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file. None: a random key per start (ids do not survive a restart).',
-    parse: (t) => (decodeIdKeys(t), t),
+    parse: (t) => (parseIdKeys(t), t),
   }),
   spec({
     flag: 'id-keys-file', env: 'MG_ID_KEYS_FILE', value: 'FILE', key: 'idKeysFile', defaultText: 'none',
@@ -229,8 +229,7 @@ export function renderHelp(version: string): string {
     'Flags:',
   ];
   for (const o of SERVE_OPTIONS) {
-    const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
-    lines.push(`  ${name.padEnd(34)} env ${o.env.padEnd(20)} default: ${defaultLabel(o)}`);
+    lines.push(`  ${flagLabel(o).padEnd(34)} env ${o.env.padEnd(20)} default: ${defaultLabel(o)}`);
     lines.push(`      ${o.description}`);
   }
   lines.push(`  ${'-h, --help'.padEnd(34)} show this help`);
@@ -241,11 +240,14 @@ export function renderHelp(version: string): string {
 /** The README's flag table (Markdown), rendered from the same table as --help. */
 export function renderOptionsMarkdown(): string {
   const rows = SERVE_OPTIONS.map((o) => {
-    const name = o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
     const cell = (t: string) => t.replaceAll('|', '\\|'); // GitHub tables split on | even inside code spans
-    return `| \`${cell(name)}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
+    return `| \`${cell(flagLabel(o))}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
   });
   return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';
+}
+
+function flagLabel(o: OptionSpec): string {
+  return o.boolean ? `--[no-]${o.flag}` : `--${o.flag} ${o.value}`;
 }
 
 function defaultLabel(o: OptionSpec, quote = ''): string {

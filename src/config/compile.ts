@@ -221,9 +221,7 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
     const g = item.value;
     const { group, status: st } = groupResults.get(g, [allModels, ...sourceDeps(item)], () => {
       const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
-      const warnings = g.spec.models
-        .filter((p) => !allModels.some(compilePatterns([p])))
-        .map((p) => `model pattern "${p}" matches no served model`);
+      const warnings = unmatchedPatterns(g.spec.models, allModels).map((p) => `model pattern "${p}" matches no served model`);
       const matcher = compilePatterns(g.spec.models);
       const models = allModels.filter(matcher);
       const key = `${namespace}/${g.metadata.name}`;
@@ -306,13 +304,12 @@ function compileToken(
   expired: boolean,
 ): { token: CompiledToken; status: ObjectStatus } {
   const t = item.value;
-  const warnings: string[] = [];
+  let warnings: string[] = [];
   let models = group.models;
   if (t.spec.models) {
     const narrow = compilePatterns(t.spec.models);
     models = group.models.filter(narrow);
-    for (const p of t.spec.models)
-      if (!group.models.some(compilePatterns([p]))) warnings.push(`model pattern "${p}" matches no model of group "${group.name}"`);
+    warnings = unmatchedPatterns(t.spec.models, group.models).map((p) => `model pattern "${p}" matches no model of group "${group.name}"`);
   }
   const token: CompiledToken = {
     key: `${namespace}/${t.metadata.name}`,
@@ -363,6 +360,11 @@ function resolveKeyDigest(ctx: RefContext, secretName: string, namespace: string
   });
   if (digest === undefined) return resolveSecret(ctx, namespace, ref);
   return { ok: true, value: digest };
+}
+
+/** The patterns (of a Group or a narrowing token) that match none of `models`: each is worth a warning. */
+function unmatchedPatterns(patterns: readonly string[], models: readonly string[]): string[] {
+  return patterns.filter((p) => !models.some(compilePatterns([p])));
 }
 
 /** Where an object came from, as values: a status names the file and line, which can move without the object changing. */
