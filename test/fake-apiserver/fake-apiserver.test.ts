@@ -49,6 +49,23 @@ describe('fake API server', () => {
     expect(await codeOf(leases.createNamespacedLease({ namespace: 'ns', body: bad }))).toBe(400);
   });
 
+  it("fills in the CRDs' defaults, as a real API server does, and leaves given values alone", () => {
+    api = new FakeApiServer();
+    const gv = 'modelgateway.io/v1alpha1';
+    api.apply({ apiVersion: gv, kind: 'GatewayToken', metadata: { name: 't', namespace: 'ns' }, spec: { group: 'g', sha256: 'a'.repeat(64) } });
+    api.apply({ apiVersion: gv, kind: 'GatewayToken', metadata: { name: 'u', namespace: 'ns' }, spec: { group: 'g', sha256: 'b'.repeat(64), disabled: true } });
+    api.apply({
+      apiVersion: gv, kind: 'ModelRoute', metadata: { name: 'm', namespace: 'ns' },
+      spec: { backends: [{ name: 'a', baseURL: 'http://127.0.0.1:9/v1' }, { name: 'b', baseURL: 'http://127.0.0.1:10/v1', priority: 1, weight: 3 }] },
+    });
+    expect((api.get('GatewayToken', 'ns', 't')!.spec as any).disabled).toBe(false);
+    expect((api.get('GatewayToken', 'ns', 'u')!.spec as any).disabled).toBe(true);
+    expect((api.get('ModelRoute', 'ns', 'm')!.spec as any).backends).toEqual([
+      { name: 'a', baseURL: 'http://127.0.0.1:9/v1', priority: 0, weight: 1 },
+      { name: 'b', baseURL: 'http://127.0.0.1:10/v1', priority: 1, weight: 3 },
+    ]);
+  });
+
   it('parses label selectors as the API server does', () => {
     const m = parseLabelSelector('a=1,b!=2,c in (x, y),!d,e');
     expect(m({ a: '1', c: 'x', e: '' })).toBe(true);

@@ -2,6 +2,7 @@
 // etcd's revision), an event history for watches that can be compacted (→ 410 Gone), generation bumps on spec
 // changes only, and the status subresource kept apart from the main resource.
 import { randomUUID } from 'node:crypto';
+import { applyDefaults, crdSchemas, type StructuralSchema } from './defaulting.js';
 import { parseLabelSelector, type LabelMatcher } from './label-selector.js';
 import { applyMergePatch } from './merge-patch.js';
 
@@ -57,6 +58,8 @@ const clone = <T>(o: T): T => structuredClone(o);
 export const apiVersionOf = (rt: ResourceType) => (rt.group ? `${rt.group}/${rt.version}` : rt.version);
 const rtKey = (rt: ResourceType) => `${rt.group}/${rt.plural}`;
 const objKey = (ns: string | undefined, name: string) => `${ns ?? ''}/${name}`;
+/** The repository's CRD schemas, read once: custom resources are defaulted from them on every write. */
+let schemas: Record<string, StructuralSchema> | undefined;
 
 export class Store {
   #rv = 1000;
@@ -188,6 +191,8 @@ export class Store {
   }
 
   #write(rt: ResourceType, type: EventType, obj: KubeObj, previous: KubeObj | undefined): KubeObj {
+    const schema = rt.group ? (schemas ??= crdSchemas())[rt.kind] : undefined;
+    if (schema) applyDefaults(obj, schema);
     const rv = ++this.#rv;
     obj.metadata.resourceVersion = String(rv);
     this.#bucket(rt).set(objKey(obj.metadata.namespace, obj.metadata.name), obj);
