@@ -4,24 +4,22 @@
 // With ten thousand tokens that is most of the cache, so each object is cut down as soon as it arrives.
 import type { KubeObject } from './reflector.js';
 
-/** metadata fields compile and the status writer read; everything else (managedFields, annotations, …) is dropped. */
-const METADATA = ['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'labels'] as const;
-/** Top-level fields: the three kinds' spec and status, a Secret's type and data. */
-const TOP = ['spec', 'status', 'type', 'data'] as const;
-
 /**
- * A copy of `item` with only the fields above, plus apiVersion and kind (lists of core kinds omit them per item,
- * so the endpoint's are filled in). The result is never mutated afterwards; compile caches by its identity.
+ * A copy of `item` with only the fields compile and the status writer read — metadata name, namespace,
+ * resourceVersion, generation, creationTimestamp (managedFields, annotations, labels, uid, … are dropped); a
+ * Secret's type and data, or a custom resource's spec and status — plus apiVersion and kind (lists of core kinds omit them per item,
+ * so the endpoint's are filled in, and when equal the endpoint's strings are kept: one copy, not one per object).
+ * The result is never mutated afterwards; compile caches by its identity.
  */
 export function slimObject(item: KubeObject, defaults?: { apiVersion: string; kind: string }): KubeObject {
-  const m = item.metadata as Record<string, unknown>;
-  const metadata: Record<string, unknown> = {};
-  for (const k of METADATA) if (m[k] !== undefined) metadata[k] = m[k];
-  const out: KubeObject = {
-    apiVersion: item.apiVersion ?? defaults?.apiVersion,
-    kind: item.kind ?? defaults?.kind,
-    metadata: metadata as KubeObject['metadata'],
-  };
-  for (const k of TOP) if (item[k] !== undefined) out[k] = item[k];
+  const m = item.metadata;
+  // One literal: the five fields in the object itself, not four there and the fifth in a separate property array.
+  const metadata = { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, generation: m.generation, creationTimestamp: m.creationTimestamp };
+  const apiVersion = item.apiVersion === undefined || item.apiVersion === defaults?.apiVersion ? defaults?.apiVersion : item.apiVersion;
+  const kind = item.kind === undefined || item.kind === defaults?.kind ? defaults?.kind : item.kind;
+  // Literals again, per shape: a Secret's type and data, or a custom resource's spec and status.
+  const out: KubeObject =
+    kind === 'Secret' ? { apiVersion, kind, metadata, type: item.type, data: item.data }
+    : { apiVersion, kind, metadata, spec: item.spec, status: item.status };
   return out;
 }

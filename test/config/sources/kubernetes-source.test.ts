@@ -109,13 +109,13 @@ describe('KubernetesSource', () => {
       expect(x.metadata.managedFields).toBeUndefined();
       expect(x.metadata.name).toBeDefined();
       expect(x.metadata.resourceVersion).toBeDefined();
-      expect(x.metadata.uid).toBeDefined();
+      expect(x.metadata.uid).toBeUndefined();
       expect(x.metadata.creationTimestamp).toBeDefined();
     };
     const g = find(rec.latest!, 'Group', 'g', NS) as any;
     check(g);
     expect(g.metadata.generation).toBe(1);
-    expect(g.metadata.labels).toEqual({ team: 'a' });
+    expect(g.metadata.labels).toBeUndefined();
     expect(g.spec.models).toEqual(['m']);
     const s = find(rec.latest!, 'Secret', 's', NS) as any;
     check(s);
