@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compile, sha256Hex } from './compile.js';
-import { cachedKeyDigest, DerivedCache, internModels, parsedURL, validateCached } from './compile-cache.js';
+import { cachedKeyDigest, DerivedCache, internModels, Invalid, parsedURL, validateCached } from './compile-cache.js';
 import type { RawObject } from './resources.js';
 
 describe('compile cache', () => {
@@ -13,6 +13,19 @@ describe('compile cache', () => {
     expect(calls).toBe(1);
     validateCached(schema, { a: 1 });
     expect(calls).toBe(2);
+  });
+
+  it("keeps the source's object when validation changed nothing, zod's copy when it filled in a default", () => {
+    const schema = z.object({ a: z.number(), b: z.object({ c: z.array(z.number()) }), d: z.boolean().default(false) }).passthrough();
+    const complete = { a: 1, b: { c: [1, 2] }, d: true, extra: 'x' };
+    expect(validateCached(schema, complete)).toBe(complete);
+    const partial = { a: 1, b: { c: [1, 2] } };
+    const parsed = validateCached(schema, partial);
+    expect(parsed).not.toBe(partial);
+    expect(parsed).toEqual({ a: 1, b: { c: [1, 2] }, d: false });
+    const invalid = validateCached(schema, { a: 'one' });
+    expect(invalid).toBeInstanceOf(Invalid);
+    expect((invalid as Invalid).error.issues[0]?.path).toEqual(['a']);
   });
 
   it('hashes a key once per Secret object and key', () => {

@@ -4,44 +4,51 @@
 // compile stays pure: same objects in, same table out.
 import type { z } from 'zod';
 
-// One WeakMap per schema, not one per object: ten thousand small WeakMaps cost megabytes of hash tables.
-const validated = new Map<z.ZodType, WeakMap<object, z.ZodSafeParseResult<unknown>>>();
-
-/** schema.safeParse(o), computed once per (object, schema). */
-export function validateCached(schema: z.ZodType, o: object): z.ZodSafeParseResult<unknown> {
-  let perObject = validated.get(schema);
-  if (!perObject) validated.set(schema, (perObject = new WeakMap()));
-  let r = perObject.get(o);
-  if (!r) perObject.set(o, (r = schema.safeParse(o)));
-  return r;
+/** A validation that failed, as cached: zod's error. */
+export class Invalid {
+  constructor(readonly error: z.ZodError) {}
 }
 
-const checked = new Map<z.ZodType, WeakMap<object, z.ZodSafeParseResult<unknown>>>();
+// One WeakMap per schema, not one per object: ten thousand small WeakMaps cost megabytes of hash tables.
+const validated = new Map<z.ZodType, WeakMap<object, unknown>>();
 
 /**
- * Like validateCached, for a schema without defaults or transforms (its output equals its input): on success the
- * input object itself is the result, so zod's copy is not kept alongside the source's object.
+ * schema.safeParse(o), computed once per (object, schema): the parsed value, or Invalid. When parsing changed
+ * nothing (no default to fill in: the API server has already applied the CRD's defaults; no transform), the
+ * source's object itself is kept rather than zod's equal copy, which would double the memory of ten thousand tokens.
  */
-export function checkCached<T>(schema: z.ZodType<T>, o: object): z.ZodSafeParseResult<T> {
-  let perObject = checked.get(schema);
-  if (!perObject) checked.set(schema, (perObject = new WeakMap()));
-  let r = perObject.get(o);
-  if (!r) {
-    const parsed = schema.safeParse(o);
-    r = parsed.success ? { success: true, data: o as T } : parsed;
-    perObject.set(o, r);
-  }
-  return r as z.ZodSafeParseResult<T>;
+export function validateCached<T>(schema: z.ZodType<T>, o: object): T | Invalid {
+  let perObject = validated.get(schema);
+  if (!perObject) validated.set(schema, (perObject = new WeakMap()));
+  if (perObject.has(o)) return perObject.get(o) as T | Invalid;
+  const r = schema.safeParse(o);
+  const value = !r.success ? new Invalid(r.error) : within(r.data, o) ? (o as T) : r.data;
+  perObject.set(o, value);
+  return value;
 }
 
-const digests = new WeakMap<object, Map<string, string | undefined>>();
+/** Whether every value of `parsed` is in `input` at the same place (input may hold more: fields zod passes over). */
+function within(parsed: unknown, input: unknown): boolean {
+  if (parsed === input) return true;
+  if (typeof parsed !== 'object' || typeof input !== 'object' || parsed === null || input === null) return false;
+  if (Array.isArray(parsed)) return Array.isArray(input) && parsed.length === input.length && parsed.every((v, i) => within(v, input[i]));
+  if (Array.isArray(input)) return false;
+  for (const [k, v] of Object.entries(parsed)) if (!within(v, (input as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+// Per Secret, the referenced keys and their digests as a flat [key, digest, key, digest, …] array: Secrets are
+// referenced by one key or two, and a Map each would cost ten times the memory with thousands of Secrets.
+const digests = new WeakMap<object, (string | undefined)[]>();
 
 /** The SHA-256 of a client key held in `secret` under `key`, computed once per (parsed Secret, key). */
 export function cachedKeyDigest(secret: object, key: string, compute: () => string | undefined): string | undefined {
-  let perKey = digests.get(secret);
-  if (!perKey) digests.set(secret, (perKey = new Map()));
-  if (!perKey.has(key)) perKey.set(key, compute());
-  return perKey.get(key);
+  const pairs = digests.get(secret);
+  if (pairs) for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === key) return pairs[i + 1];
+  const digest = compute();
+  // Arrays of the exact length (a literal, concat): push() or a spread would reserve room for 16 more elements.
+  digests.set(secret, pairs ? pairs.concat(key, digest) : [key, digest]);
+  return digest;
 }
 
 const urls = new Map<string, { origin: string; pathname: string }>();
@@ -81,23 +88,6 @@ export class DerivedCache<T> {
 
   get(o: object, deps: readonly unknown[], compute: () => T): T {
     return this.lookup(o, deps) ?? this.store(o, deps, compute());
-  }
-}
-
-/**
- * A cache of one string per object, derived from fields that never change for that object (kind, namespace,
- * name), so a compile does not build ten thousand identical key strings again. One cache per kind of key.
- */
-export class KeyCache {
-  readonly #keys = new WeakMap<object, string>();
-
-  get(o: object): string | undefined {
-    return this.#keys.get(o);
-  }
-
-  set(o: object, key: string): string {
-    this.#keys.set(o, key);
-    return key;
   }
 }
 

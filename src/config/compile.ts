@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
-import { cachedKeyDigest, checkCached, DerivedCache, internModels, KeyCache, parsedURL, validateCached } from './compile-cache.js';
+import { cachedKeyDigest, DerivedCache, internModels, Invalid, parsedURL, validateCached } from './compile-cache.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
@@ -60,11 +60,6 @@ export function sha256Hex(text: string): string {
 
 type Validated<T> = { value: T; sourced: SourcedObject; key: string };
 
-// Lookups first and `?? set(...)` on a miss: a closure per call would allocate on every hit too.
-const objectKeys = new KeyCache();
-const secretKeys = new KeyCache();
-const groupKeys = new KeyCache();
-const secretRefKeys = new KeyCache();
 
 const SCHEMAS = { ModelRoute: ModelRouteSchema, Group: GroupSchema, GatewayToken: GatewayTokenSchema } as const;
 
@@ -78,9 +73,8 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
   for (const sourced of objects) {
     const o = sourced.object;
     if (o.kind === 'Secret' && o.apiVersion === 'v1') {
-      // SecretSchema has no defaults or transforms: the validated Secret is the source's object itself.
-      const r = checkCached(SecretSchema, o);
-      if (r.success) secrets.set(secretKeys.get(o) ?? secretKeys.set(o, nsName(r.data.metadata.namespace, r.data.metadata.name)), r.data);
+      const secret = validateCached(SecretSchema, o);
+      if (!(secret instanceof Invalid)) secrets.set(nsName(secret.metadata.namespace, secret.metadata.name), secret);
       continue;
     }
     const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
@@ -96,7 +90,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       continue;
     }
     const kind = o.kind as keyof typeof SCHEMAS;
-    const key = objectKeys.get(o) ?? objectKeys.set(o, objectKey(kind, namespace, name));
+    const key = objectKey(kind, namespace, name);
     const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
     if (o.apiVersion !== GROUP_VERSION) {
       statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }));
@@ -107,12 +101,12 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       continue;
     }
     seen.add(key);
-    const r = validateCached(SCHEMAS[kind] as z.ZodType, o);
-    if (!r.success) {
-      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', describeIssues(r.error, sourced.source?.lineOf)) }));
+    const value = validateCached(SCHEMAS[kind] as z.ZodType, o);
+    if (value instanceof Invalid) {
+      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', describeIssues(value.error, sourced.source?.lineOf)) }));
       continue;
     }
-    (valid[kind] as Validated<unknown>[]).push({ value: r.data, sourced, key });
+    (valid[kind] as Validated<unknown>[]).push({ value, sourced, key });
   }
 
   const ctx: RefContext = { secrets, assumeSecretsPresent: options.assumeSecretsPresent ?? false };
@@ -127,6 +121,9 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
 }
 
 // ---- routes -----------------------------------------------------------------------------------------------
+
+/** Most routes serve every family: one shared set rather than one per route. */
+const ALL_FAMILIES: ReadonlySet<Family> = new Set<Family>(FAMILIES);
 
 function compileRoutes(
   items: Validated<ModelRoute>[],
@@ -181,7 +178,7 @@ function compileRoutes(
       });
     }
     backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
-    const refs = unresolved.length === 0 ? ok('ResolvedRefs', 'all references resolved') : fail(refFailure, unresolved.join('; '));
+    const refs = unresolved.length === 0 ? REFS_RESOLVED : fail(refFailure, unresolved.join('; '));
     statuses.push(status(base, { refs }));
     if (backends.length === 0) continue;
     owner.set(model, `${namespace}/${r.metadata.name}`);
@@ -197,7 +194,7 @@ function compileRoutes(
       key: `${namespace}/${r.metadata.name}`,
       namespace,
       name: r.metadata.name,
-      families: new Set<Family>(r.spec.endpoints ?? FAMILIES),
+      families: r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES,
       backends,
       timeouts,
       retry: compileRetry(r.spec.retry, timeouts),
@@ -260,13 +257,13 @@ function compileTokens(
   for (const item of oldestFirst(items)) {
     const t = item.value;
     const namespace = t.metadata.namespace ?? DEFAULT_NAMESPACE;
-    const group = groups.get(groupKeys.get(t) ?? groupKeys.set(t, `${namespace}/${t.spec.group}`));
+    const group = groups.get(`${namespace}/${t.spec.group}`);
     let digest: string | undefined;
     let refs: Condition | undefined;
     if (t.spec.sha256) digest = t.spec.sha256;
     else if (t.spec.secretRef) {
       const ref = t.spec.secretRef;
-      const res = resolveKeyDigest(ctx, secretRefKeys.get(t) ?? secretRefKeys.set(t, nsName(namespace, ref.name)), namespace, ref);
+      const res = resolveKeyDigest(ctx, nsName(namespace, ref.name), namespace, ref);
       if (!res.ok) refs = fail(res.reason, res.message);
       else if (res.value !== undefined) digest = res.value;
     }
@@ -417,24 +414,32 @@ const REFS_RESOLVED: Condition = Object.freeze({ type: 'ResolvedRefs', status: '
 const READY: Condition = Object.freeze({ type: 'Ready', status: 'True', reason: 'Ready', message: 'serving' });
 const NO_WARNINGS: string[] = Object.freeze([]) as unknown as string[];
 
+// The conditions of a Ready object, one frozen array per shared ResolvedRefs condition (all references resolved, or
+// a Group's "n model(s)" that its tokens share): ten thousand tokens then hold a handful of arrays, not one each.
+const readyArrays = new WeakMap<Condition, readonly Condition[]>();
+
+function readyConditions(accepted: Condition, refs: Condition): readonly Condition[] {
+  if (accepted !== ACCEPTED || !Object.isFrozen(refs)) return [accepted, refs, READY];
+  let conditions = readyArrays.get(refs);
+  if (!conditions) readyArrays.set(refs, (conditions = Object.freeze([ACCEPTED, refs, READY])));
+  return conditions;
+}
+
 /** Assembles Accepted, ResolvedRefs and the Ready summary from the parts that were decided. */
 function status(
   base: { key: string; kind: string; namespace: string; name: string; generation: number | undefined; source: SourcedObject['source'] },
   parts: StatusParts,
 ): ObjectStatus {
   const accepted: Condition = parts.accepted ? { ...parts.accepted, type: 'Accepted' } : ACCEPTED;
-  const conditions: Condition[] = [accepted];
-  let ready: Condition;
+  let conditions: readonly Condition[];
   if (accepted.status === 'False') {
-    ready = { type: 'Ready', status: 'False', reason: 'NotAccepted', message: accepted.message };
+    conditions = [accepted, { type: 'Ready', status: 'False', reason: 'NotAccepted', message: accepted.message }];
   } else {
     const refs: Condition = parts.refs ? (parts.refs.type === 'ResolvedRefs' ? parts.refs : { ...parts.refs, type: 'ResolvedRefs' }) : REFS_RESOLVED;
-    conditions.push(refs);
-    if (refs.status === 'False') ready = { type: 'Ready', status: 'False', reason: 'RefsNotResolved', message: refs.message };
-    else if (parts.ready) ready = { ...parts.ready, type: 'Ready' };
-    else ready = READY;
+    if (refs.status === 'False') conditions = [accepted, refs, { type: 'Ready', status: 'False', reason: 'RefsNotResolved', message: refs.message }];
+    else if (parts.ready) conditions = [accepted, refs, { ...parts.ready, type: 'Ready' }];
+    else conditions = readyConditions(accepted, refs);
   }
-  conditions.push(ready);
   const { source, ...rest } = base;
   // Only file and line: a status is plain data (logged, compared, written back), never the parser's lineOf.
   const where = source ? { ...(source.file !== undefined ? { file: source.file } : {}), ...(source.line !== undefined ? { line: source.line } : {}) } : undefined;
