@@ -71,6 +71,7 @@ export class FakeApiServer {
   readonly failures: FailureRule[] = [];
   #server: Server | undefined;
   #sockets = new Set<Socket>();
+  #accepted = 0;
   #watches = new Set<OpenWatch>();
   #unreachable = false;
   #bookmarkTimer: NodeJS.Timeout | undefined;
@@ -87,6 +88,7 @@ export class FakeApiServer {
     const server = this.#options.tls ? createHttpsServer(this.#options.tls, handler) : createServer(handler);
     server.on('connection', (socket) => {
       if (this.#unreachable) return void socket.destroy();
+      this.#accepted++;
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });
@@ -173,6 +175,16 @@ export class FakeApiServer {
       if (!w.bookmarks) continue;
       writeEvent(w.res, 'BOOKMARK', { apiVersion: apiVersionOf(w.rt), kind: w.rt.kind, metadata: { resourceVersion: rv } });
     }
+  }
+
+  /** TCP connections accepted since start (each one a TLS handshake when serving HTTPS). */
+  get connections(): number {
+    return this.#accepted;
+  }
+
+  /** TCP connections open now. */
+  get openConnections(): number {
+    return this.#sockets.size;
   }
 
   get openWatches(): number {

@@ -2,7 +2,8 @@
 // files and in-cluster config (KubeConfig), authenticating requests (tokens, rotated service-account tokens,
 // client certificates, exec/OIDC plugins, the cluster CA and TLS options: applySecurityAuthentication) and
 // watching (Watch). The requests themselves — lists, the status patch, the Lease — are plain JSON over undici
-// (kubeRequest below), with the same authentication the client's own Watch uses.
+// (kubeRequest below), with the same authentication the client's own Watch uses, over one connection pool per
+// KubeConfig (kube-dispatcher.ts).
 //
 // Why not the generated API classes: the package's KubeConfig module imports the generated barrel
 // (dist/gen/index.js: every API group's client and ~1,000 model classes, 25 MB of JavaScript) for two small
@@ -17,6 +18,7 @@ import type { KubeConfig as KubeConfigType } from '@kubernetes/client-node/dist/
 import type { RequestContext as RequestContextType } from '@kubernetes/client-node/dist/gen/http/http.js';
 import type { Watch as WatchType } from '@kubernetes/client-node/dist/watch.js';
 import { fetch } from 'undici';
+import { connectionFingerprint, leaseDispatcher } from './kube-dispatcher.js';
 
 const BARREL = '/@kubernetes/client-node/dist/gen/index.js';
 const IMPORTER = '/@kubernetes/client-node/dist/config.js';
@@ -79,17 +81,24 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req
   const ctx = new RequestContext(url.toString(), HttpMethod[method]);
   ctx.setHeaderParam('Accept', 'application/json');
   if (req.body !== undefined) ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
+  // The client builds a new dispatcher per call; the request goes over the one kept for kc (kube-dispatcher.ts).
+  const fingerprint = await connectionFingerprint(kc);
   await kc.applySecurityAuthentication(ctx);
-  const res = await fetch(url, {
-    method,
-    headers: ctx.getHeaders(),
-    dispatcher: ctx.getDispatcher() as never,
-    ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
-  });
-  if (res.status < 200 || res.status > 299) {
-    // Only the status goes into the error (and from there into logs): the body may echo an object.
-    await res.body?.cancel();
-    throw new KubeApiError(`${method} ${url.pathname}: HTTP ${res.status}`, res.status);
+  const lease = leaseDispatcher(kc, fingerprint, ctx.getDispatcher());
+  try {
+    const res = await fetch(url, {
+      method,
+      headers: ctx.getHeaders(),
+      dispatcher: lease.dispatcher,
+      ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+    });
+    if (res.status < 200 || res.status > 299) {
+      // Only the status goes into the error (and from there into logs): the body may echo an object.
+      await res.body?.cancel();
+      throw new KubeApiError(`${method} ${url.pathname}: HTTP ${res.status}`, res.status);
+    }
+    return (await res.json()) as T;
+  } finally {
+    lease.release();
   }
-  return (await res.json()) as T;
 }
