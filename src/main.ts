@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { closeApp, createApp, DEFAULT_LIMITS, type AppLimits } from './app.js';
 import { ConfigPipeline } from './config/pipeline.js';
+import { MemoryRelease } from './server/memory-release.js';
 import type { ConfigSource } from './config/sources/source.js';
 import { TableHolder } from './config/table.js';
 import { startDemoUpstream, type DemoUpstream } from './demo/demo-upstream.js';
@@ -87,6 +88,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       cleanups.push(() => demo!.close());
     }
     const pipeline = new ConfigPipeline({ tables, logger, metrics, ...(demo ? { demoBaseURL: demo.baseURL } : {}) });
+    // After config bursts, hand the compiles' memory back (memory-release.ts; needs --expose-gc, as the image runs).
+    const memory = new MemoryRelease({ gc: globalThis.gc, logger });
+    pipeline.onCompiled(() => memory.notify());
+    cleanups.push(async () => memory.stop());
     let draining = false;
     const isReady = () => pipeline.loaded && !draining;
 
@@ -132,6 +137,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         // Upstream pools: let idle keep-alive sockets close politely when everything finished, else destroy.
         await closeApp(app, { graceful: result.cut === 0 }).catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'closing upstream pools failed'));
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
+        memory.stop();
         await ready.catch(() => undefined);
         if (demo) await demo.close();
         await metricsServer?.drain(1_000);

@@ -107,8 +107,11 @@ describe('Dockerfile', () => {
     expect(entry.length).toBe(1);
     const argv = JSON.parse(entry[0]!.args) as string[];
     expect(argv[0]).toMatch(/(^|\/)node$/);
-    // Node's own flags come first (the young-generation cap that keeps idle RSS down), then the gateway.
-    expect(argv.slice(1)).toEqual(['--max-semi-space-size=4', 'dist/cli.js', 'serve']);
+    // Node's own flags come first (the young-generation cap that keeps idle RSS down, and gc for the memory release
+    // after compiles), then the gateway; the bin's shebang passes the same flags.
+    expect(argv.slice(1)).toEqual(['--max-semi-space-size=4', '--expose-gc', 'dist/cli.js', 'serve']);
+    const shebang = read('src/cli.ts').split('\n')[0]!;
+    expect(shebang).toBe(`#!/usr/bin/env -S node ${argv.slice(1, -2).join(' ')}`);
     expect(ops(runtime, 'CMD')).toEqual([]);
   });
 

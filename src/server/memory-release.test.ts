@@ -1,0 +1,52 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryRelease } from './memory-release.js';
+
+describe('MemoryRelease', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  const setup = (o: { quietMs?: number; minIntervalMs?: number } = {}) => {
+    const calls: unknown[] = [];
+    const gc = ((opts: unknown) => void calls.push(opts)) as NodeJS.GCFunction;
+    const release = new MemoryRelease({ gc, quietMs: 1_000, minIntervalMs: 10_000, now: () => Date.now(), ...o });
+    return { calls, release };
+  };
+
+  it('runs one memory-reducing GC once compiles have been quiet for the quiet period', () => {
+    const { calls, release } = setup();
+    release.notify();
+    vi.advanceTimersByTime(900);
+    release.notify(); // another compile: the quiet period starts over
+    vi.advanceTimersByTime(900);
+    expect(calls).toEqual([]);
+    vi.advanceTimersByTime(100);
+    expect(calls).toEqual([{ type: 'major', execution: 'sync', flavor: 'last-resort' }]);
+    expect(release.releases).toBe(1);
+  });
+
+  it('waits out the minimum interval after a release: a stream of changes costs one pause per interval', () => {
+    const { calls, release } = setup();
+    release.notify();
+    vi.advanceTimersByTime(1_000);
+    expect(calls).toHaveLength(1);
+    release.notify();
+    vi.advanceTimersByTime(1_000); // quiet again, but only 1 s after the first release (at t = 1 s)
+    expect(calls).toHaveLength(1);
+    vi.advanceTimersByTime(8_999); // t = 10.999 s
+    expect(calls).toHaveLength(1);
+    vi.advanceTimersByTime(1); // t = 11 s: 10 s after the first release
+    expect(calls).toHaveLength(2);
+  });
+
+  it('does nothing without gc (Node started without --expose-gc), and nothing after stop()', () => {
+    const none = new MemoryRelease({ gc: undefined, quietMs: 10 });
+    none.notify();
+    vi.advanceTimersByTime(1_000);
+    expect(none.releases).toBe(0);
+    const { calls, release } = setup();
+    release.notify();
+    release.stop();
+    vi.advanceTimersByTime(60_000);
+    expect(calls).toEqual([]);
+  });
+});
