@@ -20,7 +20,8 @@ const validated = new Map<z.ZodType, WeakMap<object, unknown>>();
 export function validateCached<T>(schema: z.ZodType<T>, o: object): T | Invalid {
   let perObject = validated.get(schema);
   if (!perObject) validated.set(schema, (perObject = new WeakMap()));
-  if (perObject.has(o)) return perObject.get(o) as T | Invalid;
+  const cached = perObject.get(o);
+  if (cached !== undefined) return cached as T | Invalid;
   const r = schema.safeParse(o);
   const value = !r.success ? new Invalid(r.error) : within(r.data, o) ? (o as T) : r.data;
   perObject.set(o, value);
