@@ -98,7 +98,9 @@ try {
   const names = targets.map((t) => t.name);
   log(`targets: ${names.join(', ')}${Object.keys(skipped).length ? ` (skipped: ${Object.keys(skipped).join(', ')})` : ''}`);
 
-  await sleep(2_000);
+  // Idle as a running pod is idle: the gateway releases its compile's memory 5 s after loading the config
+  // (src/server/memory-release.ts), so wait past that.
+  await sleep(7_000);
   const rssIdle = Object.fromEntries(targets.map((t) => [t.name, rssBytes(t.pid)]));
 
   const ctx = { upstreamUrl, workload, key: BENCH_KEY, dir };
@@ -144,7 +146,7 @@ try {
     log(`starting ${name} (memory only) …`);
     const t = await startGateway({ configDir, dir, workers: 1, name, nodeArgs: [] });
     try {
-      await sleep(2_000);
+      await sleep(7_000); // the same wait as the other targets' idle figure
       rssIdle[name] = rssBytes(t.pid);
       for (const body of [workload.chat, workload.stream]) {
         await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: opt.quick ? 1 : body === workload.chat ? 3 : 2, dir });
