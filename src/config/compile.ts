@@ -60,7 +60,6 @@ export function sha256Hex(text: string): string {
 
 type Validated<T> = { value: T; sourced: SourcedObject; key: string };
 
-
 const SCHEMAS = { ModelRoute: ModelRouteSchema, Group: GroupSchema, GatewayToken: GatewayTokenSchema } as const;
 
 export function compile(objects: readonly SourcedObject[], options: CompileOptions = {}): CompileResult {
