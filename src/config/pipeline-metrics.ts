@@ -1,6 +1,7 @@
-// Config pipeline metrics: compile duration, table version and object readiness. Registered lazily on the
-// shared registry so several pipelines (tests) can share one registry without duplicate-registration errors.
+// Config pipeline metrics: compile duration, table version and object readiness, registered once per registry
+// (sharedMetric), so several pipelines (tests) can share one.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { sharedMetric } from '../observability/shared-metric.js';
 import type { CompileResult } from './compile.js';
 import { isReady } from './conditions.js';
 
@@ -8,51 +9,32 @@ export interface PipelineMetrics {
   record(seconds: number, result: CompileResult): void;
 }
 
-function existing<T>(registry: Registry, name: string): T | undefined {
-  return registry.getSingleMetric(name) as T | undefined;
-}
-
 export function pipelineMetrics(registry: Registry): PipelineMetrics {
-  const duration =
-    existing<Histogram>(registry, 'model_gateway_config_compile_duration_seconds') ??
-    new Histogram({
-      name: 'model_gateway_config_compile_duration_seconds',
-      help: 'Time to compile a config snapshot into a routing table.',
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-      registers: [registry],
-    });
-  const reloads =
-    existing<Counter>(registry, 'model_gateway_config_reloads_total') ??
-    new Counter({
-      name: 'model_gateway_config_reloads_total',
-      help: 'Config snapshots compiled and swapped in.',
-      registers: [registry],
-    });
-  const version =
-    existing<Gauge>(registry, 'model_gateway_config_version') ??
-    new Gauge({
-      name: 'model_gateway_config_version',
-      help: 'Version number of the routing table serving (increases with every compile in this process).',
-      aggregator: 'max', // --workers: every worker compiles the same config; summing would multiply it
-      registers: [registry],
-    });
-  const objects =
-    existing<Gauge<'kind' | 'ready'>>(registry, 'model_gateway_config_objects') ??
-    new Gauge({
-      name: 'model_gateway_config_objects',
-      help: 'Config objects in the latest compile, by kind and readiness.',
-      labelNames: ['kind', 'ready'] as const,
-      aggregator: 'max',
-      registers: [registry],
-    });
-  const lastReload =
-    existing<Gauge>(registry, 'model_gateway_config_last_reload_timestamp_seconds') ??
-    new Gauge({
-      name: 'model_gateway_config_last_reload_timestamp_seconds',
-      help: 'Unix time of the latest table swap.',
-      aggregator: 'max',
-      registers: [registry],
-    });
+  const duration = sharedMetric(registry, Histogram, {
+    name: 'model_gateway_config_compile_duration_seconds',
+    help: 'Time to compile a config snapshot into a routing table.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+  });
+  const reloads = sharedMetric(registry, Counter, {
+    name: 'model_gateway_config_reloads_total',
+    help: 'Config snapshots compiled and swapped in.',
+  });
+  const version = sharedMetric(registry, Gauge, {
+    name: 'model_gateway_config_version',
+    help: 'Version number of the routing table serving (increases with every compile in this process).',
+    aggregator: 'max', // --workers: every worker compiles the same config; summing would multiply it
+  });
+  const objects = sharedMetric(registry, Gauge, {
+    name: 'model_gateway_config_objects',
+    help: 'Config objects in the latest compile, by kind and readiness.',
+    labelNames: ['kind', 'ready'] as const,
+    aggregator: 'max',
+  });
+  const lastReload = sharedMetric(registry, Gauge, {
+    name: 'model_gateway_config_last_reload_timestamp_seconds',
+    help: 'Unix time of the latest table swap.',
+    aggregator: 'max',
+  });
   return {
     record(seconds, result) {
       duration.observe(seconds);

@@ -3,6 +3,7 @@
 // gateway: start() resolves on the first complete sync; stop() hands the Lease over and stops watching.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
+import { sharedMetric } from '../../observability/shared-metric.js';
 import type { ConfigPipeline } from '../pipeline.js';
 import { KubernetesStatus } from '../kubernetes-status.js';
 import type { KubeConfig } from './kube-client.js';
@@ -74,33 +75,25 @@ const reporters = new WeakMap<Registry, () => KubernetesStatus>();
 
 function statusMetrics(registry: Registry, status: () => KubernetesStatus) {
   reporters.set(registry, status);
-  const get = <T>(name: string) => registry.getSingleMetric(name) as T | undefined;
-  get<Gauge>('model_gateway_leader') ??
-    new Gauge({
-      name: 'model_gateway_leader',
-      help: '1 while this process holds the leader Lease and writes status.',
-      registers: [registry],
-      collect() {
-        this.set(reporters.get(registry)?.().isLeader() ? 1 : 0);
-      },
-    });
-  get<Gauge>('model_gateway_status_queue_depth') ??
-    new Gauge({
-      name: 'model_gateway_status_queue_depth',
-      help: 'Objects waiting for a status write (rate-limited queue).',
-      registers: [registry],
-      collect() {
-        this.set(reporters.get(registry)?.().writer.pending ?? 0);
-      },
-    });
+  sharedMetric(registry, Gauge, {
+    name: 'model_gateway_leader',
+    help: '1 while this process holds the leader Lease and writes status.',
+    collect() {
+      this.set(reporters.get(registry)?.().isLeader() ? 1 : 0);
+    },
+  });
+  sharedMetric(registry, Gauge, {
+    name: 'model_gateway_status_queue_depth',
+    help: 'Objects waiting for a status write (rate-limited queue).',
+    collect() {
+      this.set(reporters.get(registry)?.().writer.pending ?? 0);
+    },
+  });
   return {
-    results:
-      get<Counter<'result'>>('model_gateway_status_writes_total') ??
-      new Counter({
-        name: 'model_gateway_status_writes_total',
-        help: 'Status subresource writes by result: written, conflict (retried after re-reading) or error (retried later).',
-        labelNames: ['result'] as const,
-        registers: [registry],
-      }),
+    results: sharedMetric(registry, Counter, {
+      name: 'model_gateway_status_writes_total',
+      help: 'Status subresource writes by result: written, conflict (retried after re-reading) or error (retried later).',
+      labelNames: ['result'] as const,
+    }),
   };
 }
