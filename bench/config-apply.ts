@@ -10,13 +10,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { compile, sha256Hex } from '../src/config/compile.js';
-import { KubernetesGatewaySource } from '../src/config/sources/kubernetes-gateway-source.js';
+import { fakeClusterSource } from '../test/fake-apiserver/gateway-source.js';
 import { startGateway } from '../src/main.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import type { SourcedObject } from '../src/config/resources.js';
 import { slimObject } from '../src/config/sources/kube-object.js';
-import { kubeConfigFor } from '../test/fake-apiserver/kubeconfig.js';
 import { applyDefaults, crdSchemas } from '../test/fake-apiserver/defaulting.js';
 import { FakeApiServer } from '../test/fake-apiserver/server.js';
 import { GATEWAY_NODE_FLAGS } from './lib/targets.js';
@@ -86,19 +85,7 @@ async function applyToEffective(): Promise<Latency> {
   for (const o of config(1000, 100, 20)) api.apply(o);
   // The real gateway: HTTP API, pipeline, status writer and leader election, fed by the Kubernetes source.
   const gw = await startGateway({
-    source: ({ logger, metrics, pipeline }) =>
-      new KubernetesGatewaySource({
-        kubeConfig: kubeConfigFor(api.url, NS),
-        namespaces: [NS],
-        secretSelector: 'modelgateway.io/secret=true',
-        leaderElection: true,
-        leaseNamespace: NS,
-        leaseName: 'model-gateway',
-        identity: 'bench',
-        logger,
-        pipeline,
-        registry: metrics.registry,
-      }),
+    source: fakeClusterSource(api.url, NS, 'bench'),
     host: '127.0.0.1',
     port: 0,
     metricsPort: null,

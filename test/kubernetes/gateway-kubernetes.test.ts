@@ -4,11 +4,10 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/config/compile.js';
-import { KubernetesGatewaySource } from '../../src/config/sources/kubernetes-gateway-source.js';
 import { startGateway, type GatewayHandle } from '../../src/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { waitUntil } from '../config/wait-until.js';
-import { kubeConfigFor } from '../fake-apiserver/kubeconfig.js';
+import { fakeClusterSource } from '../fake-apiserver/gateway-source.js';
 import { FakeApiServer } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
@@ -56,20 +55,7 @@ afterEach(async () => {
 
 async function start(): Promise<GatewayHandle> {
   gw = await startGateway({
-    source: ({ logger, metrics, pipeline }) =>
-      new KubernetesGatewaySource({
-        kubeConfig: kubeConfigFor(api.url, NS),
-        namespaces: [NS],
-        secretSelector: 'modelgateway.io/secret=true',
-        leaderElection: true,
-        leaseNamespace: NS,
-        leaseName: 'model-gateway',
-        identity: 'gateway-0',
-        logger,
-        pipeline,
-        registry: metrics.registry,
-        tuning: { debounceMs: 10, backoff: { initialMs: 20, maxMs: 200 }, election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 } },
-      }),
+    source: fakeClusterSource(api.url, NS, 'gateway-0', { debounceMs: 10, backoff: { initialMs: 20, maxMs: 200 }, election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 } }),
     host: '127.0.0.1',
     port: 0,
     metricsPort: 0,

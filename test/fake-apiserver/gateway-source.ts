@@ -1,0 +1,22 @@
+// The gateway's Kubernetes source as `serve --source kubernetes` builds it (status reporting, leader election,
+// the default Secret selector and Lease name), pointed at a fake API server: for startGateway's `source`.
+import { KubernetesGatewaySource, type KubernetesGatewaySourceOptions } from '../../src/config/sources/kubernetes-gateway-source.js';
+import type { GatewayOptions } from '../../src/main.js';
+import { kubeConfigFor } from './kubeconfig.js';
+
+export function fakeClusterSource(serverURL: string, namespace: string, identity: string, tuning?: KubernetesGatewaySourceOptions['tuning']): GatewayOptions['source'] {
+  return ({ logger, metrics, pipeline }) =>
+    new KubernetesGatewaySource({
+      kubeConfig: kubeConfigFor(serverURL, namespace),
+      namespaces: [namespace],
+      secretSelector: 'modelgateway.io/secret=true',
+      leaderElection: true,
+      leaseNamespace: namespace,
+      leaseName: 'model-gateway',
+      identity,
+      logger,
+      pipeline,
+      registry: metrics.registry,
+      ...(tuning ? { tuning } : {}),
+    });
+}
