@@ -56,8 +56,8 @@ export const errors = {
     }),
   malformedJson: () =>
     new GatewayError(400, 'The request body is not valid JSON.', { code: 'invalid_json' }),
-  nestedTooDeeply: () =>
-    new GatewayError(400, 'The request body is nested too deeply.', { code: 'invalid_json' }),
+  nestedTooDeeply: (maxDepth: number) =>
+    new GatewayError(400, `The request body is nested too deeply (more than ${maxDepth} levels).`, { code: 'invalid_json' }),
   unsupportedEncoding: () =>
     new GatewayError(415, 'Compressed request bodies (Content-Encoding) are not supported; send the body uncompressed.', {
       code: 'unsupported_content_encoding',
