@@ -64,7 +64,7 @@ export function lacksHost(req: IncomingMessage): boolean {
   return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined;
 }
 
-export const MISSING_HOST = new GatewayError(400, 'HTTP/1.1 requests must carry a Host header.', { code: 'invalid_request' });
+const MISSING_HOST = new GatewayError(400, 'HTTP/1.1 requests must carry a Host header.', { code: 'invalid_request' });
 
 export function answerMissingHost(req: IncomingMessage, res: ServerResponse): void {
   if (lingerForUnreadBody(req)) closeAfterDraining(req, res);

@@ -14,18 +14,19 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Server side of each refused connection: ms from the answer being written to the socket's close. */
-let lingered: Promise<number>[] = [];
+/** Server side of the (one) refused connection: ms from the answer being written to the socket's close. */
+let lingered: Promise<number>;
 
 /** A server that refuses every request on its headers (413) with a lingering close. */
 async function refusing(): Promise<number> {
-  lingered = [];
+  let closedAfter!: (ms: number) => void;
+  lingered = new Promise((resolve) => (closedAfter = resolve));
   server = createServer((req, res) => {
     closeAfterDraining(req, res, BOUNDS);
-    lingered.push(new Promise((resolve) => res.once('finish', () => {
+    res.once('finish', () => {
       const at = Date.now();
-      req.socket.once('close', () => resolve(Date.now() - at));
-    })));
+      req.socket.once('close', () => closedAfter(Date.now() - at));
+    });
     res.writeHead(413, { 'content-type': 'text/plain' }).end('too large');
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -45,11 +46,7 @@ function client(port: number, declared: number): Client {
   clients.push(socket);
   let text = '';
   socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
-  const closed = (async () => {
-    while (lingered.length === 0) await new Promise((r) => setTimeout(r, 5));
-    const afterAnswerMs = await lingered[0]!;
-    return { afterAnswerMs, text };
-  })();
+  const closed = lingered.then((afterAnswerMs) => ({ afterAnswerMs, text }));
   socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n`);
   return { socket, closed };
 }

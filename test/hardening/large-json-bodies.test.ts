@@ -41,15 +41,18 @@ describe('large JSON bodies', () => {
     expect(large.length).toBeGreaterThan(18_000_000);
     let probing = true;
     const served: number[] = [];
+    let firstServed!: () => void;
+    const flowing = new Promise<void>((r) => (firstServed = r));
     const posters = Array.from({ length: LARGE_CLIENTS }, async () => {
       while (probing) {
         const res = await fetch(`${gw.apiURL}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: new Uint8Array(large) });
         await res.arrayBuffer();
         served.push(res.status);
+        firstServed();
       }
     });
     // Measure once the large bodies are flowing: the first has been answered.
-    while (served.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await flowing;
     // Open loop: a probe is due every PROBE_EVERY_MS whether or not the last one was answered, and its latency
     // counts from when it was due, so a stalled event loop (which also delays sending) shows in full.
     const probes: Promise<number>[] = [];
