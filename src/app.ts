@@ -20,6 +20,7 @@ import type { ResponseTransform } from './proxy/forward.js';
 import { UpstreamClient } from './proxy/upstream-client.js';
 import { registerBackendStateGauge } from './observability/backend-metrics.js';
 import { registerBufferedBodyGauge } from './observability/body-metrics.js';
+import { closeAfterDraining, DEFAULT_LINGER, lingerForUnreadBody } from './server/lingering-close.js';
 import { BackendHealth, configuredBackendIds } from './routing/health.js';
 import type { Random } from './routing/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from './routing/id-keys.js';
@@ -115,6 +116,9 @@ export function createApp(deps: AppDeps): Express {
   routes.add(app, 'get', '/v1/models', auth, listModels);
   routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
 
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+  // A refused body is drained at most as far as the largest body the gateway would have accepted.
+  const linger = { ...DEFAULT_LINGER, maxBytes: Math.max(limits.jsonBytes, limits.multipartBytes) };
   const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
@@ -122,7 +126,7 @@ export function createApp(deps: AppDeps): Express {
     upstream,
     metrics: deps.metrics,
     health,
-    limits: deps.limits ?? DEFAULT_LIMITS,
+    limits,
     random: deps.random ?? Math.random,
     ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
     hooks: sealedCreateHooks(sealer),
@@ -146,6 +150,9 @@ export function createApp(deps: AppDeps): Express {
     // Only unexpected failures are logged here (the access log covers the rest); their messages come from
     // code, not from request data.
     if (gatewayError.status === 500) deps.logger.error({ reqId: getContext(res)?.id, err }, 'unhandled error');
+    // Refused before a large body was read to its end (413, 415, 503 body budget, 401 …): the connection is
+    // closed after the answer, lingering so that a client still sending gets to read it.
+    if (!res.headersSent && lingerForUnreadBody(req)) closeAfterDraining(req, res, linger);
     sendError(res, gatewayError);
   });
   return app;

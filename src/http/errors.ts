@@ -56,13 +56,11 @@ export const errors = {
     }),
   malformedJson: () =>
     new GatewayError(400, 'The request body is not valid JSON.', { code: 'invalid_json' }),
-  nestedTooDeeply: () =>
-    new GatewayError(400, 'The request body is nested too deeply.', { code: 'invalid_json' }),
+  nestedTooDeeply: (maxDepth: number) =>
+    new GatewayError(400, `The request body is nested too deeply (more than ${maxDepth} levels).`, { code: 'invalid_json' }),
   unsupportedEncoding: () =>
     new GatewayError(415, 'Compressed request bodies (Content-Encoding) are not supported; send the body uncompressed.', {
       code: 'unsupported_content_encoding',
-      // The body is not read: close the connection after answering instead of parsing it.
-      headers: { connection: 'close' },
     }),
   notAnObject: () =>
     new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
@@ -73,22 +71,16 @@ export const errors = {
   missingModel: () =>
     new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
   tooLarge: (limit: number) =>
-    new GatewayError(413, `The request body exceeds the limit of ${limit} bytes.`, {
-      code: 'request_too_large',
-      // The rest of the body is not read: close the connection after answering instead of parsing it.
-      headers: { connection: 'close' },
-    }),
+    new GatewayError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }),
   bodyBudgetFull: (retryAfterSeconds: number) =>
     new GatewayError(503, 'The gateway is holding too many request bodies in memory right now; retry shortly.', {
       code: 'server_overloaded',
-      // The SDKs retry a 503 after retry-after. The rest of the body is not read: close the connection after answering.
-      headers: { 'retry-after': String(retryAfterSeconds), connection: 'close' },
+      // The SDKs retry a 503 after retry-after.
+      headers: { 'retry-after': String(retryAfterSeconds) },
     }),
   unsupportedContentType: (contentType: string, path: string) =>
     new GatewayError(415, `Unsupported content type: '${truncate(contentType.split(';')[0]!.trim())}'. ${truncate(path)} only accepts 'application/json' requests.`, {
       code: 'unsupported_content_type',
-      // The body is not read: close the connection after answering instead of parsing it.
-      headers: { connection: 'close' },
     }),
   unknownRoute: (method: string, path: string) =>
     new GatewayError(404, `Unknown request URL: ${method} ${truncate(path)}.`, { code: 'unknown_url' }),

@@ -60,9 +60,6 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const q = req.url.indexOf('?');
     const backends = hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health);
     const body = counted(bodyBuilder(payload), payload.raw, reservation);
-    // Build the first backend's body here, so a body that cannot be re-encoded is answered as the client's
-    // error (400) rather than surfacing inside the attempt loop as an upstream failure (502).
-    if (backends[0]) body(backends[0]);
     await forward(deps, {
       req,
       res,
@@ -72,7 +69,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
       backends,
       timeouts: route.timeouts,
       retry: route.retry,
-      streaming: payload.kind === 'json' && payload.json['stream'] === true,
+      streaming: payload.kind === 'json' && payload.json.isTrue('stream'),
       keepAliveMs: route.keepAliveMs,
       body,
       ...(transform ? { transform } : {}),

@@ -1,20 +1,29 @@
-// The request payload of a POST family: a JSON object (parsed once) or a multipart form (parsed once), with
-// the public model it names, and a per-backend body builder that rewrites the model for the upstream.
+// The request payload of a POST family: a JSON object (scanned once, see json-body.ts) or a multipart form
+// (parsed once), with the public model it names, and a per-backend body builder that rewrites the model for
+// the upstream.
 import type { Request } from 'express';
 import type { AppLimits } from '../app.js';
 import type { CompiledBackend } from '../config/table.js';
 import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from '../proxy/multipart.js';
 import type { OutgoingBody } from '../proxy/forward.js';
 import { errors } from './errors.js';
+import { readJsonBody, type JsonBody } from './json-body.js';
+import { WantedKeys } from './json-scan.js';
+
+/**
+ * The top-level members of a JSON body the gateway reads (the model, whether to stream, a sealed id to unseal).
+ * Every other member is checked but skipped unread; a feature that needs one more names it here.
+ */
+export const TOP_LEVEL_KEYS = new WantedKeys(['model', 'stream', 'previous_response_id']);
 
 export type Payload =
   | {
       readonly kind: 'json';
       readonly raw: Buffer;
-      readonly json: Record<string, unknown>;
+      readonly json: JsonBody;
       readonly model: string;
-      /** False when another JSON parser could read a different model from the raw bytes (see modelIsUnambiguous). */
-      readonly rawIsSafe: boolean;
+      /** Members to set (serialised JSON values) in every body sent upstream, besides the model. */
+      readonly overrides?: Readonly<Record<string, string>>;
     }
   | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
 
@@ -66,66 +75,32 @@ export async function readPayload(
     return { kind: 'multipart', raw, contentType, form, model: form.model };
   }
   const raw = await read(req, limits.jsonBytes);
-  const text = raw.toString('utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw errors.malformedJson();
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw errors.notAnObject();
-  const model = (json as Record<string, unknown>)['model'];
-  if (typeof model !== 'string' || model === '') throw errors.missingModel();
-  return { kind: 'json', raw, json: json as Record<string, unknown>, model, rawIsSafe: modelIsUnambiguous(text) };
-}
-
-const ESCAPED_MODEL_LETTER = /\\u006[45cdf]/i; // m o d e l as \u escapes
-
-/**
- * JSON.parse keeps the last of duplicate keys; some parsers keep the first. When the client's bytes are
- * forwarded as they are, a body with two `model` keys (or one spelled with escapes) could be authorized for one
- * model and served as another. Such bodies are re-serialised instead (one `model`, the one authorized). Cheap
- * and conservative: a nested "model" key (e.g. in a tool schema) also just costs a re-serialisation.
- */
-export function modelIsUnambiguous(text: string): boolean {
-  const first = text.indexOf('"model"');
-  return first === text.lastIndexOf('"model"') && !ESCAPED_MODEL_LETTER.test(text);
+  const json = await readJsonBody(raw, TOP_LEVEL_KEYS);
+  const model = json.string('model');
+  if (model === undefined || model === '') throw errors.missingModel();
+  return { kind: 'json', raw, json, model };
 }
 
 /**
- * Body for one backend. When the upstream model name equals the public one the client's bytes go as they came
- * (no re-serialisation at all) unless their `model` is ambiguous; otherwise the model is rewritten, once per
- * distinct upstream name.
+ * Body for one backend. When the upstream model name equals the public one and nothing else is set, the
+ * client's bytes go as they came, unless a member the gateway reads is ambiguous (duplicated, or its key
+ * written with escapes): parsers differ on which duplicate counts, so the upstream could serve another model,
+ * or continue another response, than the one the gateway checked. Otherwise the members are spliced in (the
+ * ambiguous ones collapsed to the value the gateway read), once per distinct upstream name.
  */
 export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingBody {
   const cache = new Map<string, OutgoingBody>();
+  const collapse = p.kind === 'json' ? p.json.ambiguousMembers() : {};
+  const exact = p.kind === 'multipart' || (p.overrides === undefined && Object.keys(collapse).length === 0);
   return (backend) => {
-    if (backend.model === p.model && (p.kind === 'multipart' || p.rawIsSafe)) {
-      return { body: p.raw, contentType: p.kind === 'json' ? JSON_TYPE : p.contentType };
-    }
+    if (backend.model === p.model && exact) return { body: p.raw, contentType: p.kind === 'json' ? JSON_TYPE : p.contentType };
     let out = cache.get(backend.model);
     if (!out) {
-      if (p.kind === 'json') {
-        p.json['model'] = backend.model;
-        out = { body: Buffer.from(stringifyClientJson(p.json), 'utf8'), contentType: JSON_TYPE };
-      } else {
-        out = encodeMultipart(p.form, backend.model);
-      }
+      out = p.kind === 'json'
+        ? { body: p.json.with({ ...collapse, ...p.overrides, model: JSON.stringify(backend.model) }), contentType: JSON_TYPE }
+        : encodeMultipart(p.form, backend.model);
       cache.set(backend.model, out);
     }
     return out;
   };
-}
-
-/**
- * JSON.parse accepts nesting far deeper than JSON.stringify can recurse (a 20 MB body of "[[[[…" parses, then
- * overflows the stack when re-serialised). That is the client's fault, so it is a 400, not an upstream error.
- */
-export function stringifyClientJson(json: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(json);
-  } catch (err) {
-    if (err instanceof RangeError) throw errors.nestedTooDeeply();
-    throw err;
-  }
 }

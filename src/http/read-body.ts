@@ -14,7 +14,7 @@ export const BUDGET_RETRY_AFTER_SECONDS = 2;
 export function readBody(req: Request, limit: number, reservation?: BodyReservation): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    // Refuse before reading; the connection is closed after the answer so the unread body is not parsed as a request.
+    // Refuse before reading; the answer closes the connection once the rest has been drained (app.ts).
     req.resume();
     return Promise.reject(errors.tooLarge(limit));
   }

@@ -10,7 +10,7 @@ import type { SealContext } from '../routing/id-rewrite.js';
 import { continuationBackend, resolveOwned } from '../routing/owned-object.js';
 import type { IdSealer } from '../routing/sealed-id.js';
 import type { CreateHook } from './family-handler.js';
-import { stringifyClientJson, type Payload } from './payload.js';
+import type { Payload } from './payload.js';
 import { sealedErrors } from './sealed-errors.js';
 
 /** Seals the ids of an answer from whichever backend ends up answering. */
@@ -27,16 +27,15 @@ export function sealedCreateHooks(sealer: IdSealer): Partial<Record<Family, Crea
   return {
     videos: ({ route, ctx }) => ({ transform: sealAnswer('video', sealer, route, ctx.token!) }),
     responses: ({ payload, route, ctx }) => {
-      const prev = payload.kind === 'json' ? payload.json['previous_response_id'] : undefined;
+      const prev = payload.kind === 'json' ? payload.json.string('previous_response_id') : undefined;
       // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject).
-      if (payload.kind !== 'json' || typeof prev !== 'string') return { transform: sealAnswer('response', sealer, route, ctx.token!) };
+      if (payload.kind !== 'json' || prev === undefined) return { transform: sealAnswer('response', sealer, route, ctx.token!) };
       const owned = resolveOwned(ctx.table!, ctx.token!, sealer, 'response', prev);
       if (!owned) throw sealedErrors.notFound('response', 'previous_response_id');
       const backend = continuationBackend(owned, route);
       if (!backend) throw sealedErrors.cannotContinue(owned.route.model, route.model);
-      const json = { ...payload.json, previous_response_id: owned.ref.upstreamId };
-      // Serialised from the parsed object: one `model`, and a body too deeply nested to serialise is a 400.
-      const rewritten: Payload = { kind: 'json', raw: Buffer.from(stringifyClientJson(json), 'utf8'), json, model: payload.model, rawIsSafe: true };
+      // Spliced into the client's bytes for every backend body (duplicates of the member removed).
+      const rewritten: Payload = { ...payload, overrides: { ...payload.overrides, previous_response_id: JSON.stringify(owned.ref.upstreamId) } };
       // The answer's previous_response_id is the client's id again, as presented.
       const transform = sealAnswer('response', sealer, route, ctx.token!, { upstreamId: owned.ref.upstreamId, sealedId: prev });
       return { payload: rewritten, backends: [backend], transform };

@@ -59,6 +59,54 @@ describe('multipart', () => {
     expect((parsed.parts[1]!.value as string).length).toBe(1_500_000);
   });
 
+  describe('names and filenames keep the client’s bytes', () => {
+    const raw = (disposition: Buffer) =>
+      Buffer.concat([
+        Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\npublic\r\n--b\r\nContent-Disposition: form-data; '),
+        disposition,
+        Buffer.from('\r\nContent-Type: audio/wav\r\n\r\nRIFF\r\n--b--\r\n'),
+      ]);
+    const encoded = async (disposition: Buffer) => encodeMultipart(await parseMultipart(raw(disposition), 'multipart/form-data; boundary=b'), 'upstream');
+    const reencoded = async (disposition: Buffer) => (await encoded(disposition)).body;
+
+    it('a filename and a name that are not UTF-8', async () => {
+      // Regression: read as UTF-8, the bytes ff fe 41 c3 reached the upstream as U+FFFD U+FFFD A U+FFFD.
+      const filename = Buffer.from([0xff, 0xfe, 0x41, 0xc3]);
+      const name = Buffer.from([0x66, 0xe9]);
+      const out = await reencoded(Buffer.concat([Buffer.from('name="'), name, Buffer.from('"; filename="'), filename, Buffer.from('"')]));
+      expect(out.includes(Buffer.concat([Buffer.from('name="'), name, Buffer.from('"; filename="'), filename, Buffer.from('"\r\n')]))).toBe(true);
+    });
+
+    it('a UTF-8 filename, as browsers and the SDKs send it', async () => {
+      const filename = Buffer.from('录音 café.m4a', 'utf8');
+      const out = await encoded(Buffer.concat([Buffer.from('name="file"; filename="'), filename, Buffer.from('"')]));
+      expect(out.body.includes(Buffer.concat([Buffer.from('filename="'), filename, Buffer.from('"')]))).toBe(true);
+      expect(((await decodeWithFetch(out.body, out.contentType)).get('file') as File).name).toBe('录音 café.m4a');
+    });
+
+    it.each([
+      ['café.wav', "UTF-8''caf%C3%A9.wav"],
+      ['€ 录音.wav', "utf-8''%E2%82%AC%20%E5%BD%95%E9%9F%B3.wav"],
+      ['café.wav', "iso-8859-1''caf%E9.wav"],
+    ])('an RFC 5987 filename* (%s) goes on as that name in UTF-8', async (name, param) => {
+      const out = await reencoded(Buffer.from(`name="file"; filename*=${param}`));
+      expect(out.includes(Buffer.from(`filename="${name}"`, 'utf8'))).toBe(true);
+    });
+
+    it('a plain filename beside an RFC 5987 one keeps its bytes', async () => {
+      const plain = Buffer.from([0xff, 0xfe, 0x41, 0xc3]);
+      const body = Buffer.concat([
+        raw(Buffer.from("name=\"a\"; filename*=UTF-8''caf%C3%A9.wav")).subarray(0, -'--b--\r\n'.length),
+        Buffer.from('--b\r\nContent-Disposition: form-data; name="b"; filename="'),
+        plain,
+        Buffer.from('"\r\n\r\nRIFF\r\n--b--\r\n'),
+      ]);
+      const out = encodeMultipart(await parseMultipart(body, 'multipart/form-data; boundary=b'), 'upstream').body;
+      expect(out.includes(Buffer.from('name="a"; filename="café.wav"', 'utf8'))).toBe(true);
+      expect(out.includes(Buffer.concat([Buffer.from('name="b"; filename="'), plain, Buffer.from('"')]))).toBe(true);
+    });
+  });
+
   it('rejects a body that is not multipart', async () => {
     await expect(parseMultipart(Buffer.from('nope'), 'multipart/form-data')).rejects.toBeInstanceOf(MultipartError);
   });

@@ -1,14 +1,19 @@
 // multipart/form-data for the upload families (audio, image edits, videos): parsed once with busboy from the
-// buffered body, then re-encoded with the `model` field rewritten. File parts are kept as the exact bytes the
-// client sent; only the envelope (boundary, part headers) is rebuilt.
+// buffered body, then re-encoded with the `model` field rewritten. File parts, part names and filenames are kept
+// as the exact bytes the client sent; only the envelope (boundary, part headers) is rebuilt.
 import { randomBytes } from 'node:crypto';
 import busboy from 'busboy';
 
+/**
+ * `name` and `filename` are byte strings: one character per byte of the part header, as the client sent it
+ * (Buffer latin1 encoding), so that a name that is not UTF-8 reaches the upstream unchanged. ASCII names (every
+ * name the gateway itself looks at, such as `model`) read as usual.
+ */
 export interface MultipartPart {
   readonly name: string;
   /** Field text, or the file's bytes. */
   readonly value: string | Buffer;
-  /** Present on file parts that carried a filename. */
+  /** Present on file parts that carried a filename (a byte string, like `name`). */
   readonly filename?: string;
   /** Content type of the part as the client sent it (files; fields only when not text/plain). */
   readonly contentType?: string;
@@ -35,14 +40,48 @@ export const MAX_PARTS = 1_000;
 const SLICE_BYTES = 256 * 1024;
 
 /** Parses a complete multipart body. Sizes were already bounded by the body reader, so busboy's size limits are lifted. */
-export function parseMultipart(body: Buffer, contentType: string): Promise<MultipartForm> {
+export async function parseMultipart(body: Buffer, contentType: string): Promise<MultipartForm> {
+  // Header parameters are read as latin1, i.e. byte for byte: read as UTF-8, a filename that is not UTF-8 became
+  // U+FFFD and reached the upstream changed.
+  const form = await parseWith(body, contentType, 'latin1');
+  if (!form.parts.some((p) => p.filename !== undefined && !isAscii(p.filename)) || !mentionsExtendedFilename(body)) return form;
+  return withExtendedFilenames(form, await parseWith(body, contentType, 'utf8'));
+}
+
+/** Whether `filename*=` (any case) occurs anywhere in the body: a cheap necessary condition for an RFC 5987 filename. */
+function mentionsExtendedFilename(body: Buffer): boolean {
+  for (let at = body.indexOf('*='); at >= 0; at = body.indexOf('*=', at + 2)) {
+    if (at >= 8 && body.toString('latin1', at - 8, at).toLowerCase() === 'filename') return true;
+  }
+  return false;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const isAscii = (s: string) => !NON_ASCII.test(s);
+
+/**
+ * busboy prefers an RFC 5987 `filename*=charset''…` (which RFC 7578 forbids in forms, but old clients send) and
+ * decodes it with its own charset, so that filename is text, not bytes: it goes on as UTF-8. It is told apart by
+ * parsing again with UTF-8 as the default: a plain parameter with a non-ASCII byte reads differently as latin1
+ * and as UTF-8, an extended one the same. Only forms with a non-ASCII filename and `filename*` somewhere pay this.
+ */
+function withExtendedFilenames(latin1: MultipartForm, utf8: MultipartForm): MultipartForm {
+  const parts = latin1.parts.map((p, i) => {
+    const other = utf8.parts[i];
+    if (p.filename === undefined || isAscii(p.filename) || other?.filename !== p.filename) return p;
+    return { ...p, filename: Buffer.from(p.filename, 'utf8').toString('latin1') };
+  });
+  return { parts, model: latin1.model };
+}
+
+function parseWith(body: Buffer, contentType: string, paramCharset: 'latin1' | 'utf8'): Promise<MultipartForm> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
       bb = busboy({
         headers: { 'content-type': contentType },
         preservePath: true,
-        defParamCharset: 'utf8',
+        defParamCharset: paramCharset,
         // busboy signals partsLimit as the limit-th part completes, so the limit is one above the parts allowed.
         limits: { fieldSize: body.length, fileSize: body.length, parts: MAX_PARTS + 1 },
       });
@@ -133,7 +172,7 @@ export interface EncodedMultipart {
   readonly contentType: string;
 }
 
-/** Re-encodes the form; `model` replaces the value of every `model` field. */
+/** Re-encodes the form; `model` replaces the value of every `model` field. Names and filenames go out as the bytes they hold. */
 export function encodeMultipart(form: MultipartForm, model: string): EncodedMultipart {
   const boundary = `----model-gateway-${randomBytes(12).toString('hex')}`;
   const chunks: Buffer[] = [];
@@ -143,7 +182,7 @@ export function encodeMultipart(form: MultipartForm, model: string): EncodedMult
     head += '\r\n';
     if (part.contentType) head += `Content-Type: ${part.contentType}\r\n`;
     head += '\r\n';
-    chunks.push(Buffer.from(head, 'utf8'));
+    chunks.push(Buffer.from(head, 'latin1'));
     const value = part.name === 'model' && typeof part.value === 'string' ? model : part.value;
     chunks.push(typeof value === 'string' ? Buffer.from(value, 'utf8') : value, CRLF);
   }

@@ -3,7 +3,7 @@
 // they go idle, and responses started during the drain ask the client to close the connection.
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerClientError } from './client-error.js';
+import { answerClientError, answerMissingHost, lacksHost } from './client-error.js';
 
 export interface DrainResult {
   /** True when every in-flight request finished before the deadline. */
@@ -54,6 +54,8 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
     requestTimeout,
     // Node checks both timeouts on this interval (30 s by default); check often enough for short ones too.
     connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+    // Node would answer a request without Host with a bare 400; it is answered below in the gateway's shape.
+    requireHostHeader: false,
   }, (req, res) => {
     inFlight++;
     responding.set(req.socket, res);
@@ -62,7 +64,8 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
       if (responding.get(req.socket) === res) responding.delete(req.socket);
     });
     if (draining) res.setHeader('connection', 'close');
-    handler(req, res);
+    if (lacksHost(req)) answerMissingHost(req, res);
+    else handler(req, res);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     answerClientError(err, socket, responding.get(socket as Socket)?.headersSent === true);

@@ -2,7 +2,8 @@
 // (JSON.parse and starlette keep the last, busboy and others the first), so a body naming the model twice
 // must never reach an upstream as the client wrote it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelIsUnambiguous } from '../../src/http/payload.js';
+import { readJsonBody } from '../../src/http/json-body.js';
+import { WantedKeys } from '../../src/http/json-scan.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAIError } from './support.js';
@@ -50,11 +51,36 @@ describe('JSON with an ambiguous model', () => {
     expect(upstream.requests.at(-1)!.body.toString('utf8')).toBe(body);
   });
 
-  it('the check', () => {
-    expect(modelIsUnambiguous('{"model":"a","messages":[{"content":"caf\\u00e9 \\"model\\""}]}')).toBe(true);
-    expect(modelIsUnambiguous('{"model":"a","model":"b"}')).toBe(false);
-    expect(modelIsUnambiguous('{"\\u006dodel":"a","model":"b"}')).toBe(false);
-    expect(modelIsUnambiguous('{"model":"a","tools":[{"parameters":{"properties":{"model":{}}}}]}')).toBe(false); // conservative
+  it('any other member the gateway reads goes upstream as the gateway read it (here previous_response_id)', async () => {
+    // A first-wins upstream would otherwise read an id the gateway never checked.
+    const r = await post('/chat/completions', '{"model":"extra-same","messages":[],"previous_response_id":"resp_foreign","previous_response_id":null}');
+    expect(r.status).toBe(200);
+    const seen = upstream.requests.at(-1)!.body.toString('utf8');
+    expect(JSON.parse(seen)).toEqual({ model: 'extra-same', messages: [], previous_response_id: null });
+    expect(seen).not.toContain('resp_foreign');
+  });
+
+  it('a nested "model" key (a tool schema) is not the top-level one: the bytes still go as they came', async () => {
+    // (Re-serialised, the spacing and the seed JSON.parse rounds would change.)
+    const body = '{"model":"extra-same", "seed":12345678901234567890, "tools":[{"type":"function","function":{"name":"f","parameters":{"properties":{"model":{"type":"string"}}}}}]}';
+    expect((await post('/chat/completions', body)).status).toBe(200);
+    expect(upstream.requests.at(-1)!.body.toString('utf8')).toBe(body);
+  });
+
+  it('a renamed model is spliced in: every other byte is the client’s', async () => {
+    // Regression: the body was re-serialised from JSON.parse's tree, so a seed above 2^53 reached the upstream rounded.
+    const body = '{"model":"gpt-4o-mini" , "seed":12345678901234567890,\n"messages":[]}';
+    expect((await post('/chat/completions', body)).status).toBe(200);
+    expect(upstream.requests.at(-1)!.body.toString('utf8')).toBe('{"model":"upstream-chat" , "seed":12345678901234567890,\n"messages":[]}');
+  });
+
+  it('the check is exact: only top-level keys count, escapes decoded', async () => {
+    const plain = async (text: string) => (await readJsonBody(Buffer.from(text), new WantedKeys(['model']))).isPlain('model');
+    expect(await plain('{"model":"a","messages":[{"content":"caf\\u00e9 \\"model\\""}]}')).toBe(true);
+    expect(await plain('{"model":"a","model":"b"}')).toBe(false);
+    expect(await plain('{"\\u006dodel":"a","model":"b"}')).toBe(false);
+    expect(await plain('{"\\u006dodel":"a"}')).toBe(false);
+    expect(await plain('{"model":"a","tools":[{"parameters":{"properties":{"model":{}}}}]}')).toBe(true);
   });
 });
 

@@ -5,7 +5,7 @@ import { parseManifests } from '../../src/config/manifests.js';
 import { startGateway, type GatewayHandle, type GatewayOptions } from '../../src/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 
-export type ServedOptions = Pick<GatewayOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'limits' | 'drainTimeoutMs'>;
+export type ServedOptions = Pick<GatewayOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'limits' | 'drainTimeoutMs' | 'maxBufferedBytes'>;
 
 export async function startServedGateway(yaml: string, options: ServedOptions = {}): Promise<GatewayHandle & { logLines: string[] }> {
   const parsed = parseManifests(yaml, 'inline.yaml');
