@@ -4,7 +4,8 @@
 // stream with it. Bytes are reserved as they are read; a request that would go over the budget is refused
 // (503 + retry-after, which the OpenAI SDKs retry) and what it had reserved is given back at once. Everything
 // a request reserved is released when its response closes: finished, failed, answered with an error or cut by
-// a client that went away. Pure bookkeeping: no I/O, no timers.
+// a client that went away. Pure bookkeeping: no I/O, no timers. Answers are not counted because none is ever held
+// whole: the gateway rewrites them (sealed ids, masked keys) as they stream, a few bytes at a time (proxy/*-scan.ts).
 import { freemem, totalmem } from 'node:os';
 import type { Response } from 'express';
 

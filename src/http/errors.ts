@@ -99,6 +99,10 @@ export const errors = {
     new GatewayError(502, `The upstream of model "${truncate(model)}" answered with a redirect, which the gateway does not follow.`, {
       code: 'upstream_error',
     }),
+  upstreamEncoding: (model: string) =>
+    new GatewayError(502, `The upstream of model "${truncate(model)}" sent a compressed answer (Content-Encoding) the gateway cannot decode; it asks upstreams for identity.`, {
+      code: 'upstream_error',
+    }),
   internal: () => new GatewayError(500, 'The gateway failed to handle the request.', { code: 'internal_error' }),
 };
 

@@ -20,6 +20,7 @@ export function sealAnswer(body: SealedBody, sealer: IdSealer, route: CompiledRo
       { body, ctx: { sealer, model: route.model, backend: info.backend.name, owner: token.key, ...(known ? { known } : {}) } },
       info.statusCode,
       String(info.headers['content-type'] ?? ''),
+      info.progress,
     );
 }
 

@@ -1,7 +1,9 @@
 // Which headers cross the gateway. Hop-by-hop headers (RFC 9110 §7.6.1) never do, in either direction; the
 // client's credentials never go upstream (the backend's own key replaces them); a few upstream headers that
-// describe the upstream account or would confuse the client are dropped on the way back.
+// describe the upstream account or would confuse the client are dropped on the way back, and the backend's
+// credentials are masked in the rest.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { maskHeaders, type SentCredential } from './credentials.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -23,7 +25,7 @@ const REQUEST_DROP = new Set([
   'content-length',
   'content-type',
   'expect',
-  // Asked as identity so the usage tap can read token counts; the gateway to client leg is usually local.
+  // Asked as identity (set below): the gateway reads answers to seal ids, count tokens and mask credentials.
   'accept-encoding',
   'authorization',
   'api-key',
@@ -60,8 +62,8 @@ function connectionTokens(value: string | string[] | undefined): Set<string> | u
 }
 
 export interface UpstreamHeaderOptions {
-  /** The backend's key, or undefined for an upstream without auth. */
-  apiKey: string | undefined;
+  /** What authenticates the gateway to the backend (credentialsOf(backend).sent); empty for an upstream without auth. */
+  credentials: readonly SentCredential[];
   contentType: string | undefined;
   contentLength: number;
   requestId: string;
@@ -75,27 +77,38 @@ export function upstreamRequestHeaders(client: IncomingHttpHeaders, opts: Upstre
     const v = client[name];
     if (v !== undefined) out[name] = v;
   }
-  if (opts.apiKey !== undefined) out['authorization'] = `Bearer ${opts.apiKey}`;
+  for (const c of opts.credentials) out[c.header] = c.value;
+  out['accept-encoding'] = 'identity';
   if (opts.contentType !== undefined) out['content-type'] = opts.contentType;
   out['content-length'] = String(opts.contentLength);
   out['x-request-id'] = opts.requestId;
   return out;
 }
 
+export interface DownstreamHeaderOptions {
+  /** False when the gateway changes the body's length (a rewrite, a decoded body). */
+  readonly keepLength: boolean;
+  /** True when the gateway decoded the upstream's Content-Encoding: the client gets the body as identity. */
+  readonly decoded: boolean;
+  /** Credential texts to mask in header values (credentialsOf(backend).texts). */
+  readonly mask: readonly string[];
+}
+
 /**
- * Upstream response headers as sent to the client. `keepLength` is false when the gateway rewrites the body.
- * The upstream's own request id is kept as x-upstream-request-id, since x-request-id is the gateway's.
+ * Upstream response headers as sent to the client. The upstream's own request id is kept as
+ * x-upstream-request-id, since x-request-id is the gateway's.
  */
-export function downstreamHeaders(upstream: Record<string, string | string[] | undefined>, keepLength: boolean): OutgoingHttpHeaders {
+export function downstreamHeaders(upstream: Record<string, string | string[] | undefined>, opts: DownstreamHeaderOptions): OutgoingHttpHeaders {
   const extra = connectionTokens(upstream['connection']);
   const out: OutgoingHttpHeaders = {};
   for (const name in upstream) {
     if (RESPONSE_DROP.has(name) || extra?.has(name)) continue;
-    if (!keepLength && name === 'content-length') continue;
+    if (!opts.keepLength && name === 'content-length') continue;
+    if (opts.decoded && name === 'content-encoding') continue;
     const v = upstream[name];
     if (v !== undefined) out[name] = v;
   }
   const upstreamId = upstream['x-request-id'];
   if (typeof upstreamId === 'string') out['x-upstream-request-id'] = upstreamId;
-  return out;
+  return maskHeaders(out, opts.mask);
 }

@@ -22,49 +22,33 @@ export function sealId(ctx: SealContext, kind: SealedKind, upstreamId: string): 
   return ctx.sealer.seal(ref);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** The fields of an answer body that hold routable ids, by what the body is. */
+export const SEALED_FIELDS: Readonly<Record<SealedKind, readonly string[]>> = {
+  // A Video (create, retrieve, remix) or a video.deleted answer. The source of a remix lives on the same backend
+  // (remix is pinned there) and was reachable by the same owner.
+  video: ['id', 'remixed_from_video_id'],
+  // A Response object (create, retrieve, cancel) or a response.deleted answer.
+  response: ['id', 'previous_response_id'],
+};
 
-function sealField(obj: Record<string, unknown>, field: string, ctx: SealContext, kind: SealedKind): boolean {
-  const v = obj[field];
-  if (typeof v !== 'string' || v.length === 0) return false;
-  obj[field] = sealId(ctx, kind, v);
-  return true;
+/**
+ * In a Responses stream, the lifecycle events (response.created, .queued, .in_progress, .completed, .failed,
+ * .incomplete) carry the whole Response under this key; other events carry only item ids.
+ */
+export const RESPONSE_EVENT_KEY = 'response';
+
+/**
+ * Seals one id given as a JSON string literal (as it stands in the upstream's bytes) and returns the sealed id's
+ * literal; undefined (keep it) for an empty string or a value that is not a string. A literal that is not valid
+ * JSON throws: it is never passed on unsealed.
+ */
+export function sealIdLiteral(ctx: SealContext, kind: SealedKind, literal: string): string | undefined {
+  const id: unknown = JSON.parse(literal);
+  return typeof id === 'string' && id.length > 0 ? JSON.stringify(sealId(ctx, kind, id)) : undefined;
 }
 
 /**
- * A Video (create, retrieve, remix) or a video.deleted answer: seals `id` and `remixed_from_video_id` in place.
- * The source of a remix lives on the same backend (remix is pinned there) and was reachable by the same owner.
+ * Upstream error bodies of follow-up calls may quote the upstream id ("Video 'video_123' not found"); the client
+ * only knows the sealed id, so that is quoted instead. Ids this short are left alone: they could match ordinary text.
  */
-export function sealVideoBody(body: unknown, ctx: SealContext): boolean {
-  if (!isRecord(body)) return false;
-  const a = sealField(body, 'id', ctx, 'video');
-  const b = sealField(body, 'remixed_from_video_id', ctx, 'video');
-  return a || b;
-}
-
-/** A Response object (create, retrieve, cancel) or a response.deleted answer: seals `id` and `previous_response_id`. */
-export function sealResponseBody(body: unknown, ctx: SealContext): boolean {
-  if (!isRecord(body)) return false;
-  const a = sealField(body, 'id', ctx, 'response');
-  const b = sealField(body, 'previous_response_id', ctx, 'response');
-  return a || b;
-}
-
-/**
- * One Responses streaming event: the lifecycle events (response.created, .queued, .in_progress, .completed,
- * .failed, .incomplete) carry the whole Response under `response`; other events carry only item ids.
- */
-export function sealResponseEvent(event: unknown, ctx: SealContext): boolean {
-  if (!isRecord(event)) return false;
-  return sealResponseBody(event.response, ctx);
-}
-
-/**
- * Upstream error bodies of follow-up calls may quote the upstream id ("Video 'video_123' not found"); the
- * client only knows the sealed id, so quote that instead. Everything else in the body is left as it was.
- */
-export function replaceUpstreamId(text: string, upstreamId: string, sealedId: string): string {
-  return upstreamId.length >= 4 ? text.split(upstreamId).join(sealedId) : text;
-}
+export const MIN_QUOTED_ID_CHARS = 4;

@@ -200,6 +200,23 @@ ${timeouts ? `  timeouts: ${JSON.stringify(timeouts)}` : ''}
 `;
 }
 
+/**
+ * An extra ModelRoute `extra-keepalive` (every family) with one backend that sends the standard upstream key, whose
+ * streams get SSE keep-alive comments at `interval` while they wait for the upstream's first byte.
+ */
+export function keepAliveRoute(baseURL: string, interval = '20ms'): string {
+  return `---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: extra-keepalive}
+spec:
+  model: extra-keepalive
+  backends:
+  - {name: slow, baseURL: "${baseURL}", apiKeySecretRef: {name: upstream-credentials, key: apiKey}}
+  streaming: {keepAliveInterval: ${interval}}
+`;
+}
+
 /** A loopback URL on which nothing listens (a port just released). */
 export async function deadBaseURL(): Promise<string> {
   const { createServer } = await import('node:net');

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BackendHealth } from '../../src/routing/health.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { expectOpenAIError } from '../hardening/support.js';
-import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { ALICE_KEY, extraRoute, keepAliveRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 const INTERNAL = 'http://10.23.0.7:8000/internal/v1/chat/completions';
 
@@ -24,17 +24,7 @@ beforeAll(async () => {
     { name: 'redirecting', baseURL: upstream.baseURL, priority: 0 },
     { name: 'fine', baseURL: second.baseURL, priority: 1 },
   ]);
-  const keepAlive = `---
-apiVersion: modelgateway.io/v1alpha1
-kind: ModelRoute
-metadata: {name: extra-keepalive}
-spec:
-  model: extra-keepalive
-  backends:
-  - {name: slow, baseURL: "${upstream.baseURL}"}
-  streaming: {keepAliveInterval: 50ms}
-`;
-  gw = await startGateway(standardManifests(upstream.baseURL, extra + keepAlive), { health });
+  gw = await startGateway(standardManifests(upstream.baseURL, extra + keepAliveRoute(upstream.baseURL, '50ms')), { health });
 });
 afterAll(async () => {
   await gw?.close();
