@@ -222,7 +222,7 @@ describe('FileSource', () => {
   // Regression (issue 12, item 2): `{ sleep .5; cat good.yaml; } > gateway.yaml` served an empty file for 0.5 s.
   describe('a file being written never serves fewer objects than its last good version', () => {
     const two = `${group('a', '["v1"]')}---\n${group('b', '["v1"]')}`;
-    const held = () => logs.records.filter((r) => String(r.msg).startsWith('manifest file has fewer objects') || String(r.msg).startsWith('manifest file removed; keeping')).length;
+    const held = () => logs.records.filter((r) => String(r.msg).startsWith('manifest file takes objects or fields away') || String(r.msg).startsWith('manifest file removed; keeping')).length;
     const fewest = () => Math.min(...snapshots.map((s) => s.objects.length));
 
     it('emptied, then written after a pause: the old objects serve until the new ones arrive', async () => {

@@ -8,18 +8,20 @@
 //
 // A save never takes objects away while it may still be under way:
 // - a file that fails to parse is logged with file and line and keeps contributing its last good objects;
-// - a version that parses but has fewer objects than the last good one, or lacks one of its objects (an
-//   emptied or truncated file: `{ sleep 1; cat good.yaml; } > f.yaml` is empty for a second), and a deleted
-//   file, are held: the last good objects keep serving until the file has stayed unchanged for settleMs.
-// A version that adds or changes objects applies at once. A file's versions are judged as a whole (per file,
-// not per document), like the parse rule: half a file is worse than the last good version of it.
+// - a version that takes something away from the last good one (takes-away.ts: an object, a field, a list
+//   item, the end of a value; an emptied file: `{ sleep 1; cat good.yaml; } > f.yaml` is empty for a
+//   second), and a deleted file, are held: the last good objects serve until the file has stayed unchanged
+//   for settleMs. A version that only adds or changes things applies at once.
+// A file's versions are judged as a whole (per file, not per document), like the parse rule: half a file is
+// worse than the last good version of it.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from '../../observability/logger.js';
 import { displayPath, listManifestTree, readManifestFile, type ManifestTree } from '../manifest-files.js';
-import { DEFAULT_NAMESPACE, objectKey, type SourcedObject } from '../resources.js';
+import type { SourcedObject } from '../resources.js';
 import { DirectoryWatchers } from './directory-watchers.js';
 import type { ConfigSnapshot, ConfigSource } from './source.js';
+import { identity, takesAway } from './takes-away.js';
 
 export interface FileSourceOptions {
   /** Directory holding the manifests (read recursively). */
@@ -184,7 +186,7 @@ export class FileSource implements ConfigSource {
     if (!initial && entry && takesAway(entry.objects, parsed.objects)) {
       this.#logger.info(
         { file: name, objects: entry.objects.length, newObjects: parsed.objects.length, settleMs: this.#settleMs },
-        signature === GONE ? 'manifest file removed; keeping its objects until it stays removed' : 'manifest file has fewer objects; keeping the previous ones until it stops changing',
+        signature === GONE ? 'manifest file removed; keeping its objects until it stays removed' : 'manifest file takes objects or fields away; keeping its last version until it stops changing',
       );
       this.#files.set(file, { signature, objects: entry.objects, broken: false, held: { since: now, objects: parsed.objects } });
       return false;
@@ -237,16 +239,4 @@ export class FileSource implements ConfigSource {
   brokenFiles(): string[] {
     return [...this.#files].filter(([, e]) => e.broken).map(([f]) => this.#display(f));
   }
-}
-
-function identity(o: SourcedObject): string {
-  const m = o.object.metadata;
-  return objectKey(String(o.object.kind), typeof m?.namespace === 'string' ? m.namespace : DEFAULT_NAMESPACE, String(m?.name));
-}
-
-/** True when `next` would serve fewer objects than `last`, or lose one of them (by kind/namespace/name). */
-function takesAway(last: readonly SourcedObject[], next: readonly SourcedObject[]): boolean {
-  if (next.length < last.length) return true;
-  const kept = new Set(next.map(identity));
-  return last.some((o) => !kept.has(identity(o)));
 }
