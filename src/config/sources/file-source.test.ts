@@ -126,6 +126,14 @@ describe('FileSource', () => {
     expect(source!.brokenFiles()).toEqual(['bad.yaml']);
   });
 
+  it('logs a YAML typo in a Secret file with file and line but without the value next to it', async () => {
+    // Regression (issue 12, item 3): the parser's message quoted the line, upstream key included.
+    await writeFile(join(dir, 'key.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: k}\nstringData:\n  apiKey: >sk-file-W4nb8Hq2\n');
+    await start();
+    expect(logs.records.find((r) => r.file === 'key.yaml')).toMatchObject({ line: 5, error: 'Block scalar header includes extra characters' });
+    expect(JSON.stringify(logs.records)).not.toMatch(/W4nb|8Hq2|sk-file/);
+  });
+
   it("sees editors' write-to-temp-then-rename replacements", async () => {
     await writeFile(join(dir, 'r.yaml'), group('r', '["before"]'));
     await start();
