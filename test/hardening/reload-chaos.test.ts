@@ -7,13 +7,11 @@ import { copyFile, mkdir, mkdtemp, open, rename, rm, symlink, utimes, writeFile 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileSource } from '../../src/config/sources/file-source.js';
-import { startGateway, type GatewayHandle } from '../../src/main.js';
-import { createMetrics } from '../../src/observability/metrics.js';
 import { waitUntil } from '../config/wait-until.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
+import { startServedGatewayWith } from './served-gateway.js';
 
 const KEY = 'sk-chaos-client-key-0123456789';
 const MODEL = 'chaos-model';
@@ -113,9 +111,8 @@ type Replace = (file: string, text: string) => Promise<number>;
 let dir: string;
 let staging: string; // outside the config directory, on the same file system (for mv and cp)
 let upstream: RecordingUpstream;
-let gateway: GatewayHandle;
+let gateway: Awaited<ReturnType<typeof startServedGatewayWith>>;
 let traffic: Traffic;
-const logLines: string[] = [];
 let startedAt = 0;
 let readyAt = 0;
 let version = 0;
@@ -209,18 +206,8 @@ beforeAll(async () => {
   staging = await mkdtemp(join(tmpdir(), 'mg-reload-staging-'));
   await writeFile(file(), manifest(upstream.baseURL, next()));
   await writeFile(join(dir, 'extra.yaml'), extra('e0'));
-  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
   startedAt = Date.now();
-  gateway = await startGateway({
-    source: ({ logger: l }) => new FileSource({ dir, logger: l, resyncMs: 0 }),
-    host: '127.0.0.1',
-    port: 0,
-    metricsPort: null,
-    logger,
-    metrics: createMetrics({ defaultMetrics: false }),
-    demo: false,
-  });
-  await gateway.ready;
+  gateway = await startServedGatewayWith(({ logger }) => new FileSource({ dir, logger, resyncMs: 0 }));
   readyAt = Date.now();
   traffic = new Traffic(new OpenAI({ apiKey: KEY, baseURL: `${gateway.apiURL}/v1`, maxRetries: 0, timeout: 10_000 }));
   traffic.start(3);
@@ -253,15 +240,15 @@ describe('reload chaos: replacing the manifest file while valid keys send reques
       (t: string) => t.replace('models: ["chaos-*"]', 'models: ["chaos-*"'),
     ];
     for (const [i, breakIt] of breakages.entries()) {
-      const errorsBefore = logLines.filter(parseError).length;
+      const errorsBefore = gateway.logLines.filter(parseError).length;
       await writeFile(file(), breakIt(manifest(upstream.baseURL, next())));
-      await waitUntil(() => logLines.filter(parseError).length > errorsBefore, 5_000, 'the parse error logged');
+      await waitUntil(() => gateway.logLines.filter(parseError).length > errorsBefore, 5_000, 'the parse error logged');
       // A later reload (another file changes) must not drop the broken file's last good objects either.
       await writeFile(join(dir, 'extra.yaml'), extra(`e${i + 1}`));
       await waitUntil(async () => (await traffic.current('chaos-extra')) === `e${i + 1}`, 5_000, 'the other file reloaded');
       expect(await traffic.current()).toBe(good);
     }
-    expect(logLines.some((l) => /gateway\.yaml:10: Unresolved alias/.test(l))).toBe(true);
+    expect(gateway.logLines.some((l) => /gateway\.yaml:10: Unresolved alias/.test(l))).toBe(true);
     expect(traffic.failures.slice(failuresBefore)).toEqual([]);
     await replaceAndMeasure('good save after broken ones', async (f, t) => (await writeFile(f, t), Date.now()));
   });
