@@ -32,8 +32,8 @@ export interface FileSourceOptions {
   /** Longest a burst of events can postpone a rescan (default 1 s). */
   readonly maxDelayMs?: number;
   /**
-   * How long a file that would take objects away (emptied, truncated, deleted) must stay unchanged before its
-   * objects go (default 2 s): longer than a slow writer's pause between truncating a file and writing it.
+   * How long a file whose new version takes something away (emptied, cut short, deleted: takes-away.ts) must
+   * stay unchanged before that version applies (default 2 s): longer than a slow writer's pauses.
    */
   readonly settleMs?: number;
   /** Periodic rescan, in case a watch event is missed (default 10 s; 0 disables). */
@@ -207,7 +207,8 @@ export class FileSource implements ConfigSource {
 
   /** A rescan when the earliest held version has been unchanged for settleMs. */
   #scheduleSettle(): void {
-    const due = Math.min(...[...this.#files.values()].map((e) => (e.held ? e.held.since + this.#settleMs : Infinity)));
+    let due = Infinity;
+    for (const e of this.#files.values()) if (e.held) due = Math.min(due, e.held.since + this.#settleMs);
     if (this.#settle?.at === due) return;
     clearTimeout(this.#settle?.timer);
     this.#settle = undefined;
