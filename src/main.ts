@@ -166,14 +166,17 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   }
 }
 
+/** How a handler ends the process: `now` when it must not wait for anything (the drain is abandoned). */
+export type OnExit = (code: number, options?: { now?: boolean }) => void;
+
 /**
  * SIGTERM/SIGINT → graceful close, then `onExit(0)` (or 1 if the drain itself failed). A second signal
- * (at least 500 ms later) while draining stops waiting: `onExit(1)` at once, unless `forceOnRepeat` is false (cluster workers: a
+ * (at least 500 ms later) while draining stops waiting: `onExit(1, { now: true })`, unless `forceOnRepeat` is false (cluster workers: a
  * signal to the whole process group and the primary's own request arrive together; only the primary forces).
  */
 export function installSignalHandlers(
   handle: Pick<GatewayHandle, 'close' | 'logger'>,
-  onExit: (code: number) => void,
+  onExit: OnExit,
   { signals = ['SIGTERM', 'SIGINT'], forceOnRepeat = true }: { signals?: readonly NodeJS.Signals[]; forceOnRepeat?: boolean } = {},
 ): () => void {
   let signalledAt: number | undefined;
@@ -183,7 +186,7 @@ export function installSignalHandlers(
       // forwarded by `npm start`); only a deliberate second signal forces the exit.
       if (!forceOnRepeat || Date.now() - signalledAt < 500) return;
       handle.logger.warn({ signal }, 'second signal while draining; exiting now');
-      onExit(1);
+      onExit(1, { now: true });
       return;
     }
     signalledAt = Date.now();
@@ -209,14 +212,14 @@ export function installSignalHandlers(
  */
 export function installCrashHandlers(
   handle: Pick<GatewayHandle, 'close' | 'logger'>,
-  onExit: (code: number) => void,
+  onExit: OnExit,
   { drainTimeoutMs = 5_000 }: { drainTimeoutMs?: number } = {},
 ): () => void {
   let crashing = false;
   const onCrash = (err: unknown, origin: string) => {
     const error = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
     handle.logger.fatal({ origin, error }, 'unexpected failure; draining and exiting');
-    if (crashing) return onExit(1);
+    if (crashing) return onExit(1, { now: true });
     crashing = true;
     handle.close({ timeoutMs: drainTimeoutMs }).then(
       () => onExit(1),

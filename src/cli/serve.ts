@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node'; // type only: erased at run time
 import { FileSource } from '../config/sources/file-source.js';
-import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions } from '../main.js';
+import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions, type OnExit } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { loadIdKeys } from '../routing/id-keys.js';
@@ -153,10 +153,11 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
     return fail(e.message.split('\n')[0]!, 1);
   }
   const h = handle;
-  const exit = (code: number) => {
+  const exit: OnExit = (code, { now = false } = {}) => {
     process.exitCode = code;
-    // A worker's IPC channel would keep it alive; everything else is closed (and logs flushed) by now.
-    if (worker) process.exit(code);
+    // Forced (a second signal): open connections would keep the loop alive, so end it here. pino flushes its
+    // buffered lines on exit. A worker's IPC channel would keep it alive; otherwise everything is closed by now.
+    if (now || worker) process.exit(code);
     // Alone, the process ends on its own; this only guards against a stray handle.
     setTimeout(() => process.exit(code), 2_000).unref();
   };

@@ -75,6 +75,19 @@ describe('compile', () => {
     expect(get('2').modelSet.has('b')).toBe(true);
   });
 
+  it("gives a route's created time from its creationTimestamp, else from when the source first saw it, not a constant", () => {
+    // Regression (issue 12, item 14): /v1/models said created: 0.
+    const seenAt = Date.parse('2026-03-04T05:06:07.890Z');
+    const r = compile([
+      { object: route('stamped', { backends: [backend] }, { creationTimestamp: '2026-01-02T03:04:05Z' }), seenAt },
+      { object: route('seen', { backends: [backend] }), seenAt },
+      { object: route('unknown', { backends: [backend] }) },
+    ]);
+    expect(r.table.routes.get('stamped')?.created).toBe(Date.parse('2026-01-02T03:04:05Z') / 1000);
+    expect(r.table.routes.get('seen')?.created).toBe(Math.floor(seenAt / 1000));
+    expect(r.table.routes.get('unknown')?.created).toBe(0);
+  });
+
   it('never puts secret values in messages', () => {
     const r = run([secret('s', { k: 'sk-very-secret' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'nope' } }] })]);
     expect(JSON.stringify(r.statuses)).not.toContain('sk-very-secret');

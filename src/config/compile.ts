@@ -198,7 +198,7 @@ function compileRoutes(
       timeouts,
       retry: compileRetry(r.spec.retry, timeouts),
       keepAliveMs: compileKeepAliveMs(r.spec.streaming),
-      created: createdSeconds(r.metadata.creationTimestamp),
+      created: createdSeconds(r.metadata.creationTimestamp, item.sourced.seenAt),
       ownedBy: r.spec.ownedBy ?? namespace,
     });
   }
@@ -382,9 +382,11 @@ function oldestFirst<T extends ModelRoute | GatewayToken>(items: Validated<T>[])
     .map((x) => x.item);
 }
 
-function createdSeconds(ts: string | undefined): number {
+/** The route's creation time (Unix seconds): its creationTimestamp, else when the source first saw it, else 0. */
+function createdSeconds(ts: string | undefined, seenAt: number | undefined): number {
   const ms = ts ? Date.parse(ts) : NaN;
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
+  if (Number.isFinite(ms)) return Math.floor(ms / 1000);
+  return seenAt === undefined ? 0 : Math.floor(seenAt / 1000);
 }
 
 function statusBase(item: Validated<ModelRoute | Group | GatewayToken>, kind: string) {

@@ -1,15 +1,31 @@
 // Reads manifests from files and directories (recursively, *.yaml / *.yml / *.json), in a stable order.
 // The file source and `model-gateway check` both read through here.
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parseManifests, type ParsedManifests } from './manifests.js';
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 /** Lists manifest files under each path (a file is taken as is), skipping dot-files and dot-directories. */
 export async function listManifestFiles(paths: readonly string[]): Promise<string[]> {
+  return (await listManifestTree(paths)).files;
+}
+
+export interface ManifestTree {
+  /** Manifest files in a stable order. */
+  readonly files: string[];
+  /**
+   * Real paths of the directories whose entries make up `files`: every directory walked, and the directory
+   * holding the target of each symlinked file. Watching these sees every change to `files`.
+   */
+  readonly dirs: string[];
+}
+
+/** listManifestFiles, plus the directories to watch for changes to what it lists. */
+export async function listManifestTree(paths: readonly string[]): Promise<ManifestTree> {
   const files: string[] = [];
   const visited = new Set<string>(); // real paths of directories walked, so a symlink loop cannot recurse forever
+  const linkedDirs = new Set<string>();
   const walk = async (dir: string): Promise<void> => {
     const real = await realpath(dir).catch(() => dir);
     if (visited.has(real)) return;
@@ -23,7 +39,13 @@ export async function listManifestFiles(paths: readonly string[]): Promise<strin
       // `items[].path` likewise): follow them, skipping dangling ones.
       const target = e.isSymbolicLink() ? await stat(full).catch(() => undefined) : e;
       if (target?.isDirectory()) await walk(full);
-      else if (target?.isFile() && MANIFEST_FILE.test(e.name)) files.push(full);
+      else if (target?.isFile() && MANIFEST_FILE.test(e.name)) {
+        files.push(full);
+        if (e.isSymbolicLink()) {
+          const targetPath = await realpath(full).catch(() => undefined);
+          if (targetPath) linkedDirs.add(dirname(targetPath));
+        }
+      }
     }
   };
   for (const p of paths) {
@@ -32,7 +54,7 @@ export async function listManifestFiles(paths: readonly string[]): Promise<strin
   }
   // A file named twice (a directory and a file inside it) is read once, not reported as a duplicate of itself.
   const seen = new Set<string>();
-  return files.filter((f) => !seen.has(resolve(f)) && seen.add(resolve(f)));
+  return { files: files.filter((f) => !seen.has(resolve(f)) && seen.add(resolve(f))), dirs: [...new Set([...visited, ...linkedDirs])] };
 }
 
 /**

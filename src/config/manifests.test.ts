@@ -51,4 +51,38 @@ describe('parseManifests', () => {
     expect(r.objects[0]!.source!.lineOf!(['metadata', 'name'])).toBe(3);
     expect(r.objects[3]!.source!.lineOf!(['spec', 'models'])).toBe(29);
   });
+
+  it('reports a document with an alias to no anchor (or an alias bomb) with its line, and still reads the other documents', () => {
+    // Regression: toJS threw out of the parser, so the whole file (and every rescan, and start) failed.
+    const good = 'apiVersion: v1\nkind: Secret\nmetadata: {name: good}\nstringData: {k: v}\n';
+    const text = `${good}---\napiVersion: v1\nkind: Secret\nmetadata: {name: bad}\nstringData:\n  apiKey: *oops\n---\n${good.replace('good', 'after')}`;
+    const r = parseManifests(text, 's.yaml');
+    expect(r.errors).toEqual([{ file: 's.yaml', line: 10, message: 'Unresolved alias (the anchor must be set before the alias)' }]);
+    expect(r.objects.map((o) => o.object.metadata?.name)).toEqual(['good', 'after']);
+
+    const bomb = ['a: &a [x,x,x,x,x,x,x,x,x,x]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]', ''].join('\n');
+    expect(parseManifests(`${good}---\n${bomb}`, 'b.yaml').errors).toEqual([{ file: 'b.yaml', line: 6, message: expect.stringMatching(/alias/) }]);
+  });
+
+  it('never quotes the source in a message: a Secret with any YAML typo around its value leaks no part of it', () => {
+    // Regression: `apiKey: >sk-…` logged "Block scalar header includes extra characters: >sk-…".
+    const key = 'sk-live-Q7xZ9mTn4Kp2';
+    const secret = (value: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name: upstream}\nstringData:\n  apiKey: ${value}\n`;
+    const marks = ['>', '|', '>-', '*', '&', '!', '!!', '%', '@', '`', '{', '}', '[', ']', ',', ':', '?', '#', '"', "'", '\t', '- ', '\\', '<<: *'];
+    const texts = marks.flatMap((m) => [
+      secret(`${m}${key}`),
+      secret(`${key}${m}`),
+      secret(`"${m}${key}`),
+      secret(`{a: ${m}${key}`),
+      secret(`[${key}${m}`),
+      `${secret('x')}  ${m}${key}: 1\n`,
+    ]);
+    texts.push(secret(`"\\x${key}"`), secret(`!<${key}> x`), `%${key}\n---\n${secret('x')}`, `!${key}!x\n${secret('x')}`);
+    const messages = texts.flatMap((t) => parseManifests(t, 's.yaml').errors.map((e) => e.message));
+    expect(messages.length).toBeGreaterThan(texts.length); // the typos do produce errors to scrub
+    for (const fragment of ['sk-l', 'live', 'Q7x', 'Z9m', 'Tn4', 'Kp2']) expect(messages.filter((m) => m.includes(fragment))).toEqual([]);
+    // What is left still says what is wrong.
+    expect(messages).toContain('Block scalar header includes extra characters');
+    expect(messages).toContain('Flow map in block collection must be sufficiently indented and end with a }');
+  });
 });

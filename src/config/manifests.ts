@@ -1,6 +1,7 @@
 // YAML manifest text → objects with file and line, or errors with file and line. Shared by the file source and
 // `model-gateway check`, so both read manifests exactly the same way.
-import { Composer, isNode, isSeq, LineCounter, parseAllDocuments, Parser, type Document } from 'yaml';
+import { Composer, isNode, isSeq, LineCounter, parseAllDocuments, Parser, visit, type Document } from 'yaml';
+import { scrubParserMessage } from './parser-messages.js';
 import type { RawObject, SourcedObject } from './resources.js';
 
 export interface ManifestError {
@@ -14,7 +15,11 @@ export interface ParsedManifests {
   errors: ManifestError[];
 }
 
-/** Parses one multi-document YAML file. `kind: List` documents are flattened as kubectl does. */
+/**
+ * Parses one multi-document YAML file. `kind: List` documents are flattened as kubectl does. A document that
+ * fails (syntax, an alias to no anchor, an alias bomb) is one error with its line; the others still parse.
+ * Messages never quote the file's text (see parser-messages.ts): the file may be a Secret.
+ */
 export function parseManifests(text: string, file: string): ParsedManifests {
   const lineCounter = new LineCounter();
   const objects: SourcedObject[] = [];
@@ -27,12 +32,20 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     index++;
     const line = (offset: number | undefined) => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
     if (doc.errors.length > 0) {
-      for (const e of doc.errors) errors.push({ file, line: line(e.pos[0]), message: e.message.split('\n')[0]! });
+      for (const e of doc.errors) errors.push({ file, line: line(e.pos[0]), message: scrubParserMessage(e.message, linesOf(e.pos)) });
       continue;
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    if (value === null || value === undefined) continue; // empty document
     const docLine = line(doc.contents?.range?.[0]);
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      // toJS throws for what the composer lets through: `*name` with no `&name` before it, too many aliases.
+      const at = unresolvedAlias(doc);
+      errors.push({ file, line: at === undefined ? docLine : line(at), message: scrubParserMessage((err as Error).message, linesOf([doc.range[0], doc.range[2]])) });
+      continue;
+    }
+    if (value === null || value === undefined) continue; // empty document
     if (typeof value !== 'object' || Array.isArray(value)) {
       errors.push({ file, line: docLine, message: 'a manifest must be a mapping with apiVersion, kind and metadata' });
       continue;
@@ -73,6 +86,14 @@ export function parseManifests(text: string, file: string): ParsedManifests {
   }
   return { objects, errors };
 
+  /** The text of the lines an error spans (what a message could quote). */
+  function linesOf([start, end]: readonly [number, number] | readonly number[]): string {
+    const starts = lineCounter.lineStarts;
+    const from = starts[lineCounter.linePos(start ?? 0).line - 1] ?? 0;
+    const to = starts[lineCounter.linePos(end ?? start ?? 0).line] ?? text.length;
+    return text.slice(from, to);
+  }
+
   function accept(value: unknown, line: number, lineOf: (path: readonly PropertyKey[]) => number | undefined): void {
     const obj = value as RawObject | null;
     if (!obj || typeof obj !== 'object' || Array.isArray(obj) || typeof obj.kind !== 'string' || typeof obj.apiVersion !== 'string') {
@@ -81,6 +102,19 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     }
     objects.push({ object: obj, source: { file, line, lineOf } });
   }
+}
+
+/** Offset of the first alias in `doc` whose anchor is not defined before it. */
+function unresolvedAlias(doc: Document): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined) return undefined;
+      offset = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 /** The file's documents, parsed again on first use and kept only while something still holds them (WeakRef). */

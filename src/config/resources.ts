@@ -263,6 +263,11 @@ export interface SourceRef {
 export interface SourcedObject {
   object: RawObject;
   source?: SourceRef;
+  /**
+   * Epoch ms when the source first saw this object, from a source whose objects may lack a creationTimestamp
+   * (the file source): /v1/models reports it as `created` when the object has none.
+   */
+  seenAt?: number;
 }
 
 export const DEFAULT_NAMESPACE = 'default';

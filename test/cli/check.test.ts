@@ -161,6 +161,26 @@ describe('model-gateway check', () => {
     expect(bad.stdout).toContain('<stdin>:3: error: Map keys must be unique');
   });
 
+  it('prints no part of a Secret value that a YAML typo sits next to, and reads past a bad alias', async () => {
+    // Regressions: the parser's message quoted the line (`>sk-…`); an alias to no anchor crashed the reader.
+    const key = 'sk-check-R8vW2qLs';
+    const input = [
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: a}\nstringData:\n  apiKey: >${key}\n`,
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: b}\nstringData:\n  apiKey: *${key}\n`,
+      'apiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: g}\nspec: {models: []}\n',
+    ].join('---\n');
+    for (const output of ['table', 'json']) {
+      const run = await check(['--output', output, '-'], input);
+      expect(run.code).toBe(1);
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/R8vW|2qLs|sk-check/);
+      expect(run.stdout).toContain('Block scalar header includes extra characters');
+      expect(run.stdout).toContain('Unresolved alias');
+    }
+    const table = await check(['-'], input);
+    expect(table.stdout).toContain('<stdin>:5: error: Block scalar header includes extra characters');
+    expect(table.stdout).toContain('<stdin>:11: error: Unresolved alias (the anchor must be set before the alias)');
+  });
+
   it('reads a file named twice once, and reports a missing path as an input error', async () => {
     const twice = await check([fixture('clean'), `${fixture('clean')}/access.yaml`]);
     expect(twice.code).toBe(0);

@@ -1,7 +1,11 @@
 // `model-gateway serve` through the real executable: help, version, one-line errors, env vars, SIGTERM.
 import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVE_OPTIONS } from '../../src/cli/serve-options.js';
+import { waitUntil } from '../config/wait-until.js';
 import { freePort, REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
 
 const running: CliRun[] = [];
@@ -69,6 +73,31 @@ describe('model-gateway serve (executable)', () => {
     const second = run(['serve', '--config', 'examples/local', '--host', '127.0.0.1', '--port', String(port), '--metrics-port', '0']);
     expect(await second.exited).toBe(1);
     expect(second.stderr()).toBe(`model-gateway: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
+  });
+
+  it('starts with a file whose document has an alias typo, serves the other files, and still reloads them', async () => {
+    // Regression (issue 12, item 5): `apiKey: *oops` threw out of the YAML reader, so serve exited 1 at start.
+    const dir = await mkdtemp(join(tmpdir(), 'mg-serve-alias-'));
+    try {
+      await cp(`${REPO_ROOT}/examples/local`, dir, { recursive: true });
+      await writeFile(join(dir, 'typo.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: typo}\nstringData:\n  apiKey: *oops\n');
+      const r = run(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0']);
+      const listening = await r.waitForLog((l) => l.msg === 'model-gateway listening');
+      await r.waitForLog((l) => l.msg === 'first config loaded; ready');
+      expect(await r.waitForLog((l) => l.level === 50 && String(l.msg).startsWith('cannot parse'))).toMatchObject({ line: 5, error: 'Unresolved alias (the anchor must be set before the alias)' });
+      const models = async () => {
+        const res = await fetch(`${String(listening.api)}/v1/models`, { headers: { authorization: 'Bearer mg-demo-key' } });
+        return ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id);
+      };
+      expect(await models()).toContain('demo-chat');
+      const groups = join(dir, 'access', 'groups.yaml');
+      await writeFile(groups, (await readFile(groups, 'utf8')).replace(/models: \[[^\]]*\]/, 'models: ["demo-chat", "demo-embed"]'));
+      await waitUntil(async () => (await models()).sort().join() === 'demo-chat,demo-embed', 5_000, 'the groups file reloaded');
+      r.child.kill('SIGTERM');
+      expect(await r.exited).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('honours MG_* variables, becomes ready, and exits 0 on SIGTERM', async () => {

@@ -25,6 +25,7 @@ beforeAll(async () => {
       let i = 0;
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'up', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      if (req.url?.startsWith('/held/')) return void res.write(chunk({ content: 'held ' }, null)); // one chunk, then nothing
       const timer = setInterval(() => {
         if (i < CHUNKS) res.write(chunk({ content: `part${i++} ` }, null));
         else {
@@ -50,6 +51,12 @@ kind: ModelRoute
 metadata: {name: slow}
 spec:
   backends: [{name: up, baseURL: "${upstreamURL}"}]
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: held}
+spec:
+  backends: [{name: up, baseURL: "${upstreamURL.replace('/v1', '/held/v1')}"}]
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: Group
@@ -108,5 +115,31 @@ describe('serve: SIGTERM drain', () => {
     expect(parts, output).toEqual(Array.from({ length: CHUNKS }, (_, i) => `part${i} `));
     expect(code, output).toBe(0);
     expect(gateway.stdout()).toContain('drained: every in-flight request finished');
+  });
+
+  it('exits at once with code 1 on a second SIGTERM while a stream holds the drain open', async () => {
+    // Regression (issue 12, item 9): the forced exit only set the exit code and waited 2 s for a stray handle.
+    gateway = runCli(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--drain-timeout', '60s']);
+    const listening = await gateway.waitForLog((l) => l.msg === 'model-gateway listening');
+    await gateway.waitForLog((l) => l.msg === 'first config loaded; ready');
+    const client = new OpenAI({ baseURL: `${new URL(String(listening.api)).origin}/v1`, apiKey: 'drain-test-key', maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'held', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const it = stream[Symbol.asyncIterator]();
+    expect((await it.next()).value?.choices[0]?.delta.content).toBe('held ');
+    const reading = it.next().catch(() => undefined); // the cut ends it
+    gateway.child.kill('SIGTERM');
+    const requested = await gateway.waitForLog((l) => l.msg === 'shutdown requested');
+    await gateway.waitForLog((l) => String(l.msg).startsWith('draining:'));
+    // Deliberate pause: a repeat within 500 ms counts as the same Ctrl-C (installSignalHandlers), not a second signal.
+    await new Promise((r) => setTimeout(r, Math.max(0, Number(requested.time) + 600 - Date.now())));
+    const t = Date.now();
+    gateway.child.kill('SIGTERM');
+    const code = await gateway.exited;
+    const took = Date.now() - t;
+    await reading;
+    const output = `stdout:\n${gateway.stdout()}\nstderr:\n${gateway.stderr()}`;
+    expect(code, output).toBe(1);
+    expect(took, output).toBeLessThan(1_000);
+    expect(gateway.stdout()).toContain('second signal while draining; exiting now');
   });
 });

@@ -1,5 +1,6 @@
 // The gateway as `serve` runs it (startGateway: the drainable server with its timeouts and protocol-error
-// handling), on loopback with a static config compiled from inline manifests and logs kept in memory.
+// handling), on loopback with a static config compiled from inline manifests (or any config source) and logs kept
+// in memory.
 import { pino } from 'pino';
 import { parseManifests } from '../../src/config/manifests.js';
 import { startGateway, type GatewayHandle, type GatewayOptions } from '../../src/main.js';
@@ -10,10 +11,15 @@ export type ServedOptions = Pick<GatewayOptions, 'headersTimeoutMs' | 'requestTi
 export async function startServedGateway(yaml: string, options: ServedOptions = {}): Promise<GatewayHandle & { logLines: string[] }> {
   const parsed = parseManifests(yaml, 'inline.yaml');
   if (parsed.errors.length > 0) throw new Error(`bad test manifests: ${JSON.stringify(parsed.errors)}`);
+  return startServedGatewayWith(() => ({ start: async (onSnapshot) => onSnapshot({ objects: parsed.objects }), stop: async () => undefined }), options);
+}
+
+/** The same with any config source (e.g. a FileSource on a temporary directory); resolves once it is ready. */
+export async function startServedGatewayWith(source: GatewayOptions['source'], options: ServedOptions = {}): Promise<GatewayHandle & { logLines: string[] }> {
   const logLines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
   const handle = await startGateway({
-    source: () => ({ start: async (onSnapshot) => onSnapshot({ objects: parsed.objects }), stop: async () => undefined }),
+    source,
     host: '127.0.0.1',
     port: 0,
     metricsPort: null,

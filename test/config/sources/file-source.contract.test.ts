@@ -12,7 +12,7 @@ const fileOf = (dir: string, o: RawObject) => join(dir, `${String(o.kind)}-${Str
 
 describeSourceContract('file (manifest directory)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-file-contract-'));
-  const source = new FileSource({ dir, logger: captureLogs().logger, debounceMs: 20 });
+  const source = new FileSource({ dir, logger: captureLogs().logger, debounceMs: 20, settleMs: 100 }); // deletions are held for settleMs (file-source.ts)
   return {
     source,
     namespace: 'team-a',
