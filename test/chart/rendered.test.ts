@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chartInputsHash, SNAPSHOT_HEADER } from '../../scripts/chart-inputs.js';
 import { REQUIRED_RULES } from '../../src/config/sources/kubernetes-rbac.js';
-import { read, readYaml, readYamlDocuments, ROOT } from './repo.js';
+import { chartKubeFloor, compareVersions, kubeVersionRenders, read, readYaml, readYamlDocuments, ROOT } from './repo.js';
 
 type Obj = Record<string, any>;
 interface Rule {
@@ -18,7 +18,7 @@ interface Rule {
 
 const RENDERED = 'test/chart/rendered';
 const RELEASE_NS = 'model-gateway';
-const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'e2e'];
+const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'e2e', 'no-leader-election'];
 /** Every environment variable the gateway's serve contract defines (BRIEF), plus the downward-API pair. */
 const CONTRACT_ENV = [
   'MG_CONFIG_DIR', 'MG_SOURCE', 'MG_NAMESPACES', 'MG_SECRET_SELECTOR', 'KUBECONFIG', 'MG_HOST', 'MG_PORT',
@@ -32,8 +32,26 @@ const ALWAYS_SET = [
 ];
 const ruleFile = readYaml<{ watched: Rule[] }>('charts/model-gateway/files/rbac-rules.yaml');
 
-function load(name: string) {
-  const docs = readYamlDocuments(`${RENDERED}/${name}.yaml`) as Obj[];
+/** The program of the image's exec-form ENTRYPOINT (Dockerfile): node, the only program in the distroless image. */
+const IMAGE_NODE = (JSON.parse(/^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(read('Dockerfile'))![1]!) as string[])[0]!;
+
+/**
+ * Seconds the container's preStop hook waits: the native sleep action, or (below Kubernetes 1.30, which rejects it)
+ * an exec of the image's node running a timer. Anything else in a preStop hook is a test failure.
+ */
+function preStopSeconds(container: Obj): number {
+  const preStop = container.lifecycle?.preStop;
+  if (preStop === undefined) return 0;
+  if (preStop.sleep) return preStop.sleep.seconds;
+  const [node, flag, script, ...rest] = preStop.exec.command as string[];
+  expect([node, flag, rest]).toEqual([IMAGE_NODE, '-e', []]);
+  const ms = /^setTimeout\(\(\) => \{\}, (\d+)\)$/.exec(script!)?.[1];
+  expect(ms, script).toBeDefined();
+  return Number(ms) / 1000;
+}
+
+function load(name: string, file = `${RENDERED}/${name}.yaml`) {
+  const docs = readYamlDocuments(file) as Obj[];
   const find = (kind: string, pred: (o: Obj) => boolean = () => true) => docs.filter((d) => d.kind === kind && pred(d));
   const one = (kind: string, pred?: (o: Obj) => boolean) => {
     const all = find(kind, pred);
@@ -58,6 +76,7 @@ describe('rendered snapshots are current', () => {
 
   it.each([
     ...SNAPSHOTS.flatMap((s) => [[`${s}.yaml`, 'charts/model-gateway'], [`${s}.notes.txt`, 'charts/model-gateway']]),
+    ...kubeVersionRenders().map(([, file]) => [file.slice(RENDERED.length + 1), 'charts/model-gateway']),
     ['crds.yaml', 'charts/model-gateway-crds'],
   ])(
     '%s was rendered from the current %s (else run `npm run render:chart`)',
@@ -101,8 +120,7 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
 
   it('terminationGracePeriodSeconds = drain timeout + margin (+ preStop sleep)', () => {
     const drain = Number(/^(\d+)s$/.exec(r.config.MG_DRAIN_TIMEOUT!)![1]);
-    const sleep = r.container.lifecycle?.preStop?.sleep?.seconds ?? 0;
-    expect(r.pod.spec.terminationGracePeriodSeconds).toBe(drain + 10 + sleep);
+    expect(r.pod.spec.terminationGracePeriodSeconds).toBe(drain + 10 + preStopSeconds(r.container));
   });
 
   it('sets the contract environment (and nothing outside it but extraEnv)', () => {
@@ -132,6 +150,13 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
       expect(Object.keys(rendered[0]!.data)).toEqual([item.key]);
       expect(rendered[0]!.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
     }
+  });
+
+  it('leader election is off only for a single gateway process (else every process writes every status)', () => {
+    if (r.config.MG_LEADER_ELECTION !== 'false') return void expect(r.config.MG_LEADER_ELECTION).toBe('true');
+    expect(r.deployment.spec.replicas).toBeLessThanOrEqual(1);
+    expect(r.find('HorizontalPodAutoscaler')).toEqual([]);
+    expect(r.config.MG_WORKERS).toBe('1');
   });
 
   it('start-up settings are checksummed into the pod template', () => {
@@ -233,8 +258,8 @@ describe('scenario specifics', () => {
     expect(r.deployment.spec.replicas).toBeUndefined(); // the HPA owns it
     expect(r.container.image).toMatch(/^registry\.example\.com\/platform\/model-gateway@sha256:[a-f0-9]{64}$/);
     expect(r.container.args).toEqual(['--log-level', 'debug']);
-    expect(r.container.lifecycle.preStop.sleep.seconds).toBe(5);
-    expect(r.config).toMatchObject({ MG_MAX_JSON_BODY: '20mb', MG_MAX_UPLOAD_BODY: '200mb', MG_WORKERS: '2', MG_LEADER_ELECTION: 'false' });
+    expect(preStopSeconds(r.container)).toBe(5);
+    expect(r.config).toMatchObject({ MG_MAX_JSON_BODY: '20mb', MG_MAX_UPLOAD_BODY: '200mb', MG_WORKERS: '2', MG_LEADER_ELECTION: 'true' });
     const redis = r.container.env.find((e: Obj) => e.name === 'MG_REDIS_URL').valueFrom.secretKeyRef;
     expect(redis).toEqual({ name: 'gateway-redis', key: 'url' });
     expect(r.find('Secret')).toEqual([]); // both Secrets are the user's
@@ -260,6 +285,13 @@ describe('scenario specifics', () => {
     expect(JSON.parse(dashboard.data['model-gateway.json'])).toEqual(JSON.parse(read('charts/model-gateway/dashboards/model-gateway.json')));
   });
 
+  it('no-leader-election: one replica, MG_LEADER_ELECTION=false, no Lease Role', () => {
+    const r = load('no-leader-election');
+    expect(r.deployment.spec.replicas).toBe(1);
+    expect(r.config.MG_LEADER_ELECTION).toBe('false');
+    expect(r.find('Role', (role) => role.rules.some((x: Rule) => x.resources.includes('leases')))).toEqual([]);
+  });
+
   it('redis-url: the chart stores the URL and the given id keys in Secrets', () => {
     const r = load('redis-url');
     const secret = (n: string) => r.one('Secret', (s) => s.metadata.name === n);
@@ -268,6 +300,31 @@ describe('scenario specifics', () => {
     const keys = r.pod.spec.volumes.find((v: Obj) => v.name === 'id-keys').secret;
     const values = readYaml<Obj>('charts/model-gateway/ci/redis-url-values.yaml');
     expect(Buffer.from(secret(keys.secretName).data[keys.items[0].key], 'base64').toString()).toBe(values.idKeys.keys.join(','));
+  });
+});
+
+describe('.Capabilities.KubeVersion gates (ci/full-values.yaml rendered per Kubernetes version)', () => {
+  const floor = chartKubeFloor();
+  const renders: [string, string][] = [[floor, `${RENDERED}/full.yaml`], ...kubeVersionRenders()];
+  const withoutPreStop = (docs: Obj[]) =>
+    docs.map((d) => {
+      if (d.kind !== 'Deployment') return d;
+      const copy = structuredClone(d);
+      delete copy.spec.template.spec.containers[0].lifecycle;
+      return copy;
+    });
+
+  it.each(renders)('Kubernetes %s: preStop sleeps 5 s natively from 1.30, with the image\'s node below', (version, file) => {
+    const { container, pod } = load('full', file);
+    if (compareVersions(version, '1.30.0') >= 0) expect(container.lifecycle.preStop).toEqual({ sleep: { seconds: 5 } });
+    else expect(container.lifecycle.preStop.exec.command[0]).toBe(IMAGE_NODE);
+    expect(preStopSeconds(container)).toBe(5);
+    expect(pod.spec.terminationGracePeriodSeconds).toBe(40 + 10 + 5);
+  });
+
+  it.each(renders.slice(1))('Kubernetes %s: nothing but the preStop hook differs from the floor\'s render', (_version, file) => {
+    const atFloor = withoutPreStop(readYamlDocuments(`${RENDERED}/full.yaml`) as Obj[]);
+    expect(withoutPreStop(readYamlDocuments(file) as Obj[])).toEqual(atFloor);
   });
 });
 

@@ -36,3 +36,33 @@ export function listFiles(dir = '.', skip = new Set(['node_modules', '.git', 'di
   }
   return out.sort();
 }
+
+/** The oldest Kubernetes version charts/model-gateway declares (Chart.yaml kubeVersion ">=X.Y.Z…"), as "X.Y.Z". */
+export function chartKubeFloor(chartDir = 'charts/model-gateway'): string {
+  const range = readYaml<{ kubeVersion?: string }>(`${chartDir}/Chart.yaml`).kubeVersion ?? '';
+  const floor = /^>=\s*v?(\d+\.\d+\.\d+)/.exec(range)?.[1];
+  if (!floor) throw new Error(`${chartDir}/Chart.yaml: kubeVersion ${JSON.stringify(range)} has no ">=X.Y.Z" floor`);
+  return floor;
+}
+
+/** "1.30.2-eks-1234" or "v1.30.2" → [1, 30, 2]. */
+export function kubeVersionParts(version: string): [number, number, number] {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) throw new Error(`not a Kubernetes version: ${version}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+/** The snapshots scripts/render-chart.sh writes for ci/full-values.yaml per Kubernetes version: [version, file]. */
+export function kubeVersionRenders(): [string, string][] {
+  return readdirSync(join(ROOT, 'test/chart/rendered'))
+    .flatMap((f) => {
+      const m = /^full\.kube-(.+)\.yaml$/.exec(f);
+      return m ? [[m[1]!, `test/chart/rendered/${f}`] as [string, string]] : [];
+    })
+    .sort(([a], [b]) => compareVersions(a, b));
+}
+
+export function compareVersions(a: string, b: string): number {
+  const [x, y] = [kubeVersionParts(a), kubeVersionParts(b)];
+  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+}

@@ -109,6 +109,31 @@ describe('charts/model-gateway values.schema.json', () => {
     expect(validate(withChange(defaults, path, value))).toBe(false);
   });
 
+  describe('leader election off (every gateway process then writes every status, and the writers conflict)', () => {
+    const off = (changes: [string, unknown][]) =>
+      [['gateway.leaderElection.enabled', false] as [string, unknown], ...changes].reduce((v, [path, value]) => withChange(v, path, value), defaults);
+
+    it.each<[string, [string, unknown][]]>([
+      ['one replica', [['replicaCount', 1]]],
+      ['no replica', [['replicaCount', 0]]],
+    ])('is accepted with %s', (_, changes) => {
+      expect(validate(off(changes)), JSON.stringify(validate.errors)).toBe(true);
+    });
+
+    it.each<[string, [string, unknown][]]>([
+      ['the default two replicas', []],
+      ['three replicas', [['replicaCount', 3]]],
+      ['an HPA (the HPA owns the count)', [['replicaCount', 1], ['autoscaling.enabled', true]]],
+      ['two workers in one pod', [['replicaCount', 1], ['gateway.workers', 2]]],
+    ])('is refused with %s', (_, changes) => {
+      expect(validate(off(changes))).toBe(false);
+    });
+
+    it('leader election on allows any of those', () => {
+      expect(validate(withChange(withChange(defaults, 'autoscaling.enabled', true), 'gateway.workers', 2))).toBe(true);
+    });
+  });
+
   it.each(['replicaCount', 'image', 'gateway', 'service', 'idKeys', 'gateway.port', 'image.pullPolicy'])(
     'rejects values without %s',
     (path) => {

@@ -74,6 +74,7 @@ export class FakeApiServer {
   #accepted = 0;
   #watches = new Set<OpenWatch>();
   #unreachable = false;
+  #port = 0;
   #bookmarkTimer: NodeJS.Timeout | undefined;
   #snapshots = new Map<string, { rv: number; items: KubeObj[] }>();
   #nextSnapshot = 0;
@@ -94,6 +95,7 @@ export class FakeApiServer {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     this.#server = server;
+    this.#port = (server.address() as AddressInfo).port;
     if (this.#options.bookmarkIntervalMs) {
       this.#bookmarkTimer = setInterval(() => this.bookmark(), this.#options.bookmarkIntervalMs);
       this.#bookmarkTimer.unref();
@@ -102,8 +104,7 @@ export class FakeApiServer {
   }
 
   get url(): string {
-    const { port } = this.#server!.address() as AddressInfo;
-    return `${this.#options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+    return `${this.#options.tls ? 'https' : 'http'}://127.0.0.1:${this.#port}`;
   }
 
   async stop(): Promise<void> {
@@ -162,10 +163,19 @@ export class FakeApiServer {
     }
   }
 
-  /** Unreachable: every open connection is cut and new ones are refused until set back. */
-  setUnreachable(down: boolean): void {
-    this.#unreachable = down;
-    if (down) for (const s of this.#sockets) s.destroy();
+  /**
+   * Unreachable: every open connection is cut, and until set back new ones are accepted and reset at once
+   * ('reset'), or refused because nothing listens on the port any more ('refuse', as when the API server is down).
+   */
+  async setUnreachable(down: boolean, how: 'reset' | 'refuse' = 'reset'): Promise<void> {
+    this.#unreachable = down && how === 'reset';
+    const server = this.#server!;
+    if (down) {
+      for (const s of this.#sockets) s.destroy();
+      if (how === 'refuse') await new Promise<void>((resolve) => server.close(() => resolve()));
+    } else if (!server.listening) {
+      await new Promise<void>((resolve) => server.listen(this.#port, '127.0.0.1', resolve));
+    }
   }
 
   /** Sends a BOOKMARK carrying the current resourceVersion to watches that allow bookmarks. */

@@ -61,6 +61,15 @@ app.kubernetes.io/part-of: model-gateway
 {{- if has "*" .Values.gateway.watchNamespaces -}}true{{- end -}}
 {{- end -}}
 
+{{/*
+"true" when the API server takes the native preStop sleep action: beta and on by default from Kubernetes 1.30 (an
+older server rejects the field). "-0" lets pre-release-style versions such as v1.30.2-eks-1234 match. `helm template`
+without a cluster assumes its own client version: pass --kube-version (Argo CD and Flux pass the cluster's).
+*/}}
+{{- define "model-gateway.nativePreStopSleep" -}}
+{{- if semverCompare ">=1.30.0-0" .Capabilities.KubeVersion.Version -}}true{{- end -}}
+{{- end -}}
+
 {{- define "model-gateway.leaseName" -}}
 {{- .Values.gateway.leaderElection.leaseName | default (include "model-gateway.fullname" .) -}}
 {{- end -}}

@@ -2,13 +2,15 @@
 // for all namespaces), plus the labelled Secrets. The first snapshot is delivered only when every reflector has
 // finished its initial list (that is what makes the pod ready); after that every significant change produces a
 // snapshot within `debounceMs`. While the API server is unreachable the reflectors keep their caches and retry,
-// so no snapshot is delivered and the last compiled table keeps serving.
+// so no snapshot is delivered and the last compiled table keeps serving; they share one ReconnectSignal, so when
+// the server returns every kind retries as soon as one gets through.
 import type { Logger } from '../../observability/logger.js';
 import { KINDS, type Kind, type SourcedObject } from '../resources.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { Watch, type KubeConfig } from './kube-client.js';
 import type { NamespaceScope } from './kube-config.js';
 import { customResourceEndpoint, secretEndpoint } from './kube-endpoints.js';
+import { ReconnectSignal, type ReconnectSignalOptions } from './reconnect-signal.js';
 import { Reflector, type KubeObject, type ReflectorStats } from './reflector.js';
 import type { ConfigSnapshot, ConfigSource } from './source.js';
 
@@ -29,6 +31,8 @@ export interface KubernetesSourceOptions {
   /** Client-side inactivity timeout of a watch (ms); must exceed the server's bookmark interval (about 1 min). */
   readonly watchIdleTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
+  /** The outage probe and wake-up timings (see reconnect-signal.ts). */
+  readonly reconnect?: Omit<ReconnectSignalOptions, 'logger'>;
 }
 
 export class KubernetesSource implements ConfigSource {
@@ -56,6 +60,7 @@ export class KubernetesSource implements ConfigSource {
     const scopes: (string | undefined)[] = namespaces === 'all' ? [undefined] : [...namespaces];
     const selector = this.#o.secretSelector ?? DEFAULT_SECRET_SELECTOR;
     const endpoints = scopes.flatMap((ns) => [...KINDS.map((kind) => customResourceEndpoint(kc, kind, ns)), secretEndpoint(kc, ns, selector)]);
+    const reconnect = new ReconnectSignal({ ...this.#o.reconnect, ...(logger ? { logger } : {}) });
     this.#reflectors = endpoints.map(
       (endpoint) =>
         new Reflector({
@@ -64,6 +69,7 @@ export class KubernetesSource implements ConfigSource {
           logger,
           onChange: (significant) => significant && this.#schedule(),
           backoff: new Backoff(this.#o.backoff),
+          reconnect,
           ...(this.#o.relistIntervalMs !== undefined ? { relistIntervalMs: this.#o.relistIntervalMs } : {}),
           ...(this.#o.pageSize !== undefined ? { pageSize: this.#o.pageSize } : {}),
           ...(this.#o.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: this.#o.watchTimeoutSeconds } : {}),

@@ -2,9 +2,12 @@
 // client-go's reflector does: paginated list → watch from its resourceVersion with bookmarks → on a closed watch
 // resume from the last resourceVersion; on 410 Gone relist (the cache stays until the new list replaces it, so
 // nothing is lost meanwhile); on errors back off with jitter; relist periodically, bounded by pagination.
+// The reflectors of one source share a ReconnectSignal, so that after an API-server outage they all retry as soon
+// as one of them gets through, not each when its own backoff runs out.
 import type { Logger } from '../../observability/logger.js';
-import { Backoff, sleep } from './backoff.js';
+import { Backoff } from './backoff.js';
 import { slimObject } from './kube-object.js';
+import { isOutageError, ReconnectSignal } from './reconnect-signal.js';
 
 export type KubeObject = {
   apiVersion?: string;
@@ -53,6 +56,8 @@ export interface ReflectorOptions {
   /** Server-side watch timeout range (s); a random value in it per watch, as client-go does. */
   readonly watchTimeoutSeconds?: readonly [number, number];
   readonly backoff?: Backoff;
+  /** Shared by the reflectors of one source (a private one otherwise). */
+  readonly reconnect?: ReconnectSignal;
   readonly random?: () => number;
 }
 
@@ -82,6 +87,7 @@ export class Reflector {
       relistIntervalMs: 10 * 60_000,
       watchTimeoutSeconds: [300, 600],
       backoff: new Backoff(),
+      reconnect: new ReconnectSignal(),
       random: Math.random,
       ...options,
       logger: options.logger,
@@ -136,8 +142,9 @@ export class Reflector {
           continue;
         }
         if (outcome === 'relist') continue;
-        // A watch the server ends at once without delivering anything is a failure in disguise: back off.
-        if (events === 0 && Date.now() - started < 1000) await sleep(backoff.next(), this.#stop.signal);
+        // A watch the server ends at once without delivering anything is a failure in disguise: back off (on its
+        // own: the server did answer, so this is no outage to probe for).
+        if (events === 0 && Date.now() - started < 1000) await this.#pause(backoff.next(), false);
         else backoff.reset();
       } catch (err) {
         if (this.#stop.signal.aborted) break;
@@ -145,9 +152,16 @@ export class Reflector {
         const delay = backoff.next();
         if (isGone(err)) this.#rv = undefined;
         logger?.warn({ resource: endpoint.description, err: describe(err), retryInMs: delay }, 'kubernetes list/watch failed; keeping the last snapshot and retrying');
-        await sleep(delay, this.#stop.signal);
+        await this.#pause(delay, isOutageError(err));
       }
     }
+  }
+
+  /** Waits before the next attempt; ends early when this reflector is to probe or the server answers again. */
+  async #pause(ms: number, outage: boolean): Promise<void> {
+    const reason = await this.#o.reconnect.wait(ms, outage, this.#stop.signal);
+    // The failures so far were the outage's: once the server answers, a new failure starts from the first delay.
+    if (reason === 'back') this.#o.backoff.reset();
   }
 
   async #relist(): Promise<void> {
@@ -185,11 +199,12 @@ export class Reflector {
     this.#synced = true;
     this.#nextRelistAt = Date.now() + relistIntervalMs * (1 + 0.5 * random());
     this.#o.backoff.reset();
+    this.#o.reconnect.listed();
     if (anyChange && !this.#stop.signal.aborted) this.#o.onChange(significant);
   }
 
   #watchOnce(): Promise<{ outcome: Outcome; events: number }> {
-    const { endpoint, watch, watchTimeoutSeconds: [lo, hi], random } = this.#o;
+    const { endpoint, watch, reconnect, watchTimeoutSeconds: [lo, hi], random } = this.#o;
     // stop() may have come while the list was in flight (lists cannot be aborted): do not open a watch then.
     if (this.#stop.signal.aborted) return Promise.resolve({ outcome: 'stopped', events: 0 });
     this.stats.watches++;
@@ -197,6 +212,8 @@ export class Reflector {
       let outcome: Outcome | undefined;
       let events = 0;
       let clientController: AbortController | undefined;
+      let finished = false;
+      let open = false;
       const end = (o: Outcome) => {
         outcome ??= o;
         clientController?.abort();
@@ -206,6 +223,9 @@ export class Reflector {
       const onStop = () => end('stopped');
       this.#stop.signal.addEventListener('abort', onStop, { once: true });
       const finish = (err: unknown) => {
+        finished = true;
+        if (open) reconnect.watchClosed();
+        open = false;
         clearTimeout(relistTimer);
         this.#stop.signal.removeEventListener('abort', onStop);
         this.#current = undefined;
@@ -229,7 +249,12 @@ export class Reflector {
       };
       watch.watch(endpoint.watchPath, query, onEvent, finish).then((c) => {
         clientController = c;
-        if (outcome) c.abort();
+        if (outcome) return void c.abort();
+        // Resolved without finish: the server answered 200 and the stream is open.
+        if (!finished) {
+          open = true;
+          reconnect.watchOpened();
+        }
       }, finish);
     });
   }

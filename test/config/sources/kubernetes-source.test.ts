@@ -7,6 +7,7 @@ import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';
 import { contractObjects, find, SnapshotRecorder } from '../source-contract.js';
 import { waitUntil } from '../wait-until.js';
+import { applyEveryKind, changeEveryKind, comeBack, goDown, type Outage } from './outage.js';
 
 const NS = 'team-a';
 const o = contractObjects(NS);
@@ -267,5 +268,26 @@ describe('KubernetesSource', () => {
     const started = source.start(rec.onSnapshot);
     await source.stop();
     await expect(started).rejects.toThrow(/before its first complete sync/);
+  });
+
+  // Issue 12, item 18: after a long outage some kinds were not due to retry for 18-22 s after the server returned,
+  // and a change made then took 6-16 s to show; the target is 2 s. The outage lasts until every reflector's backoff
+  // has grown past the target (here up to 8 s instead of production's 30 s, to keep it short) and ends just after
+  // the last reflector failed, when its own next retry is at least 3.2 s away: without a shared "server is back"
+  // signal its kind cannot show within 2 s. The probe and wake-up timings are the production defaults.
+  describe.each<Outage>(['refused', '503'])('after an outage (connections %s)', (how) => {
+    const FAILURES = 7; // 100 ms doubling: the 7th failure's delay is 3.2-6.4 s
+    it("a change to every kind made at the server's return shows within 2 s", async () => {
+      const { api, source, rec } = await setup({ backoff: { initialMs: 100, maxMs: 8000 } });
+      applyEveryKind(api, NS);
+      await source.start(rec.onSnapshot);
+      await waitUntil(() => api.openWatches === 4, 5000, 'four open watches');
+      await goDown(api, how);
+      await waitUntil(() => source.stats().every((s) => s.stats.errors >= FAILURES), 30_000, `${FAILURES} failures of every reflector`);
+      await comeBack(api, how);
+      const seen = await changeEveryKind(api, rec, NS, 15_000);
+      console.info(`after an outage (${how}) every kind's change showed within ${Math.max(...Object.values(seen))} ms: ${JSON.stringify(seen)}`);
+      expect(Math.max(...Object.values(seen))).toBeLessThanOrEqual(2000);
+    }, 60_000);
   });
 });
