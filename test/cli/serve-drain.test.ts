@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../config/wait-until.js';
 import { runCli, type CliRun } from '../support/spawn-cli.js';
 
 const CHUNKS = 8;
@@ -15,12 +16,23 @@ let upstream: Server;
 let upstreamURL: string;
 let dir: string;
 let gateway: CliRun | undefined;
+/** Requests the upstream has received (all of them, any path). */
+let received = 0;
 
 beforeAll(async () => {
   // A slow streaming chat upstream: CHUNKS content chunks, GAP_MS apart, then [DONE].
   upstream = createServer((req, res) => {
+    received++;
     req.resume();
     req.on('end', () => {
+      if (req.url?.startsWith('/slowjson/')) {
+        const timer = setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ id: 'c2', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'late answer' }, finish_reason: 'stop' }] }));
+        }, 4 * GAP_MS);
+        res.on('close', () => clearTimeout(timer));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       let i = 0;
       const chunk = (delta: object, finish: string | null) =>
@@ -57,6 +69,12 @@ kind: ModelRoute
 metadata: {name: held}
 spec:
   backends: [{name: up, baseURL: "${upstreamURL.replace('/v1', '/held/v1')}"}]
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: slow-json}
+spec:
+  backends: [{name: up, baseURL: "${upstreamURL.replace('/v1', '/slowjson/v1')}"}]
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: Group
@@ -142,4 +160,47 @@ describe('serve: SIGTERM drain', () => {
     expect(took, output).toBeLessThan(1_000);
     expect(gateway.stdout()).toContain('second signal while draining; exiting now');
   });
+
+  it('under load: every started request finishes, an endless stream is cut at the drain deadline, exit 0', async () => {
+    const DRAIN_S = 3;
+    gateway = runCli(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--drain-timeout', `${DRAIN_S}s`]);
+    const listening = await gateway.waitForLog((l) => l.msg === 'model-gateway listening');
+    await gateway.waitForLog((l) => l.msg === 'first config loaded; ready');
+    const client = new OpenAI({ baseURL: `${new URL(String(listening.api)).origin}/v1`, apiKey: 'drain-test-key', maxRetries: 0 });
+    const STREAMS = 40;
+    const PLAIN = 40;
+    const before = received;
+    const streams = Array.from({ length: STREAMS }, async () => {
+      const s = await client.chat.completions.create({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'x' }] });
+      let text = '';
+      for await (const c of s) text += c.choices[0]?.delta.content ?? '';
+      return text;
+    });
+    const plain = Array.from({ length: PLAIN }, async () => (await client.chat.completions.create({ model: 'slow-json', messages: [{ role: 'user', content: 'x' }] })).choices[0]?.message.content);
+    // An endless stream (one chunk, then silence): only the drain deadline ends it.
+    const endless = (async () => {
+      const s = await client.chat.completions.create({ model: 'held', stream: true, messages: [{ role: 'user', content: 'x' }] });
+      try {
+        for await (const _ of s);
+        return 'ended';
+      } catch {
+        return 'cut';
+      }
+    })();
+    await waitUntil(() => received - before === STREAMS + PLAIN + 1, 10_000, 'every request to reach the upstream');
+    const t = Date.now();
+    gateway.child.kill('SIGTERM');
+    const [texts, answers, last] = await Promise.all([Promise.all(streams), Promise.all(plain), endless]);
+    const code = await gateway.exited;
+    const took = Date.now() - t;
+    const output = `stdout:\n${gateway.stdout()}\nstderr:\n${gateway.stderr()}`;
+    const whole = Array.from({ length: CHUNKS }, (_, i) => `part${i} `).join('');
+    expect(texts.filter((x) => x !== whole), output).toEqual([]);
+    expect(answers.filter((x) => x !== 'late answer'), output).toEqual([]);
+    expect(last, output).toBe('cut');
+    expect(code, output).toBe(0);
+    // The drain deadline bounds the exit, with a margin for the process's own teardown on a loaded machine.
+    expect(took, output).toBeLessThan(DRAIN_S * 1000 + 3_000);
+    expect(took, output).toBeGreaterThanOrEqual(DRAIN_S * 1000 - 100);
+  }, 30_000);
 });
