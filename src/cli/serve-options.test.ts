@@ -76,6 +76,15 @@ describe('serve options', () => {
     for (const m of [error(['--port', 'x']), error(['--bogus'])]) expect(m).not.toContain('\n');
   });
 
+  it('refuses leader election off with several workers on the Kubernetes source (every worker would write status)', () => {
+    const refused = parseServeArgs(['--source', 'kubernetes', '--workers', '2', '--no-leader-election'], {});
+    expect(refused).toMatchObject({ kind: 'error', message: expect.stringContaining('--no-leader-election with --workers') });
+    expect(parseServeArgs(['--source', 'kubernetes', '--workers', '1', '--no-leader-election'], {}).kind).toBe('options');
+    expect(parseServeArgs(['--source', 'kubernetes', '--workers', '2'], {}).kind).toBe('options');
+    // The file source writes no status.
+    expect(parseServeArgs(['--source', 'file', '--workers', '2', '--no-leader-election'], {}).kind).toBe('options');
+  });
+
   it('decodes id keys from hex or base64 and never echoes a key in an error', () => {
     expect(parseIdKeys(`${'ab'.repeat(32)},${Buffer.alloc(40, 7).toString('base64')}`).map((k) => k.length)).toEqual([32, 40]);
     const secretish = 'c2hvcnQ=';

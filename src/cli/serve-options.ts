@@ -212,6 +212,11 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   if (options.idKeys !== undefined && options.idKeysFile !== undefined) {
     return { kind: 'error', message: '--id-keys and --id-keys-file are exclusive; give one' };
   }
+  // Without the Lease every worker process writes every status and they conflict with each other, as several
+  // replicas would (the chart's values schema refuses the same combination).
+  if (options.source === 'kubernetes' && options.workers > 1 && !options.leaderElection) {
+    return { kind: 'error', message: '--no-leader-election with --workers above 1 makes every worker write every status; keep leader election on, or run one worker' };
+  }
   return { kind: 'options', options };
 }
 
