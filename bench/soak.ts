@@ -88,7 +88,14 @@ function replaceFile(path: string, text: string, version: number): void {
   }
 }
 
-async function metricsSample(url: string): Promise<Record<string, number>> {
+interface Sample {
+  readonly rssMB: number;
+  readonly heapMB: number;
+  readonly handles: number;
+  readonly requests: number;
+}
+
+async function metricsSample(url: string): Promise<Sample> {
   const text = await (await fetch(url)).text();
   const pick = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? NaN);
   return {
@@ -220,7 +227,7 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const endAt = started + MINUTES * 60_000;
-  const samples: Array<{ t: number } & Record<string, number>> = [];
+  const samples: Array<{ t: number } & Sample> = [];
   const sample = async () => samples.push({ t: (Date.now() - started) / 60_000, ...(await metricsSample(gateway.metricsUrl!)) });
   await sample();
   const sampler = setInterval(() => void sample(), SAMPLE_MS);
