@@ -47,6 +47,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 # --max-semi-space-size=4: V8 otherwise grows the young generation to 2 x 64 MB while the first config is listed
 # and compiled, and never returns those pages to an idle process (measured: 75-115 MB of RSS; see README).
 # --expose-gc: lets the gateway ask V8 for a memory-reducing GC once the config has been quiet after a compile,
-# which returns the ~30 MB of empty heap pages a compile of 10k tokens leaves behind (src/server/memory-release.ts).
+# which returns the ~30 MB of empty heap pages a compile of 10k tokens leaves behind (src/runtime/memory-release.ts).
 # Flags here rather than NODE_OPTIONS, which users commonly set through the chart's extraEnv and would replace them.
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "--expose-gc", "dist/cli.js", "serve"]

@@ -9,13 +9,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { compile, sha256Hex } from '../src/config/compile.js';
+import { compile } from '../src/compile/compile.js';
+import { sha256Hex } from '../src/model/digest.js';
 import { fakeClusterSource } from '../test/fake-apiserver/gateway-source.js';
-import { startGateway } from '../src/main.js';
+import { startGateway } from '../src/gateway/main.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
-import type { SourcedObject } from '../src/config/resources.js';
-import { slimObject } from '../src/config/sources/kube-object.js';
+import type { SourcedObject } from '../src/compile/resources.js';
+import { slimObject } from '../src/sources/kubernetes/kube-object.js';
 import { applyDefaults, crdSchemas } from '../test/fake-apiserver/defaulting.js';
 import { FakeApiServer } from '../test/fake-apiserver/server.js';
 import { GATEWAY_NODE_FLAGS } from './lib/targets.js';

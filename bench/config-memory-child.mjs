@@ -4,7 +4,7 @@
 // server's copy of the objects or with the TypeScript loader. The HTTP server is not started (its memory does not
 // depend on the config). Nothing here forces a GC: the figures are what the process holds on its own after a quiet
 // period, including the memory release after compiles that the gateway does when Node runs with --expose-gc (as
-// the image runs it; src/server/memory-release.ts). Prints one JSON line.
+// the image runs it; src/runtime/memory-release.ts). Prints one JSON line.
 const [dist, url, namespace] = process.argv.slice(2);
 const mb = (n) => n / 2 ** 20;
 const empty = process.memoryUsage().rss;
@@ -27,7 +27,7 @@ const logger = createLogger({ level: 'silent' });
 const metrics = createMetrics({ defaultMetrics: false });
 const tables = new TableHolder();
 const pipeline = new ConfigPipeline({ tables, logger, metrics });
-// As src/main.ts wires it.
+// As src/gateway/main.ts wires it.
 const memory = new MemoryRelease({ gc: globalThis.gc });
 pipeline.onCompiled(() => memory.notify());
 const baseline = process.memoryUsage().rss;

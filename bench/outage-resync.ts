@@ -5,7 +5,7 @@
 // printed, with the requests the source sent while the server was down (503 mode only: a refused connection never
 // reaches the server). Not a test: the figures depend on timing and the machine. Loopback only; bounded by the outage.
 //   BENCH_OUTAGE_S=95 BENCH_OUTAGE_MODE=refused|503 npm run bench:outage
-import { KubernetesSource } from '../src/config/sources/kubernetes-source.js';
+import { KubernetesSource } from '../src/sources/kubernetes/kubernetes-source.js';
 import { SnapshotRecorder } from '../test/config/source-contract.js';
 import { applyEveryKind, changeEveryKind, comeBack, goDown } from '../test/config/sources/outage.js';
 import { kubeConfigFor } from '../test/fake-apiserver/kubeconfig.js';

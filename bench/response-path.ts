@@ -10,11 +10,11 @@ import { existsSync } from 'node:fs';
 const root = new URL('..', import.meta.url).pathname;
 const from = existsSync(`${root}dist/proxy/credentials.js`) ? `${root}dist` : `${root}src`;
 if (from.endsWith('src')) console.log('(dist/ not built: measuring the sources through tsx, which is slower)');
-const { compileCredentials, maskHeaders } = (await import(`${from}/proxy/credentials.js`)) as typeof import('../src/proxy/credentials.js');
-const { ChunkSplice, FieldPaths, JsonFieldScanner } = (await import(`${from}/proxy/json-field-scan.js`)) as typeof import('../src/proxy/json-field-scan.js');
-const { SseDataScanner } = (await import(`${from}/proxy/sse-field-scan.js`)) as typeof import('../src/proxy/sse-field-scan.js');
-const { readSequenceNumber } = (await import(`${from}/proxy/sse-signals.js`)) as typeof import('../src/proxy/sse-signals.js');
-const { StreamReplacer } = (await import(`${from}/proxy/stream-replace.js`)) as typeof import('../src/proxy/stream-replace.js');
+const { compileCredentials, maskHeaders } = (await import(`${from}/proxy/credentials.js`)) as typeof import('../src/dataplane/upstream/credentials.js');
+const { ChunkSplice, FieldPaths, JsonFieldScanner } = (await import(`${from}/proxy/json-field-scan.js`)) as typeof import('../src/dataplane/stream/json-field-scan.js');
+const { SseDataScanner } = (await import(`${from}/proxy/sse-field-scan.js`)) as typeof import('../src/dataplane/stream/sse-field-scan.js');
+const { readSequenceNumber } = (await import(`${from}/proxy/sse-signals.js`)) as typeof import('../src/dataplane/upstream/sse-signals.js');
+const { StreamReplacer } = (await import(`${from}/proxy/stream-replace.js`)) as typeof import('../src/dataplane/stream/stream-replace.js');
 
 const credentials = compileCredentials([{ header: 'authorization', value: 'Bearer sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD', secret: 'sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD' }]);
 

@@ -99,7 +99,7 @@ try {
   log(`targets: ${names.join(', ')}${Object.keys(skipped).length ? ` (skipped: ${Object.keys(skipped).join(', ')})` : ''}`);
 
   // Idle as a running pod is idle: the gateway releases its compile's memory 5 s after loading the config
-  // (src/server/memory-release.ts), so wait past that.
+  // (src/runtime/memory-release.ts), so wait past that.
   await sleep(7_000);
   const rssIdle = Object.fromEntries(targets.map((t) => [t.name, rssBytes(t.pid)]));
 

@@ -1,7 +1,7 @@
 // Writes crds/*.yaml from the zod schemas: `npm run generate:crds`. A test fails when the committed files differ.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildCrdFiles } from '../src/config/crd/crd-definitions.js';
+import { buildCrdFiles } from '../src/compile/crd/crd-definitions.js';
 
 const dir = join(import.meta.dirname, '..', 'crds');
 await mkdir(dir, { recursive: true });

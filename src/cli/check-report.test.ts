@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition, ObjectStatus } from '../config/conditions.js';
+import type { Condition, ObjectStatus } from '../compile/conditions.js';
 import { renderJson, renderTable } from './check-render.js';
 import { buildReport, type ReportInput } from './check-report.js';
 

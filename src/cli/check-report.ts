@@ -1,7 +1,7 @@
 // What `model-gateway check` found, as plain data: compile's statuses plus the input errors, in input order, with
 // the verdict. Pure; rendering lives in check-render.ts. The JSON output is this object, so its shape is an API:
 // add fields, never rename or remove them.
-import { isReady, type Condition, type ObjectStatus } from '../config/conditions.js';
+import { isReady, type Condition, type ObjectStatus } from '../compile/conditions.js';
 
 /** A path that could not be read, or a YAML document that could not be parsed. `line` is null for a whole path. */
 export interface CheckInputError {

@@ -1,10 +1,10 @@
 // `model-gateway check PATH...`: reads manifests with the gateway's own reader, runs the gateway's own compile,
 // prints every object's conditions. Only I/O and wiring here; flags, report and rendering are pure modules.
 import { relative } from 'node:path';
-import { compile } from '../config/compile.js';
-import { listManifestFiles, readManifestFile, readManifestText } from '../config/manifest-files.js';
-import type { ParsedManifests } from '../config/manifests.js';
-import type { SourcedObject } from '../config/resources.js';
+import { compile } from '../compile/compile.js';
+import { listManifestFiles, readManifestFile, readManifestText } from '../sources/file/manifest-files.js';
+import type { ParsedManifests } from '../compile/manifests.js';
+import type { SourcedObject } from '../compile/resources.js';
 import { CHECK_HELP, parseCheckArgs, STDIN_PATH } from './check-options.js';
 import { renderJson, renderTable } from './check-render.js';
 import { buildReport, type CheckInputError } from './check-report.js';

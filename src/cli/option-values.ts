@@ -1,6 +1,6 @@
 // Value parsers for `serve` flags and their environment variables. Each returns the typed value or throws a
 // message that completes "<flag> …" (e.g. "must be an integer from 0 to 65535 (got "x")"). Pure.
-import { parseDuration } from '../config/duration.js';
+import { parseDuration } from '../compile/duration.js';
 
 export function nonEmpty(t: string): string {
   if (t.trim() === '') throw new Error('must not be empty');

@@ -4,9 +4,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../observability/logger.js';
-import { generateIdKey, GENERATED_KEY_WARNING } from '../routing/id-keys.js';
-import { listenDrainable } from '../server/drainable-server.js';
-import { metricsHandler } from '../server/metrics-handler.js';
+import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
+import { listenDrainable } from '../dataplane/server/drainable-server.js';
+import { metricsHandler } from '../dataplane/server/metrics-handler.js';
 import type { ServeOptions } from './serve-options.js';
 
 /** Message a worker sends the primary once its first config load is complete. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../app.js';
-import { parseIdKeys } from '../routing/id-keys.js';
+import { DEFAULT_LIMITS } from '../model/limits.js';
+import { parseIdKeys } from '../features/sealed-ids/id-keys.js';
 import { parseServeArgs, parseSize, renderHelp, renderOptionsMarkdown, SERVE_OPTIONS, type ServeOptions } from './serve-options.js';
 
 function options(argv: string[], env: Record<string, string> = {}): ServeOptions {

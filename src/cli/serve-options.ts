@@ -2,8 +2,8 @@
 // --help and the README's table are both rendered from it, so they cannot drift (a test compares the README).
 // Pure: argv and env in, typed options or a one-line error out; no I/O.
 import { parseArgs } from 'node:util';
-import { DEFAULT_LIMITS } from '../app.js';
-import { parseIdKeys } from '../routing/id-keys.js';
+import { DEFAULT_LIMITS } from '../model/limits.js';
+import { parseIdKeys } from '../features/sealed-ids/id-keys.js';
 import {
   formatSize,
   nonEmpty,

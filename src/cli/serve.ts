@@ -4,12 +4,12 @@ import cluster from 'node:cluster';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node'; // type only: erased at run time
-import { FileSource } from '../config/sources/file-source.js';
-import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions, type OnExit } from '../main.js';
+import { FileSource } from '../sources/file/file-source.js';
+import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions, type OnExit } from '../gateway/main.js';
 import { createLogger } from '../observability/logger.js';
 import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
-import { loadIdKeys } from '../routing/id-keys.js';
-import { defaultBufferedBudget, processMemoryLimit } from '../http/body-budget.js';
+import { loadIdKeys } from '../features/sealed-ids/id-keys.js';
+import { defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
 import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
 const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
@@ -68,8 +68,8 @@ async function selectSource(options: ServeOptions): Promise<SourceChoice> {
  */
 async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   // Loaded only for this source: the Kubernetes client costs ~80 MB of memory the file source does not need.
-  const { loadKubeConfig } = await import('../config/sources/kube-config.js');
-  const { KubernetesGatewaySource } = await import('../config/sources/kubernetes-gateway-source.js');
+  const { loadKubeConfig } = await import('../sources/kubernetes/kube-config.js');
+  const { KubernetesGatewaySource } = await import('../controller/kubernetes-gateway-source.js');
   let kubeConfig: KubeConfig;
   try {
     kubeConfig = loadKubeConfig(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {});

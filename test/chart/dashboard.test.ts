@@ -1,11 +1,11 @@
 // The Grafana dashboard is valid JSON whose queries use the gateway's metric names with label names those metrics
 // really have, counters through rate() and histograms through their _bucket/_sum/_count series.
 import { describe, expect, it } from 'vitest';
-import { TableHolder } from '../../src/config/table.js';
-import { pipelineMetrics } from '../../src/config/pipeline-metrics.js';
-import { registerBackendStateGauge } from '../../src/observability/backend-metrics.js';
+import { TableHolder } from '../../src/model/routing-table.js';
+import { pipelineMetrics } from '../../src/runtime/pipeline-metrics.js';
+import { registerBackendStateGauge } from '../../src/dataplane/observe/backend-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { BackendHealth } from '../../src/routing/health.js';
+import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { read } from './repo.js';
 
 type MetricInfo = { type: 'counter' | 'histogram' | 'gauge' | 'summary'; labels: string[] };

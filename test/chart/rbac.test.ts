@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REQUIRED_RULES } from '../../src/config/sources/kubernetes-rbac.js';
+import { REQUIRED_RULES } from '../../src/sources/kubernetes/kubernetes-rbac.js';
 import { read, readYaml, ROOT } from './repo.js';
 
 interface ChartRule {

@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chartInputsHash, SNAPSHOT_HEADER } from '../../scripts/chart-inputs.js';
-import { REQUIRED_RULES } from '../../src/config/sources/kubernetes-rbac.js';
+import { REQUIRED_RULES } from '../../src/sources/kubernetes/kubernetes-rbac.js';
 import { chartKubeFloor, compareVersions, kubeVersionRenders, read, readYaml, readYamlDocuments, ROOT } from './repo.js';
 
 type Obj = Record<string, any>;

@@ -2,7 +2,7 @@
 // values against the schema on install, upgrade, lint and template).
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { parseIdKeys } from '../../src/routing/id-keys.js';
+import { parseIdKeys } from '../../src/features/sealed-ids/id-keys.js';
 import { read, readYaml } from './repo.js';
 
 type Values = Record<string, any>;

@@ -1,9 +1,9 @@
 // Test wiring of the Kubernetes config path without HTTP: source → compile → table, statuses → status writer,
 // optionally behind leader election. One instance per simulated gateway replica.
-import { compile, type CompileResult } from '../../src/config/compile.js';
-import { KubernetesStatus } from '../../src/config/kubernetes-status.js';
-import { KubernetesSource } from '../../src/config/sources/kubernetes-source.js';
-import { TableHolder } from '../../src/config/table.js';
+import { compile, type CompileResult } from '../../src/compile/compile.js';
+import { KubernetesStatus } from '../../src/controller/kubernetes-status.js';
+import { KubernetesSource } from '../../src/sources/kubernetes/kubernetes-source.js';
+import { TableHolder } from '../../src/model/routing-table.js';
 import { kubeConfigFor } from '../fake-apiserver/kubeconfig.js';
 import type { FakeApiServer } from '../fake-apiserver/server.js';
 

@@ -1,8 +1,8 @@
 // Leader election on a Lease and "only the leader writes status", with two (or three) simulated replicas sharing
 // one fake API server. Timings are shortened (lease 1.2 s, renew deadline 0.8 s, retry 0.1 s).
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaderElector } from '../../src/config/leader-election.js';
-import { REQUIRED_RULES, isAllowed } from '../../src/config/sources/kubernetes-rbac.js';
+import { LeaderElector } from '../../src/controller/leader-election.js';
+import { REQUIRED_RULES, isAllowed } from '../../src/sources/kubernetes/kubernetes-rbac.js';
 import { kubeConfigFor } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';

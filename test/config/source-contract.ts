@@ -2,8 +2,8 @@
 // directory). A source under test needs only a harness that can apply and delete plain manifest objects in
 // whatever backs it: a fake API server, or YAML files in a temporary directory.
 import { afterEach, describe, expect, it } from 'vitest';
-import { secretValue, type RawObject, type Secret } from '../../src/config/resources.js';
-import type { ConfigSnapshot, ConfigSource } from '../../src/config/sources/source.js';
+import { secretValue, type RawObject, type Secret } from '../../src/compile/resources.js';
+import type { ConfigSnapshot, ConfigSource } from '../../src/sources/source.js';
 
 export interface SourceHarness {
   /** The source under test, not started yet, reading the backing store below. */

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileSource } from '../../src/config/sources/file-source.js';
-import { startGateway, type GatewayHandle } from '../../src/main.js';
+import { FileSource } from '../../src/sources/file/file-source.js';
+import { startGateway, type GatewayHandle } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { captureLogs } from '../support/log-capture.js';
 

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAllowed, type PolicyRule } from '../../src/config/sources/kubernetes-rbac.js';
+import { isAllowed, type PolicyRule } from '../../src/sources/kubernetes/kubernetes-rbac.js';
 import { waitUntil } from '../config/wait-until.js';
 import { kubeConfigYaml } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer, RESOURCE_TYPES, type RecordedRequest } from '../fake-apiserver/server.js';

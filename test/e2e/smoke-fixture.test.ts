@@ -2,9 +2,10 @@
 // Ready, the token's models before and after the group change, the restricted model outside the first group.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compile, sha256Hex } from '../../src/config/compile.js';
-import { isReady } from '../../src/config/conditions.js';
-import { readManifestFiles } from '../../src/config/manifest-files.js';
+import { compile } from '../../src/compile/compile.js';
+import { sha256Hex } from '../../src/model/digest.js';
+import { isReady } from '../../src/compile/conditions.js';
+import { readManifestFiles } from '../../src/sources/file/manifest-files.js';
 import { ROOT } from '../chart/repo.js';
 import { SMOKE } from './smoke-fixture.js';
 

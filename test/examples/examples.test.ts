@@ -7,11 +7,12 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { compile, sha256Hex } from '../../src/config/compile.js';
-import { readManifestFiles } from '../../src/config/manifest-files.js';
-import { RESOURCE_NAMES } from '../../src/config/resource-names.js';
-import { GROUP_VERSION, KINDS, SPEC_SCHEMAS, type Kind, type RawObject } from '../../src/config/resources.js';
-import { DEFAULT_SECRET_SELECTOR } from '../../src/config/sources/kubernetes-source.js';
+import { compile } from '../../src/compile/compile.js';
+import { sha256Hex } from '../../src/model/digest.js';
+import { readManifestFiles } from '../../src/sources/file/manifest-files.js';
+import { RESOURCE_NAMES } from '../../src/compile/resource-names.js';
+import { GROUP_VERSION, KINDS, SPEC_SCHEMAS, type Kind, type RawObject } from '../../src/compile/resources.js';
+import { DEFAULT_SECRET_SELECTOR } from '../../src/sources/kubernetes/kubernetes-source.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

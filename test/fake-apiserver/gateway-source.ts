@@ -1,7 +1,7 @@
 // The gateway's Kubernetes source as `serve --source kubernetes` builds it (status reporting, leader election,
 // the default Secret selector and Lease name), pointed at a fake API server: for startGateway's `source`.
-import { KubernetesGatewaySource, type KubernetesGatewaySourceOptions } from '../../src/config/sources/kubernetes-gateway-source.js';
-import type { GatewayOptions } from '../../src/main.js';
+import { KubernetesGatewaySource, type KubernetesGatewaySourceOptions } from '../../src/controller/kubernetes-gateway-source.js';
+import type { GatewayOptions } from '../../src/gateway/main.js';
 import { kubeConfigFor } from './kubeconfig.js';
 
 export function fakeClusterSource(serverURL: string, namespace: string, identity: string, tuning?: KubernetesGatewaySourceOptions['tuning']): GatewayOptions['source'] {

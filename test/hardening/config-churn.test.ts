@@ -7,12 +7,12 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeApp, createApp } from '../../src/app.js';
-import { compile } from '../../src/config/compile.js';
-import { parseManifests } from '../../src/config/manifests.js';
-import { TableHolder } from '../../src/config/table.js';
+import { closeApp, createApp } from '../../src/gateway/app.js';
+import { compile } from '../../src/compile/compile.js';
+import { parseManifests } from '../../src/compile/manifests.js';
+import { TableHolder } from '../../src/model/routing-table.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { UpstreamClient } from '../../src/proxy/upstream-client.js';
+import { UpstreamClient } from '../../src/dataplane/upstream/upstream-client.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, extraRoute, standardManifests } from '../helpers/gateway.js';
 

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayHandle } from '../../src/main.js';
+import type { GatewayHandle } from '../../src/gateway/main.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';
 

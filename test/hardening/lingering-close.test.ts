@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayHandle } from '../../src/main.js';
+import type { GatewayHandle } from '../../src/gateway/main.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';

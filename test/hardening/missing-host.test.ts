@@ -1,7 +1,7 @@
 // HTTP/1.1 requires Host (RFC 9112 §3.2). node refuses a request without it with a bare 400 (no body, no
 // x-request-id); the gateway refuses it in OpenAI's shape, like every other error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayHandle } from '../../src/main.js';
+import type { GatewayHandle } from '../../src/gateway/main.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';

@@ -2,8 +2,8 @@
 // (JSON.parse and starlette keep the last, busboy and others the first), so a body naming the model twice
 // must never reach an upstream as the client wrote it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJsonBody } from '../../src/http/json-body.js';
-import { WantedKeys } from '../../src/http/json-scan.js';
+import { readJsonBody } from '../../src/dataplane/request/json-body.js';
+import { WantedKeys } from '../../src/dataplane/request/json-scan.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAIError } from './support.js';

@@ -1,7 +1,7 @@
 // Multipart parsing cannot be turned into a CPU or memory weapon: a cap on the number of parts, and a
 // parse that yields to the event loop so one large upload does not stall every other request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PARTS, parseMultipart } from '../../src/proxy/multipart.js';
+import { MAX_PARTS, parseMultipart } from '../../src/dataplane/request/multipart.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { expectOpenAIError } from './support.js';

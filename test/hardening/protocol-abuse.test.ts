@@ -2,7 +2,7 @@
 // node refuses before express sees it must still be answered in OpenAI's shape, slow clients are cut by the
 // header and request timeouts, and none of it disturbs the requests around it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayHandle } from '../../src/main.js';
+import type { GatewayHandle } from '../../src/gateway/main.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';

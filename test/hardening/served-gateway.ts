@@ -2,8 +2,8 @@
 // handling), on loopback with a static config compiled from inline manifests (or any config source) and logs kept
 // in memory.
 import { pino } from 'pino';
-import { parseManifests } from '../../src/config/manifests.js';
-import { startGateway, type GatewayHandle, type GatewayOptions } from '../../src/main.js';
+import { parseManifests } from '../../src/compile/manifests.js';
+import { startGateway, type GatewayHandle, type GatewayOptions } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 
 export type ServedOptions = Pick<GatewayOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'limits' | 'drainTimeoutMs' | 'maxBufferedBytes'>;

@@ -3,7 +3,7 @@
 // what the gateway sends upstream is framed by the gateway alone (its own Content-Length, no client
 // Transfer-Encoding), so the upstream cannot be desynchronised either.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayHandle } from '../../src/main.js';
+import type { GatewayHandle } from '../../src/gateway/main.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';

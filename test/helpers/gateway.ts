@@ -6,15 +6,16 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { pino } from 'pino';
-import { closeApp, createApp, type AppLimits } from '../../src/app.js';
-import { compile } from '../../src/config/compile.js';
-import { parseManifests } from '../../src/config/manifests.js';
-import { TableHolder } from '../../src/config/table.js';
-import type { UpstreamClient } from '../../src/proxy/upstream-client.js';
+import { closeApp, createApp } from '../../src/gateway/app.js';
+import type { AppLimits } from '../../src/model/limits.js';
+import { compile } from '../../src/compile/compile.js';
+import { parseManifests } from '../../src/compile/manifests.js';
+import { TableHolder } from '../../src/model/routing-table.js';
+import type { UpstreamClient } from '../../src/dataplane/upstream/upstream-client.js';
 import { REDACT_PATHS } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
-import type { BackendHealth } from '../../src/routing/health.js';
-import type { Random } from '../../src/routing/plan.js';
+import type { BackendHealth } from '../../src/dataplane/policy/health.js';
+import type { Random } from '../../src/dataplane/policy/plan.js';
 
 export interface TestGateway {
   readonly origin: string;

@@ -3,7 +3,7 @@
 // input_items cursors passed through unchanged.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdSealer } from '../../src/routing/sealed-id.js';
+import { IdSealer } from '../../src/features/sealed-ids/sealed-id.js';
 import { FakeVideoResponsesUpstream } from '../fakes/video-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { ALICE, newKey, sealedManifests } from '../helpers/sealed-setup.js';

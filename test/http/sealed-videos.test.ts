@@ -2,7 +2,7 @@
 // buffered), remix pinned to the original's backend, list refused.
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdSealer } from '../../src/routing/sealed-id.js';
+import { IdSealer } from '../../src/features/sealed-ids/sealed-id.js';
 import { contentBytes, FakeVideoResponsesUpstream } from '../fakes/video-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { ALICE, newKey, sealedManifests, UPSTREAM_KEY } from '../helpers/sealed-setup.js';

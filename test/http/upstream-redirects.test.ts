@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { APIError } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BackendHealth } from '../../src/routing/health.js';
+import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { expectOpenAIError } from '../hardening/support.js';
 import { ALICE_KEY, extraRoute, keepAliveRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';

@@ -3,8 +3,8 @@
 // platform team's `kubectl apply` does to HTTP clients.
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/config/compile.js';
-import { startGateway, type GatewayHandle } from '../../src/main.js';
+import { sha256Hex } from '../../src/model/digest.js';
+import { startGateway, type GatewayHandle } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { waitUntil } from '../config/wait-until.js';
 import { fakeClusterSource } from '../fake-apiserver/gateway-source.js';

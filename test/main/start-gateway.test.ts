@@ -1,7 +1,7 @@
 // startGateway wiring: readiness only after the first complete load, metrics on their own port, orderly close.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConfigSnapshot, ConfigSource } from '../../src/config/sources/source.js';
-import { startGateway, type GatewayHandle } from '../../src/main.js';
+import type { ConfigSnapshot, ConfigSource } from '../../src/sources/source.js';
+import { startGateway, type GatewayHandle } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { captureLogs } from '../support/log-capture.js';
 

@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BackendHealth } from '../../src/routing/health.js';
+import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import { ALICE_KEY, type TestGateway } from '../helpers/gateway.js';
 import { caught, chat, drain, gatewayWith, route, streamChat } from './harness.js';

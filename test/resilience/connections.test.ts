@@ -3,8 +3,8 @@
 // in-flight streams finish) and health forgets them.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UpstreamClient } from '../../src/proxy/upstream-client.js';
-import { BackendHealth } from '../../src/routing/health.js';
+import { UpstreamClient } from '../../src/dataplane/upstream/upstream-client.js';
+import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { chat, drain, gatewayWith, reload, route, streamChat, waitFor } from './harness.js';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BackendHealth } from '../../src/routing/health.js';
+import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { refusingBaseURL, startFaultyUpstream, type Fault, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { caught, chat, gatewayWith, route } from './harness.js';

@@ -3,7 +3,7 @@
 // the attempts show in metrics; and the weighted split holds over many requests.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BackendHealth } from '../../src/routing/health.js';
+import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { chat, gatewayWith, metricValue, route, waitFor } from './harness.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { RawObject } from '../../../src/config/resources.js';
-import { FileSource } from '../../../src/config/sources/file-source.js';
+import type { RawObject } from '../../../src/compile/resources.js';
+import { FileSource } from '../../../src/sources/file/file-source.js';
 import { captureLogs } from '../../support/log-capture.js';
 import { describeSourceContract } from '../source-contract.js';
 

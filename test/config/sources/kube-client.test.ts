@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KubeApiError, KubeConfig, kubeRequest } from '../../../src/config/sources/kube-client.js';
+import { KubeApiError, KubeConfig, kubeRequest } from '../../../src/sources/kubernetes/kube-client.js';
 import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import { FakeApiServer } from '../../fake-apiserver/server.js';
 
@@ -40,7 +40,7 @@ describe('kube-client', () => {
       import { registerHooks } from 'node:module';
       const loaded = [];
       registerHooks({ resolve(s, c, next) { const r = next(s, c); loaded.push(r.url); return r; } });
-      const k = await import('./src/config/sources/kube-client.ts');
+      const k = await import('./src/sources/kubernetes/kube-client.ts');
       const kc = new k.KubeConfig();
       kc.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }], users: [{ name: 'u', token: 'secret-token' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
       const opts = {};

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadKubeConfig, resolveNamespaces, SERVICE_ACCOUNT_DIR } from '../../../src/config/sources/kube-config.js';
-import { KubernetesSource } from '../../../src/config/sources/kubernetes-source.js';
+import { loadKubeConfig, resolveNamespaces, SERVICE_ACCOUNT_DIR } from '../../../src/sources/kubernetes/kube-config.js';
+import { KubernetesSource } from '../../../src/sources/kubernetes/kubernetes-source.js';
 import { FakeApiServer } from '../../fake-apiserver/server.js';
 import { kubeConfigYaml } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';

@@ -3,8 +3,8 @@
 // kube-client.test.ts checks the same against the fake API server, counting connections.
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { connectionFingerprint, leaseDispatcher } from '../../../src/config/sources/kube-dispatcher.js';
-import { KubeConfig } from '../../../src/config/sources/kube-client.js';
+import { connectionFingerprint, leaseDispatcher } from '../../../src/sources/kubernetes/kube-dispatcher.js';
+import { KubeConfig } from '../../../src/sources/kubernetes/kube-client.js';
 
 function kubeConfig(cluster: Record<string, unknown>, token = 'tok'): KubeConfig {
   const kc = new KubeConfig();

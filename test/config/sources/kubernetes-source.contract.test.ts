@@ -1,6 +1,6 @@
 // The shared ConfigSource contract, run against the Kubernetes source and the fake API server.
-import { KubernetesSource } from '../../../src/config/sources/kubernetes-source.js';
-import type { RawObject } from '../../../src/config/resources.js';
+import { KubernetesSource } from '../../../src/sources/kubernetes/kubernetes-source.js';
+import type { RawObject } from '../../../src/compile/resources.js';
 import { FakeApiServer, type FakeKind } from '../../fake-apiserver/server.js';
 import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';

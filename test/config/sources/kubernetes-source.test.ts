@@ -1,7 +1,7 @@
 // Kubernetes-specific behaviour of the source, against the fake API server with the real client: Secret label
 // selection, namespaces, pagination, readiness gating, reconnects, 410 relists, bookmarks, periodic relists.
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubernetesSource, type KubernetesSourceOptions } from '../../../src/config/sources/kubernetes-source.js';
+import { KubernetesSource, type KubernetesSourceOptions } from '../../../src/sources/kubernetes/kubernetes-source.js';
 import { FakeApiServer, RESOURCE_TYPES, type FakeApiServerOptions } from '../../fake-apiserver/server.js';
 import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';

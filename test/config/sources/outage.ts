@@ -1,7 +1,7 @@
 // An API-server outage on the fake API server, and a change to every kind made at its end, timed until the
 // Kubernetes source delivers it: shared by the outage test and `npm run bench:outage`.
-import { secretValue, type Secret } from '../../../src/config/resources.js';
-import type { ConfigSnapshot } from '../../../src/config/sources/source.js';
+import { secretValue, type Secret } from '../../../src/compile/resources.js';
+import type { ConfigSnapshot } from '../../../src/sources/source.js';
 import type { FakeApiServer } from '../../fake-apiserver/server.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';
 import { contractObjects, find, type SnapshotRecorder } from '../source-contract.js';

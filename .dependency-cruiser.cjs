@@ -1,0 +1,41 @@
+// Import rules for src/ (checked by `npm run lint:imports`, part of `npm test`): the flow runs one way, from the
+// model through config compilation and sources to the runtime and controller, and, separately, the data plane,
+// which sees the config side only through model/. Composition (gateway/, cli/) wires the two together.
+// Folder circles are checked too (test/architecture/folder-cycles.test.ts reads this tool's output).
+const layer = (name, mayImport) => ({
+  name: `${name}-imports`,
+  comment: `src/${name}/ may import only ${mayImport.join(', ') || 'itself'} (and node/npm modules)`,
+  severity: 'error',
+  from: { path: `^src/${name}/` },
+  to: { path: '^src/', pathNot: [`^src/${name}/`, ...mayImport.map((m) => `^src/${m}/`)] },
+});
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'no file imports itself through others', from: {}, to: { circular: true } },
+    layer('observability', []),
+    layer('model', []),
+    layer('compile', ['model', 'observability']),
+    layer('sources', ['compile', 'model', 'observability']),
+    layer('runtime', ['sources', 'compile', 'model', 'observability']),
+    layer('controller', ['runtime', 'sources', 'compile', 'model', 'observability']),
+    layer('dataplane', ['model', 'observability']),
+    layer('features', ['dataplane', 'model', 'observability']),
+    layer('demo', []),
+    layer('gateway', ['features', 'dataplane', 'controller', 'runtime', 'sources', 'compile', 'model', 'observability', 'demo']),
+    {
+      name: 'nothing-imports-the-entry-points',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/cli\\.ts$', '^src/cli/'] },
+      to: { path: ['^src/cli/', '^src/cli\\.ts$'] },
+      comment: 'cli/ and cli.ts are the top: only cli.ts and cli/ itself import them',
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

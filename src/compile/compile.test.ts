@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { compile } from './compile.js';
+import { sha256Hex } from '../model/digest.js';
+import { parseManifests } from './manifests.js';
+import type { RawObject } from './resources.js';
+
+const route = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
+  apiVersion: 'modelgateway.io/v1alpha1', kind: 'ModelRoute', metadata: { name, ...meta }, spec,
+});
+const group = (name: string, models: string[]): RawObject => ({ apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name }, spec: { models } });
+const token = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
+  apiVersion: 'modelgateway.io/v1alpha1', kind: 'GatewayToken', metadata: { name, ...meta }, spec,
+});
+const secret = (name: string, stringData: Record<string, string>): RawObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData });
+const backend = { name: 'up', baseURL: 'http://127.0.0.1:9/v1' };
+const run = (objs: RawObject[]) => compile(objs.map((object) => ({ object })), { now: Date.parse('2026-01-01T00:00:00Z') });
+const cond = (r: ReturnType<typeof run>, key: string, type: string) =>
+  r.statuses.find((s) => s.key === key)?.conditions.find((c) => c.type === type);
+
+describe('compile', () => {
+  const cases: { name: string; objects: RawObject[]; key: string; type: string; status: string; reason: string }[] = [
+    { name: 'valid route is ready', objects: [route('m', { backends: [backend] })], key: 'ModelRoute/default/m', type: 'Ready', status: 'True', reason: 'Ready' },
+    { name: 'bad baseURL is InvalidSpec', objects: [route('m', { backends: [{ name: 'x', baseURL: 'ftp://x' }] })], key: 'ModelRoute/default/m', type: 'Accepted', status: 'False', reason: 'InvalidSpec' },
+    { name: 'missing upstream secret', objects: [route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })], key: 'ModelRoute/default/m', type: 'ResolvedRefs', status: 'False', reason: 'SecretNotFound' },
+    { name: 'missing secret key', objects: [secret('s', { other: 'x' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })], key: 'ModelRoute/default/m', type: 'ResolvedRefs', status: 'False', reason: 'SecretKeyNotFound' },
+    { name: 'token without group', objects: [token('t', { group: 'nope', sha256: 'a'.repeat(64) })], key: 'GatewayToken/default/t', type: 'ResolvedRefs', status: 'False', reason: 'GroupNotFound' },
+    { name: 'token with both refs', objects: [token('t', { group: 'g', sha256: 'a'.repeat(64), secretRef: { name: 's', key: 'k' } })], key: 'GatewayToken/default/t', type: 'Accepted', status: 'False', reason: 'InvalidSpec' },
+    { name: 'expired token', objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), expiresAt: '2025-01-01T00:00:00Z' })], key: 'GatewayToken/default/t', type: 'Ready', status: 'False', reason: 'Expired' },
+    { name: 'disabled token', objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), disabled: true })], key: 'GatewayToken/default/t', type: 'Ready', status: 'False', reason: 'Disabled' },
+    {
+      name: 'newer route claiming a model conflicts',
+      objects: [route('b', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-01-01T00:00:00Z' }), route('a', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-02-01T00:00:00Z' })],
+      key: 'ModelRoute/default/a', type: 'Accepted', status: 'False', reason: 'Conflict',
+    },
+    {
+      name: 'duplicate key digest conflicts',
+      objects: [group('g', []), token('t1', { group: 'g', sha256: 'b'.repeat(64) }), token('t2', { group: 'g', sha256: 'b'.repeat(64) })],
+      key: 'GatewayToken/default/t2', type: 'Accepted', status: 'False', reason: 'Conflict',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = run(c.objects);
+      expect(cond(r, c.key, c.type)).toMatchObject({ status: c.status, reason: c.reason });
+    });
+  }
+
+  it('indexes tokens by the digest of the secret value and narrows models', () => {
+    const r = run([
+      secret('alice-key', { token: 'sk-alice' }),
+      route('gpt-4o-mini', { backends: [backend] }),
+      route('text-embedding-3-small', { backends: [backend] }),
+      route('other', { backends: [backend] }),
+      group('g', ['gpt-*', 'text-embedding-3-*']),
+      token('alice', { group: 'g', secretRef: { name: 'alice-key', key: 'token' }, models: ['text-*'] }),
+    ]);
+    const t = r.table.tokensByDigest.get(sha256Hex('sk-alice'));
+    expect(t?.group.models).toEqual(['gpt-4o-mini', 'text-embedding-3-small']);
+    expect(t?.models).toEqual(['text-embedding-3-small']);
+  });
+
+  it('shares the group\'s model set with every token that does not narrow it (10,000 tokens, one set)', () => {
+    const r = run([
+      route('a', { backends: [backend] }),
+      route('b', { backends: [backend] }),
+      group('g', ['*']),
+      token('wide1', { group: 'g', sha256: '1'.repeat(64) }),
+      token('wide2', { group: 'g', sha256: '2'.repeat(64) }),
+      token('narrow', { group: 'g', sha256: '3'.repeat(64), models: ['a'] }),
+    ]);
+    const get = (c: string) => r.table.tokensByDigest.get(c.repeat(64))!;
+    expect(get('1').modelSet).toBe(get('1').group.modelSet);
+    expect(get('2').modelSet).toBe(get('1').modelSet);
+    expect(get('3').modelSet).not.toBe(get('3').group.modelSet);
+    expect([...get('3').modelSet]).toEqual(['a']);
+    expect(get('2').modelSet.has('b')).toBe(true);
+  });
+
+  it("gives a route's created time from its creationTimestamp, else from when the source first saw it, not a constant", () => {
+    // Regression (issue 12, item 14): /v1/models said created: 0.
+    const seenAt = Date.parse('2026-03-04T05:06:07.890Z');
+    const r = compile([
+      { object: route('stamped', { backends: [backend] }, { creationTimestamp: '2026-01-02T03:04:05Z' }), seenAt },
+      { object: route('seen', { backends: [backend] }), seenAt },
+      { object: route('unknown', { backends: [backend] }) },
+    ]);
+    expect(r.table.routes.get('stamped')?.created).toBe(Date.parse('2026-01-02T03:04:05Z') / 1000);
+    expect(r.table.routes.get('seen')?.created).toBe(Math.floor(seenAt / 1000));
+    expect(r.table.routes.get('unknown')?.created).toBe(0);
+  });
+
+  it('never puts secret values in messages', () => {
+    const r = run([secret('s', { k: 'sk-very-secret' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'nope' } }] })]);
+    expect(JSON.stringify(r.statuses)).not.toContain('sk-very-secret');
+  });
+
+  it('keeps serving the valid objects when one is broken', () => {
+    const r = run([route('good', { backends: [backend] }), route('bad', { backends: [] })]);
+    expect([...r.table.routes.keys()]).toEqual(['good']);
+  });
+
+  it('warns about group patterns that match nothing', () => {
+    const r = run([route('m', { backends: [backend] }), group('g', ['m', 'nothing-*'])]);
+    expect(r.statuses.find((s) => s.key === 'Group/default/g')?.warnings).toEqual(['model pattern "nothing-*" matches no served model']);
+  });
+
+  it('reports a misspelt kind of our API group instead of dropping it, and ignores other APIs', () => {
+    const r = run([
+      { apiVersion: 'modelgateway.io/v1alpha1', kind: 'ModelRoutes', metadata: { name: 'm' }, spec: {} },
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' } },
+    ]);
+    expect(r.statuses).toHaveLength(1);
+    expect(cond(r, 'ModelRoutes/default/m', 'Accepted')).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
+    expect(cond(r, 'ModelRoutes/default/m', 'Accepted')?.message).toContain('unknown kind "ModelRoutes"');
+  });
+
+  it('names the line of each schema issue when parsed from YAML, and keeps statuses plain data', () => {
+    const yaml = [
+      'apiVersion: modelgateway.io/v1alpha1', // 1
+      'kind: ModelRoute',
+      'metadata: {name: m}',
+      'spec:',
+      '  backends:', // 5
+      '  - name: up',
+      '    baseURL: ftp://nope', // 7
+      '---',
+      'apiVersion: modelgateway.io/v1alpha1',
+      'kind: GatewayToken', // 10
+      'metadata: {name: t}',
+      'spec:',
+      '  group: g', // 13: neither secretRef nor sha256 → the issue is on spec
+      '',
+    ].join('\n');
+    const { objects } = parseManifests(yaml, 'x.yaml');
+    const r = compile(objects);
+    const route = r.statuses.find((s) => s.key === 'ModelRoute/default/m')!;
+    expect(route.conditions[0]?.message).toMatch(/^spec\.backends\.0\.baseURL \(line 7\): /);
+    expect(route.source).toEqual({ file: 'x.yaml', line: 1 });
+    const tok = r.statuses.find((s) => s.key === 'GatewayToken/default/t')!;
+    expect(tok.conditions[0]?.message).toBe('spec (line 13): exactly one of secretRef or sha256 must be set');
+    expect(tok.source).toEqual({ file: 'x.yaml', line: 9 });
+  });
+});

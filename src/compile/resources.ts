@@ -1,0 +1,274 @@
+// The three custom resources (and core Secret) as zod schemas. These are the single source of truth for shapes:
+// the CRD OpenAPI schemas in crds/ are generated from them (see scripts/), and everything else uses these types.
+import { z } from 'zod';
+import { FAMILIES } from '../model/families.js';
+
+export const API_GROUP = 'modelgateway.io';
+export const API_VERSION = 'v1alpha1';
+export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
+
+
+/** Go-style durations as Kubernetes users write them: 500ms, 5s, 2m, 1h, 1m30s. */
+export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h))+$';
+const duration = z
+  .string()
+  .regex(new RegExp(DURATION_PATTERN), 'a duration such as 500ms, 5s, 2m or 1h');
+
+const dnsLabel = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a lowercase RFC 1123 label');
+
+export const SecretKeyRefSchema = z
+  .object({
+    name: z.string().min(1).max(253).describe('Name of a Secret in the same namespace as this object.'),
+    key: z.string().min(1).max(253).describe('Key inside the Secret whose value is used.'),
+  })
+  .strict()
+  .describe('A reference to one key of a Secret in the same namespace.');
+export type SecretKeyRef = z.infer<typeof SecretKeyRefSchema>;
+
+export const ObjectMetaSchema = z
+  .object({
+    name: z.string().min(1).max(253),
+    namespace: z.string().min(1).max(63).optional(),
+    uid: z.string().optional(),
+    generation: z.number().int().optional(),
+    resourceVersion: z.string().optional(),
+    creationTimestamp: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+  })
+  .passthrough();
+export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
+
+/** Upstream base URLs are http(s); `demo://` selects the built-in deterministic demo backend (demos, tests, benchmarks). */
+export const BASE_URL_PATTERN = '^(https?://[^\\s]+|demo://)$';
+
+export const BackendSchema = z
+  .object({
+    name: dnsLabel.describe('Name of this backend, unique within the route; shown in metrics and the x-model-gateway-backend header.'),
+    baseURL: z
+      .string()
+      .regex(new RegExp(BASE_URL_PATTERN), 'an http(s) URL such as https://api.openai.com/v1, or demo://')
+      .describe('Base URL of the OpenAI-compatible upstream, including its /v1 path. demo:// is the built-in demo backend.'),
+    apiKeySecretRef: SecretKeyRefSchema.optional().describe(
+      'Secret key holding the upstream API key, sent as a Bearer token. Omit for upstreams without auth.',
+    ),
+    model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
+    priority: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(0)
+      .describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
+    weight: z
+      .number()
+      .int()
+      .min(0)
+      .max(10000)
+      .default(1)
+      .describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
+  })
+  .strict();
+export type Backend = z.infer<typeof BackendSchema>;
+
+export const TimeoutsSchema = z
+  .object({
+    connect: duration.optional().describe('TCP/TLS connect timeout per attempt (default 5s).'),
+    firstByte: duration.optional().describe('Time to response headers per attempt (default 60s).'),
+    streamIdle: duration.optional().describe('Longest silence inside a streamed response (default 120s).'),
+    total: duration.optional().describe('Deadline of a whole non-streaming request, retries included (default 300s).'),
+  })
+  .strict();
+
+/** What may trigger failover to the next backend: a connection failure, a timeout before headers, or a status. */
+export const RETRY_ON_PATTERN = '^(connect-failure|timeout|408|429|5[0-9][0-9])$';
+export const DEFAULT_RETRY_ON = ['connect-failure', 'timeout', '429', '500', '502', '503', '504'] as const;
+
+export const RetrySchema = z
+  .object({
+    attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('Most attempts per request, the first included (default 3). Each attempt uses a different backend, so never more than the number of backends.'),
+    budget: duration
+      .optional()
+      .describe(
+        'Time budget for all attempts together, from the moment the request arrives (default: twice timeouts.firstByte, at most timeouts.total). No attempt starts after it, and each attempt\'s connect and first-byte timeouts are clipped to what is left of it.',
+      ),
+    retryOn: z
+      .array(z.string().regex(new RegExp(RETRY_ON_PATTERN), 'connect-failure, timeout, 408, 429 or a 5xx status code'))
+      .max(32)
+      .optional()
+      .describe(
+        'Outcomes that fail over to the next backend: "connect-failure" (refused, reset or closed before response headers, DNS, TLS, connect timeout), "timeout" (no response headers within timeouts.firstByte), or HTTP status codes as strings (408, 429, 5xx). Default: connect-failure, timeout, 429, 500, 502, 503, 504. An empty list disables failover.',
+      ),
+  })
+  .strict()
+  .describe('Failover policy. A request never fails over once any byte of a response was sent to the client.');
+export type Retry = z.infer<typeof RetrySchema>;
+
+export const StreamingSchema = z
+  .object({
+    keepAliveInterval: duration
+      .optional()
+      .describe(
+        'Send an SSE comment (": keep-alive") at this interval while a streaming request waits for its first upstream byte, so proxies and load balancers do not cut an idle connection. Response headers (200, text/event-stream) are then sent early, so a later failure arrives as an SSE error event instead of an HTTP status. Default: off.',
+      ),
+  })
+  .strict();
+export type Streaming = z.infer<typeof StreamingSchema>;
+
+export const ModelRouteSpecSchema = z
+  .object({
+    model: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('Public model id clients send; defaults to metadata.name. May contain "/".'),
+    endpoints: z
+      .array(z.enum(FAMILIES))
+      .min(1)
+      .optional()
+      .describe('API families this route serves; default: all.'),
+    backends: z
+      .array(BackendSchema)
+      .min(1)
+      .max(64)
+      // In the CRD: a list keyed by name, so the API server rejects duplicate backend names and server-side apply merges per backend.
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] })
+      .describe('Upstreams that serve this model.'),
+    timeouts: TimeoutsSchema.optional().describe('Per-route timeouts.'),
+    retry: RetrySchema.optional(),
+    streaming: StreamingSchema.optional().describe('Streaming (SSE) behaviour of this route.'),
+    ownedBy: z.string().max(256).optional().describe('owned_by shown in /v1/models (default: the namespace).'),
+  })
+  .strict()
+  .describe('One public model name and the upstream backends that serve it.');
+export type ModelRouteSpec = z.infer<typeof ModelRouteSpecSchema>;
+
+export const GroupSpecSchema = z
+  .object({
+    models: z
+      .array(z.string().min(1).max(256))
+      .max(1000)
+      .describe('Model names or globs (* and ?) that tokens in this group may use.'),
+  })
+  .strict()
+  .describe('Which models the tokens in this group may use.');
+export type GroupSpec = z.infer<typeof GroupSpecSchema>;
+
+export const SHA256_PATTERN = '^[a-f0-9]{64}$';
+
+export const GatewayTokenSpecSchema = z
+  .object({
+    group: dnsLabel.describe("Name of the token's current Group, in the same namespace."),
+    secretRef: SecretKeyRefSchema.optional().describe('Secret key holding the client API key.'),
+    sha256: z
+      .string()
+      .regex(new RegExp(SHA256_PATTERN), 'a lowercase hex SHA-256 digest')
+      .optional()
+      .describe('Lowercase hex SHA-256 digest of the client API key, instead of secretRef.'),
+    models: z
+      .array(z.string().min(1).max(256))
+      .max(1000)
+      .optional()
+      .describe("Narrows the group's models for this token (names or globs)."),
+    expiresAt: z.iso.datetime({ offset: true }).optional().describe('RFC 3339 time after which the key is refused.'),
+    disabled: z.boolean().default(false).describe('Refuse the key while true.'),
+  })
+  .strict()
+  .refine((s) => (s.secretRef === undefined) !== (s.sha256 === undefined), {
+    message: 'exactly one of secretRef or sha256 must be set',
+  })
+  // The same rule for the API server (CEL in the generated CRD); src/compile/crd tests keep the two in step.
+  .meta({ 'x-kubernetes-validations': [{ rule: 'has(self.secretRef) != has(self.sha256)', message: 'exactly one of secretRef or sha256 must be set' }] })
+  .describe('One client API key: its value in a Secret (or only its SHA-256), its current group, optional narrowing and expiry.');
+export type GatewayTokenSpec = z.infer<typeof GatewayTokenSpecSchema>;
+
+function resource<K extends string, S extends z.ZodType>(kind: K, spec: S) {
+  return z
+    .object({
+      apiVersion: z.literal(GROUP_VERSION),
+      kind: z.literal(kind),
+      metadata: ObjectMetaSchema,
+      spec,
+      status: z.unknown().optional(),
+    })
+    .passthrough();
+}
+
+export const ModelRouteSchema = resource('ModelRoute', ModelRouteSpecSchema);
+export const GroupSchema = resource('Group', GroupSpecSchema);
+export const GatewayTokenSchema = resource('GatewayToken', GatewayTokenSpecSchema);
+export type ModelRoute = z.infer<typeof ModelRouteSchema>;
+export type Group = z.infer<typeof GroupSchema>;
+export type GatewayToken = z.infer<typeof GatewayTokenSchema>;
+
+export const SecretSchema = z
+  .object({
+    apiVersion: z.literal('v1'),
+    kind: z.literal('Secret'),
+    metadata: ObjectMetaSchema,
+    type: z.string().optional(),
+    data: z.record(z.string(), z.string().regex(/^[A-Za-z0-9+/=\s]*$/, 'base64')).optional(),
+    stringData: z.record(z.string(), z.string()).optional(),
+  })
+  .passthrough();
+export type Secret = z.infer<typeof SecretSchema>;
+
+export const KINDS = ['ModelRoute', 'Group', 'GatewayToken'] as const;
+export type Kind = (typeof KINDS)[number];
+export const SPEC_SCHEMAS = {
+  ModelRoute: ModelRouteSpecSchema,
+  Group: GroupSpecSchema,
+  GatewayToken: GatewayTokenSpecSchema,
+} as const;
+
+/** What a config source hands to compile: any object it read, not yet validated. */
+export interface RawObject {
+  apiVersion?: unknown;
+  kind?: unknown;
+  metadata?: { name?: unknown; namespace?: unknown; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+/** Where an object came from, for messages (file source: file and line; kubernetes: nothing). */
+export interface SourceRef {
+  file?: string;
+  line?: number;
+  /** Line of a field inside the object (a schema issue's path), for messages; compile never copies it to a status. */
+  lineOf?: (path: readonly PropertyKey[]) => number | undefined;
+}
+
+export interface SourcedObject {
+  object: RawObject;
+  source?: SourceRef;
+  /**
+   * Epoch ms when the source first saw this object, from a source whose objects may lack a creationTimestamp
+   * (the file source): /v1/models reports it as `created` when the object has none.
+   */
+  seenAt?: number;
+}
+
+export const DEFAULT_NAMESPACE = 'default';
+
+/** Stable identity of an object across sources: kind/namespace/name. */
+export function objectKey(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${namespace ?? DEFAULT_NAMESPACE}/${name}`;
+}
+
+/** Secret value of one key (stringData wins, as the API server merges it), or undefined. */
+export function secretValue(secret: Secret, key: string): string | undefined {
+  const s = secret.stringData?.[key];
+  if (s !== undefined) return s;
+  const b = secret.data?.[key];
+  return b === undefined ? undefined : Buffer.from(b, 'base64').toString('utf8');
+}

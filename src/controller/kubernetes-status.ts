@@ -1,0 +1,67 @@
+// Status reporting for the Kubernetes source: leader election (optional) + the status writer, fed with the
+// statuses of every compile. Serving never waits on any of this.
+import type { KubeConfig } from '../sources/kubernetes/kube-client.js';
+import type { Logger } from '../observability/logger.js';
+import type { ObjectStatus } from '../compile/conditions.js';
+import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
+import type { KubernetesSource } from '../sources/kubernetes/kubernetes-source.js';
+import { kubernetesStatusApi, StatusWriter, type StatusApi } from './status-writer.js';
+
+export interface KubernetesStatusOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly source: KubernetesSource;
+  /** false: this replica always writes status (a single replica, or status writing handled elsewhere). */
+  readonly leaderElection: boolean;
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+  readonly identity: string;
+  readonly logger?: Logger;
+  readonly qps?: number;
+  readonly burst?: number;
+  /** Lease timings (tests shorten them). */
+  readonly election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
+  readonly api?: StatusApi;
+  readonly onResult?: (result: 'written' | 'conflict' | 'error') => void;
+}
+
+export class KubernetesStatus {
+  readonly writer: StatusWriter;
+  readonly elector: LeaderElector | undefined;
+
+  constructor(o: KubernetesStatusOptions) {
+    this.elector = o.leaderElection
+      ? new LeaderElector({ kubeConfig: o.kubeConfig, namespace: o.leaseNamespace, name: o.leaseName, identity: o.identity, ...o.election, ...(o.logger ? { logger: o.logger } : {}) })
+      : undefined;
+    const elector = this.elector;
+    this.writer = new StatusWriter({
+      api: o.api ?? kubernetesStatusApi(o.kubeConfig),
+      lookup: (kind, ns, name) => o.source.lookup(kind, ns, name),
+      isLeader: () => (elector ? elector.isLeader() : true),
+      ...(o.qps !== undefined ? { qps: o.qps } : {}),
+      ...(o.burst !== undefined ? { burst: o.burst } : {}),
+      ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.onResult ? { onResult: o.onResult } : {}),
+    });
+    // A new leader catches up on everything the previous one had not written.
+    elector?.onChange((leading) => leading && this.writer.resync());
+  }
+
+  start(): void {
+    this.elector?.start();
+  }
+
+  /** Call with the statuses of each compile. */
+  update(statuses: readonly ObjectStatus[]): void {
+    this.writer.update(statuses);
+  }
+
+  isLeader(): boolean {
+    return this.elector ? this.elector.isLeader() : true;
+  }
+
+  /** Stops writing and, if leader, hands the Lease over. */
+  async stop(): Promise<void> {
+    await this.writer.stop();
+    await this.elector?.stop();
+  }
+}

@@ -1,0 +1,50 @@
+// One log line and one set of request metrics per request, written when the response closes (finished or
+// cut). Only bounded, non-secret fields: never headers, bodies or the raw query string.
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../../observability/logger.js';
+import { NONE, statusClass, UNKNOWN, type Metrics } from '../../observability/metrics.js';
+import { getContext } from '../exchange/context.js';
+
+const PROBES = new Set(['/healthz', '/readyz']);
+
+export function accessLog(logger: Logger, metrics: Metrics) {
+  // The access line is built here from plain scalars only (no headers, bodies or objects), so the logger's
+  // path redaction can never find anything in it; skipping it saves ~10 µs per request (benchmark profile).
+  const access = logger.child({}, { redact: [] });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    res.once('close', () => {
+      const ctx = getContext(res);
+      const seconds = Number(process.hrtime.bigint() - ctx.start) / 1e9;
+      const path = req.path;
+      // A client that left before any status was sent is logged as 499 (nginx's convention).
+      const status = ctx.aborted && !res.headersSent ? 499 : res.statusCode;
+      if (PROBES.has(path)) {
+        logger.debug({ reqId: ctx.id, method: req.method, path, status }, 'probe');
+        return;
+      }
+      const family = ctx.family ?? (path.startsWith('/v1/models') ? 'models' : 'other');
+      const model = ctx.route?.model ?? UNKNOWN;
+      const group = ctx.token?.group.name ?? NONE;
+      const labels = { family, model, group, status_class: statusClass(status) };
+      metrics.requests.inc(labels);
+      metrics.requestDuration.observe(labels, seconds);
+      access.info(
+        {
+          reqId: ctx.id,
+          method: req.method,
+          path: path.length > 256 ? path.slice(0, 256) : path,
+          status,
+          durationMs: Math.round(seconds * 1e6) / 1e3,
+          family,
+          model,
+          group,
+          backend: ctx.backend,
+          attempts: ctx.attempts || undefined,
+          aborted: ctx.aborted || undefined,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,111 @@
+// The request payload of a POST family: a JSON object (scanned once, see json-body.ts) or a multipart form
+// (parsed once), with the public model it names, and a per-backend body builder that rewrites the model for
+// the upstream.
+import type { Request } from 'express';
+import type { AppLimits } from '../../model/limits.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
+import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from './multipart.js';
+import { errors } from '../../model/errors.js';
+import { readJsonBody, type JsonBody } from './json-body.js';
+import { WantedKeys } from './json-scan.js';
+
+/**
+ * The top-level members of a JSON body the gateway reads (the model, whether to stream, a sealed id to unseal).
+ * Every other member is checked but skipped unread; a feature that needs one more names it here.
+ */
+export const TOP_LEVEL_KEYS = new WantedKeys(['model', 'stream', 'previous_response_id']);
+
+export type Payload =
+  | {
+      readonly kind: 'json';
+      readonly raw: Buffer;
+      readonly json: JsonBody;
+      readonly model: string;
+      /** Members to set (serialised JSON values) in every body sent upstream, besides the model. */
+      readonly overrides?: Readonly<Record<string, string>>;
+    }
+  | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
+
+/** A request body as sent to one backend. */
+export interface OutgoingBody {
+  readonly body: Buffer;
+  readonly contentType: string | undefined;
+}
+
+const MULTIPART = /^multipart\/form-data\b/i;
+const ANY_MULTIPART = /^\s*multipart\//i;
+const JSON_TYPE = 'application/json';
+
+/** What an endpoint accepts besides JSON; `path` names it in the refusal. */
+export interface PayloadAccept {
+  readonly multipart: boolean;
+  readonly path: string;
+}
+
+/**
+ * Refuses a form sent to an endpoint that takes JSON only, before a byte of it is read: a form there would be
+ * buffered under the (larger) upload limit for nothing. Other content types are still read as JSON, as clients
+ * such as `curl -d` send JSON labelled as a urlencoded form or with no type at all.
+ */
+export function checkContentType(req: Request, accept: PayloadAccept): void {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!accept.multipart && ANY_MULTIPART.test(contentType)) throw errors.unsupportedContentType(contentType, accept.path);
+}
+
+export async function readPayload(
+  req: Request,
+  limits: AppLimits,
+  read: (req: Request, limit: number) => Promise<Buffer>,
+  accept: PayloadAccept,
+): Promise<Payload> {
+  // A compressed body would be parsed as garbage (a misleading "not valid JSON") or, worse, forwarded with a
+  // Content-Encoding the rewritten bytes no longer match. Refuse it plainly; "identity" means uncompressed.
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') throw errors.unsupportedEncoding();
+  checkContentType(req, accept);
+  const contentType = req.headers['content-type'] ?? '';
+  if (MULTIPART.test(contentType)) {
+    const raw = await read(req, limits.multipartBytes);
+    let form: MultipartForm;
+    try {
+      form = await parseMultipart(raw, contentType);
+    } catch (err) {
+      if (err instanceof MultipartError) throw errors.malformedMultipart(err.message); // messages are constants
+      throw err;
+    }
+    if (!form.model) throw errors.missingModel();
+    // busboy keeps the first `model`, many servers (FastAPI/starlette, so vLLM) the last: with two, the
+    // gateway would authorize one model and the upstream serve another.
+    if (form.parts.filter((p) => p.name === 'model').length > 1) throw errors.duplicateModel();
+    return { kind: 'multipart', raw, contentType, form, model: form.model };
+  }
+  const raw = await read(req, limits.jsonBytes);
+  const json = await readJsonBody(raw, TOP_LEVEL_KEYS);
+  const model = json.string('model');
+  if (model === undefined || model === '') throw errors.missingModel();
+  return { kind: 'json', raw, json, model };
+}
+
+/**
+ * Body for one backend. When the upstream model name equals the public one and nothing else is set, the
+ * client's bytes go as they came, unless a member the gateway reads is ambiguous (duplicated, or its key
+ * written with escapes): parsers differ on which duplicate counts, so the upstream could serve another model,
+ * or continue another response, than the one the gateway checked. Otherwise the members are spliced in (the
+ * ambiguous ones collapsed to the value the gateway read), once per distinct upstream name.
+ */
+export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingBody {
+  const cache = new Map<string, OutgoingBody>();
+  const collapse = p.kind === 'json' ? p.json.ambiguousMembers() : {};
+  const exact = p.kind === 'multipart' || (p.overrides === undefined && Object.keys(collapse).length === 0);
+  return (backend) => {
+    if (backend.model === p.model && exact) return { body: p.raw, contentType: p.kind === 'json' ? JSON_TYPE : p.contentType };
+    let out = cache.get(backend.model);
+    if (!out) {
+      out = p.kind === 'json'
+        ? { body: p.json.with({ ...collapse, ...p.overrides, model: JSON.stringify(backend.model) }), contentType: JSON_TYPE }
+        : encodeMultipart(p.form, backend.model);
+      cache.set(backend.model, out);
+    }
+    return out;
+  };
+}

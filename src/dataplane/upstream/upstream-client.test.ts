@@ -1,0 +1,66 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUTS, type CompiledBackend } from '../../model/routing-table.js';
+import { UpstreamClient } from './upstream-client.js';
+
+const servers: Server[] = [];
+const sockets = new Map<string, number>();
+let origins: string[] = [];
+
+beforeAll(async () => {
+  for (let i = 0; i < 2; i++) {
+    const srv = createServer((req, res) => res.end(`hello from ${i} ${req.url}`));
+    srv.on('connection', () => sockets.set(String(i), (sockets.get(String(i)) ?? 0) + 1));
+    srv.listen(0, '127.0.0.1');
+    await once(srv, 'listening');
+    servers.push(srv);
+  }
+  origins = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+});
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+const backend = (origin: string): CompiledBackend => ({
+  id: 'ns/r/b', name: 'b', baseURL: `${origin}/v1`, origin, basePath: '/v1', apiKey: undefined, model: 'm', priority: 0, weight: 1,
+});
+
+async function get(client: UpstreamClient, origin: string): Promise<string> {
+  const res = await client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, timeouts: DEFAULT_TIMEOUTS });
+  return res.body.setEncoding('utf8').toArray().then((parts) => parts.join(''));
+}
+
+describe('UpstreamClient', () => {
+  it('keeps one keep-alive pool per origin and reuses its connections', async () => {
+    const client = new UpstreamClient();
+    try {
+      for (let i = 0; i < 10; i++) expect(await get(client, origins[0]!)).toBe('hello from 0 /v1/x');
+      expect(await get(client, origins[1]!)).toBe('hello from 1 /v1/x');
+      expect(client.poolCount).toBe(2);
+      // Ten sequential requests reuse kept-alive sockets (undici may open a second one while the first is
+      // still being released, hence "at most 2", not "exactly 1").
+      expect(sockets.get('0')).toBeLessThanOrEqual(2);
+    } finally {
+      await client.destroy();
+    }
+  });
+
+  it('drops pools of origins no longer in use', async () => {
+    const client = new UpstreamClient();
+    try {
+      await get(client, origins[0]!);
+      await get(client, origins[1]!);
+      await client.retainOrigins(new Set([origins[1]!]));
+      expect(client.poolCount).toBe(1);
+      expect(await get(client, origins[1]!)).toBe('hello from 1 /v1/x');
+    } finally {
+      await client.close();
+    }
+    await expect(get(client, origins[1]!)).rejects.toThrow(/closed/);
+  });
+});

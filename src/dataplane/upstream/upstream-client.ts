@@ -1,0 +1,117 @@
+// The only outbound I/O of the data plane: one undici Pool per upstream origin with keep-alive, reused by every
+// request to that origin. undici fixes the connect timeout per pool, so a pool is keyed by origin and connect
+// timeout (routes almost always share the default, so in practice it is one pool per origin).
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.js';
+
+export interface UpstreamRequest {
+  readonly backend: CompiledBackend;
+  readonly method: string;
+  /** Full request path on the upstream origin (the backend's base path included), with any query string. */
+  readonly path: string;
+  readonly headers: Record<string, string | string[]>;
+  readonly body: Buffer | null;
+  readonly timeouts: RouteTimeouts;
+  readonly signal?: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Readable;
+}
+
+export interface UpstreamClientOptions {
+  /**
+   * Idle keep-alive sockets are closed after this long unless the upstream's Keep-Alive hint says otherwise.
+   * Default: undici's (4s), short enough to beat most servers' idle timeouts and so avoid resets on reuse.
+   */
+  readonly keepAliveTimeoutMs?: number;
+  /**
+   * Cap on sockets per origin (default 1024). High, as a proxy should rarely queue behind its own pool, but
+   * bounded so a stampede cannot exhaust file descriptors; a request queued here still counts against its
+   * attempt's first-byte deadline, so a saturated origin fails over instead of stalling.
+   */
+  readonly connections?: number;
+}
+
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 1024;
+
+export class UpstreamClient {
+  readonly #pools = new Map<string, { origin: string; pool: Pool }>();
+  readonly #options: UpstreamClientOptions;
+  #closed = false;
+
+  constructor(options: UpstreamClientOptions = {}) {
+    this.#options = options;
+  }
+
+  request(r: UpstreamRequest): Promise<UpstreamResponse> {
+    const pool = this.#pool(r.backend.origin, r.timeouts.connectMs);
+    return pool.request({
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      body: r.body,
+      signal: r.signal ?? null,
+      headersTimeout: r.timeouts.firstByteMs,
+      bodyTimeout: r.timeouts.streamIdleMs,
+    }) as Promise<UpstreamResponse>;
+  }
+
+  #pool(origin: string, connectMs: number): Pool {
+    if (this.#closed) throw new Error('upstream client is closed');
+    const key = `${origin} ${connectMs}`;
+    let entry = this.#pools.get(key);
+    if (!entry) {
+      const pool = new Pool(origin, {
+        connect: { timeout: connectMs },
+        ...(this.#options.keepAliveTimeoutMs !== undefined ? { keepAliveTimeout: this.#options.keepAliveTimeoutMs } : {}),
+        connections: this.#options.connections ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+      });
+      entry = { origin, pool };
+      this.#pools.set(key, entry);
+    }
+    return entry.pool;
+  }
+
+  /** Sockets open across all pools (connected, busy or idle); for tests and leak checks. */
+  get socketCount(): number {
+    let n = 0;
+    for (const e of this.#pools.values()) n += e.pool.stats.connected;
+    return n;
+  }
+
+  /** Number of pools open; for tests and metrics. */
+  get poolCount(): number {
+    return this.#pools.size;
+  }
+
+  /** Closes (gracefully: in-flight requests finish) the pools of origins that are no longer in use. */
+  async retainOrigins(origins: ReadonlySet<string>): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const [key, entry] of this.#pools) {
+      if (origins.has(entry.origin)) continue;
+      this.#pools.delete(key);
+      closing.push(entry.pool.close());
+    }
+    await Promise.all(closing);
+  }
+
+  /** Graceful close: waits for in-flight requests. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((e) => e.pool.close()));
+  }
+
+  /** Hard close: aborts in-flight requests (end of a drain deadline, tests). */
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((e) => e.pool.destroy()));
+  }
+}

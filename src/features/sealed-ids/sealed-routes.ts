@@ -1,0 +1,97 @@
+// Follow-up calls on sealed ids: the id in the path must verify and belong to the calling token (else 404
+// not_found, and nothing reaches an upstream); the call then goes to the one backend holding the object, with
+// the upstream id in the path, the client's query string as it came (variant, stream, starting_after, after,
+// limit, order, include) and the answer's ids sealed again. GET /v1/videos (list) is refused: the upstream's
+// list spans every token of the shared upstream account.
+import type { Express, Request, RequestHandler, Response } from 'express';
+import type { AppLimits } from '../../model/limits.js';
+import type { Family } from '../../model/families.js';
+import { forward, type ForwardDeps } from '../../dataplane/upstream/forward.js';
+import type { SealedBody } from './sealing-transforms.js';
+import { resolveOwned } from './owned-object.js';
+import type { IdSealer, SealedKind } from './sealed-id.js';
+import type { BodyBudget } from '../../dataplane/request/body-budget.js';
+import { clientGone, getContext } from '../../dataplane/exchange/context.js';
+import { checkContentType } from '../../dataplane/request/payload.js';
+import { readBody } from '../../dataplane/request/read-body.js';
+import type { RouteRegistry } from '../../dataplane/server/route-registry.js';
+import { sealAnswer } from './sealed-create.js';
+import { sealedErrors } from './sealed-errors.js';
+
+export interface SealedRouteDeps extends ForwardDeps {
+  readonly sealer: IdSealer;
+  readonly limits: AppLimits;
+  readonly budget?: BodyBudget;
+}
+
+interface FollowUp {
+  readonly kind: SealedKind;
+  /** Path after the id, e.g. "/content". */
+  readonly suffix: string;
+  /** What a successful answer holds (its ids are sealed); 'none' relays it untouched. */
+  readonly answer: SealedBody;
+  /** Whether the client's body is forwarded (remix, cancel). */
+  readonly withBody: boolean;
+}
+
+const FAMILY: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
+const COLLECTION: Readonly<Record<SealedKind, string>> = { video: '/videos/', response: '/responses/' };
+
+export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: RequestHandler, deps: SealedRouteDeps): void {
+  const add = (method: 'get' | 'post' | 'delete', path: string, f: FollowUp) => routes.add(app, method, path, auth, followUpHandler(f, deps));
+  routes.add(app, 'get', '/v1/videos', auth, (_req, res) => {
+    getContext(res).family = 'videos';
+    throw sealedErrors.listNotSupported();
+  });
+  add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
+  add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
+  add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false });
+  add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true });
+  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
+  add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
+  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true });
+  // input_items pages hold item ids (the pagination cursors): relayed untouched.
+  add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false });
+}
+
+function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
+  const family = FAMILY[f.kind];
+  return async (req: Request, res: Response): Promise<void> => {
+    const ctx = getContext(res);
+    ctx.family = family;
+    const sealedId = String(req.params['id']);
+    const owned = resolveOwned(ctx.table!, ctx.token!, deps.sealer, f.kind, sealedId);
+    if (!owned) throw sealedErrors.notFound(f.kind);
+    ctx.route = owned.route;
+    const { route, backend, ref } = owned;
+    let body: { body: Buffer; contentType: string | undefined } | null = null;
+    if (f.withBody) {
+      // Remix and cancel take JSON (or nothing) in the OpenAI API; a form would only buy the larger upload limit.
+      checkContentType(req, { multipart: false, path: req.path });
+      const type = req.headers['content-type'];
+      const raw = await readBody(req, deps.limits.jsonBytes, deps.budget?.open(res));
+      if (raw.length > 0) body = { body: raw, contentType: type };
+      if (clientGone(req, res)) {
+        ctx.aborted = true;
+        return;
+      }
+    }
+    const q = req.url.indexOf('?');
+    await forward(deps, {
+      req,
+      res,
+      ctx,
+      // HEAD stays HEAD (express serves HEAD on GET routes).
+      method: req.method,
+      path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
+      // The object exists on this backend only: no failover to another one.
+      backends: [backend],
+      timeouts: route.timeouts,
+      retry: route.retry,
+      body: () => body,
+      // The one backend above answers; its ids (and error texts) give back the id the client sent.
+      transform: sealAnswer(f.answer, deps.sealer, route, ctx.token!, { upstreamId: ref.upstreamId, sealedId }),
+      labels: { family, model: route.model },
+    });
+  };
+}

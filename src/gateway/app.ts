@@ -1,0 +1,173 @@
+// createApp(deps) builds the express app for the API port without listening; main.ts and the tests listen.
+import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { RoutingTable, TableHolder } from '../model/routing-table.js';
+import { FAMILIES } from '../model/families.js';
+import { accessLog } from '../dataplane/observe/access-log.js';
+import { authMiddleware } from '../dataplane/request/auth.js';
+import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
+import { getContext } from '../dataplane/exchange/context.js';
+import { errors, sendError, toGatewayError } from '../model/errors.js';
+import { familyHandler } from '../dataplane/handlers/family-handler.js';
+import { FAMILY_PATHS } from '../model/families.js';
+import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
+import { requestId } from '../dataplane/request/request-id.js';
+import { RouteRegistry } from '../dataplane/server/route-registry.js';
+import { sealedCreateHooks } from '../features/sealed-ids/sealed-create.js';
+import { registerSealedRoutes } from '../features/sealed-ids/sealed-routes.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { ResponseTransform } from '../dataplane/upstream/forward.js';
+import { UpstreamClient } from '../dataplane/upstream/upstream-client.js';
+import { registerBackendStateGauge } from '../dataplane/observe/backend-metrics.js';
+import { registerBufferedBodyGauge } from '../dataplane/observe/body-metrics.js';
+import { closeAfterDraining, DEFAULT_LINGER, lingerForUnreadBody } from '../dataplane/server/lingering-close.js';
+import { BackendHealth, configuredBackendIds } from '../dataplane/policy/health.js';
+import type { Random } from '../dataplane/policy/plan.js';
+import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
+import { IdSealer } from '../features/sealed-ids/sealed-id.js';
+
+
+export interface AppDeps {
+  readonly tables: TableHolder;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** True once the first complete config snapshot is compiled and while not draining. */
+  readonly isReady: () => boolean;
+  readonly limits?: AppLimits;
+  /**
+   * Most request-body bytes held in memory at once across all requests (see dataplane/request/body-budget.ts); a body that
+   * does not fit gets 503 with retry-after. Default: a quarter of the process's memory limit, 32 MiB to 512 MiB.
+   */
+  readonly maxBufferedBytes?: number;
+  /**
+   * Outbound client (one keep-alive pool per upstream origin). Default: a new one owned by the app, closed by
+   * closeApp(app). When passed in, the caller owns it and closes it.
+   */
+  readonly upstream?: UpstreamClient;
+  /** Random source for weighted backend choice (tests make it deterministic). Default Math.random. */
+  readonly random?: Random;
+  /** Passive backend health (outlier ejection) of this replica. Default: a new one with the default thresholds. */
+  readonly health?: BackendHealth;
+  /** Optional response-body rewrite for proxied responses (e.g. sealed ids). Default: bytes relayed untouched. */
+  readonly transformResponse?: ResponseTransform;
+  /**
+   * HMAC keys for sealed video/response ids (first signs, all verify; each >= 32 bytes; see features/sealed-ids/id-keys.ts).
+   * Default: a random key, with a warning: ids then do not survive a restart and other replicas cannot serve them.
+   */
+  readonly idKeys?: readonly Uint8Array[];
+}
+
+interface AppState {
+  readonly upstream: UpstreamClient;
+  readonly ownsUpstream: boolean;
+  readonly unsubscribe: () => void;
+}
+
+const STATE = 'modelGateway';
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+
+  const upstream = deps.upstream ?? new UpstreamClient();
+  const health = deps.health ?? new BackendHealth();
+  // Pools for origins that left the table are closed (gracefully) when a new table arrives, and health forgets
+  // backends that are gone.
+  const unsubscribeTables = deps.tables.onChange((t) => {
+    // Nothing awaits this; a rejection here would be an unhandled rejection, which ends the process.
+    upstream.retainOrigins(originsOf(t)).catch((err: unknown) => deps.logger.warn({ error: (err as Error).message }, 'closing a retired upstream pool failed'));
+    health.prune(configuredBackendIds(t.routes.values()));
+  });
+  const unsubscribeHealth = health.onChange((c) => {
+    if (c.state === 'ejected') deps.logger.warn({ backend: c.backendId, ejectedForMs: c.forMs, reason: c.reason }, 'backend ejected');
+    else deps.logger.info({ backend: c.backendId }, 'backend healthy again');
+  });
+  const unsubscribe = () => {
+    unsubscribeTables();
+    unsubscribeHealth();
+  };
+  if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
+  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe };
+  app.locals[STATE] = state;
+
+  app.use(requestId);
+  app.use(accessLog(deps.logger, deps.metrics));
+
+  const routes = new RouteRegistry();
+  routes.add(app, 'get', '/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  routes.add(app, 'get', '/readyz', (_req, res) => {
+    const ready = deps.isReady();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
+  });
+
+  const auth = authMiddleware(deps.tables);
+  routes.add(app, 'get', '/v1/models', auth, listModels);
+  routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
+
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+  // A refused body is drained at most as far as the largest body the gateway would have accepted.
+  const linger = { ...DEFAULT_LINGER, maxBytes: Math.max(limits.jsonBytes, limits.multipartBytes) };
+  const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
+  registerBufferedBodyGauge(deps.metrics.registry, budget);
+  const sealer = idSealer(deps);
+  const handlerDeps = {
+    upstream,
+    metrics: deps.metrics,
+    health,
+    limits,
+    random: deps.random ?? Math.random,
+    ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
+    hooks: sealedCreateHooks(sealer),
+    budget,
+  };
+  for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
+  registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer });
+
+  // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const allow = routes.allowed(req.path);
+    next(allow.length > 0 ? errors.methodNotAllowed(req.method, req.path, allow) : errors.unknownRoute(req.method, req.path));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (req.socket.destroyed) {
+      // The client is gone (e.g. hung up mid-upload): nobody to answer, nothing unexpected to log.
+      getContext(res).aborted = true;
+      return;
+    }
+    const gatewayError = toGatewayError(err);
+    // Only unexpected failures are logged here (the access log covers the rest); their messages come from
+    // code, not from request data.
+    if (gatewayError.status === 500) deps.logger.error({ reqId: getContext(res)?.id, err }, 'unhandled error');
+    // Refused before a large body was read to its end (413, 415, 503 body budget, 401 …): the connection is
+    // closed after the answer, lingering so that a client still sending gets to read it.
+    if (!res.headersSent && lingerForUnreadBody(req)) closeAfterDraining(req, res, linger);
+    sendError(res, gatewayError);
+  });
+  return app;
+}
+
+/** Releases what createApp acquired: the table subscription and, if the app created it, the upstream client. */
+export async function closeApp(app: Express, options: { graceful?: boolean } = {}): Promise<void> {
+  const state = app.locals[STATE] as AppState | undefined;
+  if (!state) return;
+  state.unsubscribe();
+  if (!state.ownsUpstream) return;
+  await (options.graceful ? state.upstream.close() : state.upstream.destroy());
+}
+
+function idSealer(deps: AppDeps): IdSealer {
+  if (deps.idKeys && deps.idKeys.length > 0) return new IdSealer(deps.idKeys);
+  deps.logger.warn(GENERATED_KEY_WARNING);
+  return new IdSealer([generateIdKey()]);
+}
+
+function originsOf(table: RoutingTable): Set<string> {
+  const origins = new Set<string>();
+  for (const route of table.routes.values()) for (const b of route.backends) origins.add(b.origin);
+  return origins;
+}

@@ -1,0 +1,238 @@
+// Wiring only: logger, metrics, demo backend, config source → pipeline → table, the API server and the metrics
+// server on their own ports, readiness, and graceful drain. `serve` and the integration tests both start here.
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
+import { closeApp, createApp } from './app.js';
+import { ConfigPipeline } from '../runtime/pipeline.js';
+import { MemoryRelease } from '../runtime/memory-release.js';
+import type { ConfigSource } from '../sources/source.js';
+import { TableHolder } from '../model/routing-table.js';
+import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
+import { metricsHandler } from '../dataplane/server/metrics-handler.js';
+
+export interface SourceContext {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Every compile result (e.g. for the Kubernetes status writer: pipeline.onCompiled). */
+  readonly pipeline: ConfigPipeline;
+}
+
+export interface GatewayOptions {
+  /** Builds the config source (file or Kubernetes) once the logger and metrics exist. */
+  readonly source: (ctx: SourceContext) => ConfigSource;
+  /** API listen address (default 0.0.0.0:8080). */
+  readonly host?: string;
+  readonly port?: number;
+  /** Metrics listen address (default: the API host, port 9090); null serves no metrics port (cluster workers). */
+  readonly metricsHost?: string;
+  readonly metricsPort?: number | null;
+  /** Log level when no logger is given (default info). */
+  readonly logLevel?: string;
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+  /** How long close() lets in-flight requests finish (default 25 s). */
+  readonly drainTimeoutMs?: number;
+  readonly limits?: AppLimits;
+  /** Budget of buffered request bodies (see AppDeps.maxBufferedBytes); default derived from the memory limit. */
+  readonly maxBufferedBytes?: number;
+  /** API port: time a client has to send the request headers, and the whole request (see ListenOptions). */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  /** Start the built-in demo backend that `demo://` routes use (default true; it listens on loopback only). */
+  readonly demo?: boolean;
+  /** Sealed-id HMAC keys (first signs, all verify). Default: a random key and a warning (see AppDeps.idKeys). */
+  readonly idKeys?: readonly Uint8Array[];
+}
+
+export interface GatewayHandle {
+  readonly apiAddress: AddressInfo;
+  /** Undefined when started with metricsPort: null. */
+  readonly metricsAddress: AddressInfo | undefined;
+  /** http://host:port of the API and metrics servers (for tests and logs). */
+  readonly apiURL: string;
+  readonly metricsURL: string | undefined;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly tables: TableHolder;
+  /** Subscribe with pipeline.onCompiled(...) to see every compile result (e.g. a status writer). */
+  readonly pipeline: ConfigPipeline;
+  /** Resolves after the first complete config load; rejects if the source cannot produce one. */
+  readonly ready: Promise<void>;
+  /** Readiness as /readyz reports it: loaded and not draining. */
+  isReady(): boolean;
+  /**
+   * Graceful shutdown: readiness fails, the API port stops accepting, in-flight requests (streams included)
+   * get up to `timeoutMs` (default drainTimeoutMs) to finish, then the rest are cut; then upstream pools,
+   * the config source, the demo backend and the metrics server close. Idempotent.
+   */
+  close(options?: { timeoutMs?: number }): Promise<DrainResult>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<GatewayHandle> {
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
+  const metrics = options.metrics ?? createMetrics();
+  const host = options.host ?? '0.0.0.0';
+  const drainTimeoutMs = options.drainTimeoutMs ?? 25_000;
+  const tables = new TableHolder();
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const unwind = async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  };
+
+  try {
+    let demo: DemoUpstream | undefined;
+    if (options.demo ?? true) {
+      demo = await startDemoUpstream();
+      cleanups.push(() => demo!.close());
+    }
+    const pipeline = new ConfigPipeline({ tables, logger, metrics, ...(demo ? { demoBaseURL: demo.baseURL } : {}) });
+    // After config bursts, hand the compiles' memory back (memory-release.ts; needs --expose-gc, as the image runs).
+    const memory = new MemoryRelease({ gc: globalThis.gc, logger });
+    pipeline.onCompiled(() => memory.notify());
+    cleanups.push(async () => memory.stop());
+    let draining = false;
+    const isReady = () => pipeline.loaded && !draining;
+
+    const metricsServer =
+      options.metricsPort === null
+        ? undefined
+        : await listenDrainable(metricsHandler(metrics.registry), { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 });
+    if (metricsServer) cleanups.push(() => metricsServer.drain(0));
+    const app = createApp({
+      tables,
+      logger,
+      metrics,
+      isReady,
+      limits: options.limits ?? DEFAULT_LIMITS,
+      ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+      ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
+    });
+    cleanups.push(() => closeApp(app));
+    const api = await listenDrainable(app, {
+      host,
+      port: options.port ?? 8080,
+      ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
+    cleanups.push(() => api.drain(0));
+
+    const source = options.source({ logger, metrics, pipeline });
+    const ready = source.start(pipeline.apply).then(() => {
+      logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
+    });
+    ready.catch((err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'));
+    logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined, demo: demo?.baseURL }, 'model-gateway listening');
+
+    let closing: Promise<DrainResult> | undefined;
+    const close = (o: { timeoutMs?: number } = {}): Promise<DrainResult> => {
+      closing ??= (async () => {
+        draining = true;
+        const timeoutMs = o.timeoutMs ?? drainTimeoutMs;
+        logger.info({ inFlight: api.inFlight(), timeoutMs }, 'draining: not ready, no new connections, waiting for in-flight requests');
+        const result = await api.drain(timeoutMs);
+        if (result.cut > 0) logger.warn({ cut: result.cut }, 'drain deadline reached; cut the remaining requests');
+        else logger.info('drained: every in-flight request finished');
+        // Upstream pools: let idle keep-alive sockets close politely when everything finished, else destroy.
+        await closeApp(app, { graceful: result.cut === 0 }).catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'closing upstream pools failed'));
+        await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
+        memory.stop();
+        await ready.catch(() => undefined);
+        if (demo) await demo.close();
+        await metricsServer?.drain(1_000);
+        await new Promise<void>((r) => logger.flush(() => r()));
+        return result;
+      })();
+      return closing;
+    };
+
+    return {
+      apiAddress: api.address,
+      metricsAddress: metricsServer?.address,
+      apiURL: api.url,
+      metricsURL: metricsServer?.url,
+      logger,
+      metrics,
+      tables,
+      pipeline,
+      ready,
+      isReady,
+      close,
+    };
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}
+
+/** How a handler ends the process: `now` when it must not wait for anything (the drain is abandoned). */
+export type OnExit = (code: number, options?: { now?: boolean }) => void;
+
+/**
+ * SIGTERM/SIGINT → graceful close, then `onExit(0)` (or 1 if the drain itself failed). A second signal
+ * (at least 500 ms later) while draining stops waiting: `onExit(1, { now: true })`, unless `forceOnRepeat` is false (cluster workers: a
+ * signal to the whole process group and the primary's own request arrive together; only the primary forces).
+ */
+export function installSignalHandlers(
+  handle: Pick<GatewayHandle, 'close' | 'logger'>,
+  onExit: OnExit,
+  { signals = ['SIGTERM', 'SIGINT'], forceOnRepeat = true }: { signals?: readonly NodeJS.Signals[]; forceOnRepeat?: boolean } = {},
+): () => void {
+  let signalledAt: number | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalledAt !== undefined) {
+      // The same Ctrl-C often arrives twice within milliseconds (from the terminal to the process group, and
+      // forwarded by `npm start`); only a deliberate second signal forces the exit.
+      if (!forceOnRepeat || Date.now() - signalledAt < 500) return;
+      handle.logger.warn({ signal }, 'second signal while draining; exiting now');
+      onExit(1, { now: true });
+      return;
+    }
+    signalledAt = Date.now();
+    handle.logger.info({ signal }, 'shutdown requested');
+    handle.close().then(
+      () => onExit(0),
+      (err: unknown) => {
+        handle.logger.error({ error: (err as Error).message }, 'shutdown failed');
+        onExit(1);
+      },
+    );
+  };
+  for (const s of signals) process.on(s, onSignal);
+  return () => {
+    for (const s of signals) process.off(s, onSignal);
+  };
+}
+
+/**
+ * Last resort for a bug that escapes every handler: log it, drain what is in flight (bounded), exit 1 so the
+ * orchestrator restarts a clean process. Continuing after an uncaught exception risks serving from broken state;
+ * dying without a drain would cut every open stream. A second failure while draining exits at once.
+ */
+export function installCrashHandlers(
+  handle: Pick<GatewayHandle, 'close' | 'logger'>,
+  onExit: OnExit,
+  { drainTimeoutMs = 5_000 }: { drainTimeoutMs?: number } = {},
+): () => void {
+  let crashing = false;
+  const onCrash = (err: unknown, origin: string) => {
+    const error = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+    handle.logger.fatal({ origin, error }, 'unexpected failure; draining and exiting');
+    if (crashing) return onExit(1, { now: true });
+    crashing = true;
+    handle.close({ timeoutMs: drainTimeoutMs }).then(
+      () => onExit(1),
+      () => onExit(1),
+    );
+  };
+  const onException = (err: unknown) => onCrash(err, 'uncaughtException');
+  const onRejection = (err: unknown) => onCrash(err, 'unhandledRejection');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
+}

@@ -1,0 +1,121 @@
+// The compiled, immutable routing table: everything the data plane reads, precomputed so a request does
+// one hash and a few map reads. Built only by compile.ts; replaced atomically, never mutated.
+import type { Family } from './families.js';
+
+export interface CompiledBackend {
+  /** Stable id `namespace/route/backend`, used in metrics, logs, health tracking and sealed ids. */
+  readonly id: string;
+  readonly name: string;
+  /** Base URL with no trailing slash, e.g. https://api.openai.com/v1. */
+  readonly baseURL: string;
+  /** Origin (scheme://host:port) the upstream pool is keyed by. */
+  readonly origin: string;
+  /** Path prefix of baseURL (e.g. "/v1"), joined with the family path. */
+  readonly basePath: string;
+  /** Upstream API key (Bearer), resolved from the Secret; never logged. */
+  readonly apiKey: string | undefined;
+  /** Model name sent upstream. */
+  readonly model: string;
+  readonly priority: number;
+  readonly weight: number;
+}
+
+export interface RouteTimeouts {
+  readonly connectMs: number;
+  readonly firstByteMs: number;
+  readonly streamIdleMs: number;
+  readonly totalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: RouteTimeouts = {
+  connectMs: 5_000,
+  firstByteMs: 60_000,
+  streamIdleMs: 120_000,
+  totalMs: 300_000,
+};
+
+/** Failover policy of a route, compiled from spec.retry (see resources.ts for the meaning of each field). */
+export interface RetryPolicy {
+  /** Most attempts per request, the first included. */
+  readonly attempts: number;
+  /** Time budget for all attempts together, from the moment the request arrived. */
+  readonly budgetMs: number;
+  readonly onConnectFailure: boolean;
+  readonly onTimeout: boolean;
+  /** Upstream statuses that fail over. */
+  readonly statuses: ReadonlySet<number>;
+}
+
+export const DEFAULT_RETRY_ATTEMPTS = 3;
+
+export interface CompiledRoute {
+  /** Public model id. */
+  readonly model: string;
+  /** `namespace/name` of the ModelRoute. */
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly families: ReadonlySet<Family>;
+  /** Backends sorted by priority (ascending), then name; weight-0 backends are kept (fallback of last resort is a planner decision). */
+  readonly backends: readonly CompiledBackend[];
+  readonly timeouts: RouteTimeouts;
+  readonly retry: RetryPolicy;
+  /** Interval of SSE keep-alive comments while a streaming request waits for its first byte; 0 = off. */
+  readonly keepAliveMs: number;
+  /** Unix seconds, for the `created` field of /v1/models. */
+  readonly created: number;
+  readonly ownedBy: string;
+}
+
+export interface CompiledGroup {
+  /** `namespace/name`. */
+  readonly key: string;
+  readonly name: string;
+  readonly namespace: string;
+  /** Public model ids this group may use, in sorted order (the /v1/models listing before token narrowing). */
+  readonly models: readonly string[];
+  readonly modelSet: ReadonlySet<string>;
+}
+
+export interface CompiledToken {
+  /** `namespace/name` of the GatewayToken. */
+  readonly key: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly group: CompiledGroup;
+  /** Models this token may use: the group's, narrowed by the token's own list; sorted. */
+  readonly models: readonly string[];
+  readonly modelSet: ReadonlySet<string>;
+  /** Epoch milliseconds, or undefined for no expiry. Checked per request, since time passes between compiles. */
+  readonly expiresAtMs: number | undefined;
+  readonly disabled: boolean;
+}
+
+export interface RoutingTable {
+  /** Increases with every compile in this process; for logs and tests. */
+  readonly version: number;
+  readonly routes: ReadonlyMap<string, CompiledRoute>;
+  readonly groups: ReadonlyMap<string, CompiledGroup>;
+  /** Keyed by lowercase hex SHA-256 of the client key. */
+  readonly tokensByDigest: ReadonlyMap<string, CompiledToken>;
+}
+
+/** Holds the current table; readers call get() per request, the config pipeline swaps it. */
+export class TableHolder {
+  #table: RoutingTable | undefined;
+  #listeners = new Set<(t: RoutingTable) => void>();
+
+  get(): RoutingTable | undefined {
+    return this.#table;
+  }
+
+  set(table: RoutingTable): void {
+    this.#table = table;
+    for (const l of this.#listeners) l(table);
+  }
+
+  onChange(listener: (t: RoutingTable) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
