@@ -39,7 +39,16 @@ function applied(o: KubeObj): KubeObj {
     metadata: {
       ...metadata,
       annotations: { 'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify(o)}\n` },
-      managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: o.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } }, 'f:spec': { '.': {} } } }],
+      managedFields: [
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          apiVersion: o.apiVersion,
+          time: '2026-01-01T00:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } }, 'f:spec': { '.': {} } },
+        },
+      ],
     },
   } as KubeObj;
 }
@@ -50,23 +59,48 @@ function config(tokens: number, routes: number, groups: number): KubeObj[] {
 
 function rawConfig(tokens: number, routes: number, groups: number): KubeObj[] {
   const out: KubeObj[] = [];
-  out.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'upstream', namespace: NS, labels: { 'modelgateway.io/secret': 'true' } }, stringData: { apiKey: 'sk-bench' } });
+  out.push({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'upstream', namespace: NS, labels: { 'modelgateway.io/secret': 'true' } },
+    stringData: { apiKey: 'sk-bench' },
+  });
   for (let r = 0; r < routes; r++) {
     out.push({
-      apiVersion: GV, kind: 'ModelRoute', metadata: { name: `model-${r}`, namespace: NS },
-      spec: { backends: [
-        { name: 'primary', baseURL: 'http://127.0.0.1:9/v1', apiKeySecretRef: { name: 'upstream', key: 'apiKey' } },
-        { name: 'fallback', baseURL: 'http://127.0.0.1:10/v1', priority: 1 },
-      ] },
+      apiVersion: GV,
+      kind: 'ModelRoute',
+      metadata: { name: `model-${r}`, namespace: NS },
+      spec: {
+        backends: [
+          { name: 'primary', baseURL: 'http://127.0.0.1:9/v1', apiKeySecretRef: { name: 'upstream', key: 'apiKey' } },
+          { name: 'fallback', baseURL: 'http://127.0.0.1:10/v1', priority: 1 },
+        ],
+      },
     });
   }
-  for (let g = 0; g < groups; g++) out.push({ apiVersion: GV, kind: 'Group', metadata: { name: `group-${g}`, namespace: NS }, spec: { models: [`model-${g}*`, 'model-1'] } });
+  for (let g = 0; g < groups; g++)
+    out.push({ apiVersion: GV, kind: 'Group', metadata: { name: `group-${g}`, namespace: NS }, spec: { models: [`model-${g}*`, 'model-1'] } });
   for (let t = 0; t < tokens; t++) {
     if (t % 2 === 0) {
-      out.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `key-${t}`, namespace: NS, labels: { 'modelgateway.io/secret': 'true' } }, stringData: { token: `mg-bench-${t}` } });
-      out.push({ apiVersion: GV, kind: 'GatewayToken', metadata: { name: `token-${t}`, namespace: NS }, spec: { group: `group-${t % groups}`, secretRef: { name: `key-${t}`, key: 'token' } } });
+      out.push({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: `key-${t}`, namespace: NS, labels: { 'modelgateway.io/secret': 'true' } },
+        stringData: { token: `mg-bench-${t}` },
+      });
+      out.push({
+        apiVersion: GV,
+        kind: 'GatewayToken',
+        metadata: { name: `token-${t}`, namespace: NS },
+        spec: { group: `group-${t % groups}`, secretRef: { name: `key-${t}`, key: 'token' } },
+      });
     } else {
-      out.push({ apiVersion: GV, kind: 'GatewayToken', metadata: { name: `token-${t}`, namespace: NS }, spec: { group: `group-${t % groups}`, sha256: sha256Hex(`mg-bench-${t}`) } });
+      out.push({
+        apiVersion: GV,
+        kind: 'GatewayToken',
+        metadata: { name: `token-${t}`, namespace: NS },
+        spec: { group: `group-${t % groups}`, sha256: sha256Hex(`mg-bench-${t}`) },
+      });
     }
   }
   return out;
@@ -78,7 +112,10 @@ const pct = (xs: number[], p: number) => {
 };
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-interface Latency { table: number[]; http: number[] }
+interface Latency {
+  table: number[];
+  http: number[];
+}
 
 async function applyToEffective(): Promise<Latency> {
   const api = new FakeApiServer();
@@ -164,20 +201,45 @@ function compileCost(): { full: number; fullCpu: number; oneChange: number; oneC
   const one: { wall: number; cpu: number }[] = [];
   for (let i = 0; i < 5; i++) {
     const changed = objects.map((o) =>
-      o.object.kind === 'GatewayToken' && o.object.metadata?.name === 'token-1' ? { object: { ...o.object, spec: { ...(o.object as any).spec, group: `group-${2 + (i % 2)}` } } } : o,
+      o.object.kind === 'GatewayToken' && o.object.metadata?.name === 'token-1'
+        ? { object: { ...o.object, spec: { ...(o.object as any).spec, group: `group-${2 + (i % 2)}` } } }
+        : o,
     );
     one.push(timed(() => compile(changed)));
   }
   return {
-    full: pct(runs.map((r) => r.wall), 50),
-    fullCpu: pct(runs.map((r) => r.cpu), 50),
-    oneChange: pct(one.map((r) => r.wall), 50),
-    oneChangeCpu: pct(one.map((r) => r.cpu), 50),
+    full: pct(
+      runs.map((r) => r.wall),
+      50,
+    ),
+    fullCpu: pct(
+      runs.map((r) => r.cpu),
+      50,
+    ),
+    oneChange: pct(
+      one.map((r) => r.wall),
+      50,
+    ),
+    oneChangeCpu: pct(
+      one.map((r) => r.cpu),
+      50,
+    ),
     objects: objects.length,
   };
 }
 
-interface Memory { rssMB: number; heapMB: number; heapTotalMB: number; externalMB: number; emptyMB: number; baselineMB: number; coldCompileMs: number; warmCompileMs: number; tokens: number; memoryReleases: number }
+interface Memory {
+  rssMB: number;
+  heapMB: number;
+  heapTotalMB: number;
+  externalMB: number;
+  emptyMB: number;
+  baselineMB: number;
+  coldCompileMs: number;
+  warmCompileMs: number;
+  tokens: number;
+  memoryReleases: number;
+}
 
 /** The Node flags the container image and the bin run the gateway with (bench/lib/targets.ts, Dockerfile). */
 export const RECOMMENDED_NODE_OPTIONS = GATEWAY_NODE_FLAGS.join(' ');
@@ -207,15 +269,35 @@ const cost = compileCost();
 const mem = await rss();
 console.log('\nmodel-gateway config benchmark (fake API server on loopback, real @kubernetes/client-node)\n');
 console.log(`| measure | value |\n|---|---|`);
-console.log(`| apply → effective: watch event → routing table swapped, p50 / p99 over ${latency.table.length} changes | ${ms(pct(latency.table, 50))} / ${ms(pct(latency.table, 99))} |`);
-console.log(`| apply → effective: watch event → an HTTP client's GET /v1/models shows it, p50 / p99 / max | ${ms(pct(latency.http, 50))} / ${ms(pct(latency.http, 99))} / ${ms(Math.max(...latency.http))} |`);
-console.log(`| compile ${cost.objects} objects (10,000 tokens, 1,000 routes, 100 groups + 5,001 Secrets), all new (first load / relist), median of 5: wall (CPU) | ${ms(cost.full)} (${ms(cost.fullCpu)}) |`);
-console.log(`| compile after a one-object change (whole table rebuilt, unchanged objects not re-validated), median of 5: wall (CPU) | ${ms(cost.oneChange)} (${ms(cost.oneChangeCpu)}) |`);
+console.log(
+  `| apply → effective: watch event → routing table swapped, p50 / p99 over ${latency.table.length} changes | ${ms(pct(latency.table, 50))} / ${ms(pct(latency.table, 99))} |`,
+);
+console.log(
+  `| apply → effective: watch event → an HTTP client's GET /v1/models shows it, p50 / p99 / max | ${ms(pct(latency.http, 50))} / ${ms(pct(latency.http, 99))} / ${ms(Math.max(...latency.http))} |`,
+);
+console.log(
+  `| compile ${cost.objects} objects (10,000 tokens, 1,000 routes, 100 groups + 5,001 Secrets), all new (first load / relist), median of 5: wall (CPU) | ${ms(cost.full)} (${ms(cost.fullCpu)}) |`,
+);
+console.log(
+  `| compile after a one-object change (whole table rebuilt, unchanged objects not re-validated), median of 5: wall (CPU) | ${ms(cost.oneChange)} (${ms(cost.oneChangeCpu)}) |`,
+);
 const memRow = (label: string, m: Memory) =>
   `| ${label}: RSS (V8 heap used / reserved) | ${m.rssMB.toFixed(0)} MB (${m.heapMB.toFixed(0)} / ${m.heapTotalMB.toFixed(0)} MB) |`;
-console.log(`| gateway's Kubernetes config path (dist/: source, status writer, leader election, pipeline, table), RSS: empty Node / with its modules loaded | ${mem.default.emptyMB.toFixed(0)} MB / ${mem.default.baselineMB.toFixed(0)} MB |`);
+console.log(
+  `| gateway's Kubernetes config path (dist/: source, status writer, leader election, pipeline, table), RSS: empty Node / with its modules loaded | ${mem.default.emptyMB.toFixed(0)} MB / ${mem.default.baselineMB.toFixed(0)} MB |`,
+);
 console.log(memRow('… holding that config read from the API server, 10 s after the last compile, plain `node` (no flags: no memory release)', mem.default));
-console.log(memRow(`… the same with \`node ${RECOMMENDED_NODE_OPTIONS}\` (as the image and the bin run it; ${mem.tuned.memoryReleases} memory release(s) done)`, mem.tuned));
+console.log(
+  memRow(
+    `… the same with \`node ${RECOMMENDED_NODE_OPTIONS}\` (as the image and the bin run it; ${mem.tuned.memoryReleases} memory release(s) done)`,
+    mem.tuned,
+  ),
+);
 console.log(`| … first (cold) compile + status comparison of the ${mem.tuned.tokens} tokens etc., through the pipeline | ${ms(mem.tuned.coldCompileMs)} |`);
 console.log(`| … recompile + status comparison through the pipeline, as after a one-object change (median of 5) | ${ms(mem.tuned.warmCompileMs)} |`);
-console.log(`\nnode ${process.version}, ${new Date().toISOString()}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} on ${(await import('node:os')).availableParallelism()} CPUs`);
+console.log(
+  `\nnode ${process.version}, ${new Date().toISOString()}, load average ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${(await import('node:os')).availableParallelism()} CPUs`,
+);

@@ -64,17 +64,19 @@ for (let i = 0; i < 5; i++) {
 await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 10_000)));
 const m = process.memoryUsage();
 warm.sort((a, b) => a - b);
-console.log(JSON.stringify({
-  rssMB: mb(m.rss),
-  heapMB: mb(m.heapUsed),
-  heapTotalMB: mb(m.heapTotal),
-  externalMB: mb(m.external),
-  arrayBuffersMB: mb(m.arrayBuffers),
-  emptyMB: mb(empty),
-  baselineMB: mb(baseline),
-  coldCompileMs: cold,
-  warmCompileMs: warm[2],
-  tokens: tables.get()?.tokensByDigest.size,
-  memoryReleases: memory.releases,
-}));
+console.log(
+  JSON.stringify({
+    rssMB: mb(m.rss),
+    heapMB: mb(m.heapUsed),
+    heapTotalMB: mb(m.heapTotal),
+    externalMB: mb(m.external),
+    arrayBuffersMB: mb(m.arrayBuffers),
+    emptyMB: mb(empty),
+    baselineMB: mb(baseline),
+    coldCompileMs: cold,
+    warmCompileMs: warm[2],
+    tokens: tables.get()?.tokensByDigest.size,
+    memoryReleases: memory.releases,
+  }),
+);
 await source.stop();

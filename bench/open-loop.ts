@@ -75,7 +75,7 @@ const ok = Array.from(latencies.filter((v) => v > 0)).sort((x, y) => x - y);
 const pct = (p: number): number => (ok.length ? Math.round(ok[Math.min(ok.length - 1, Math.floor((p / 100) * ok.length))]! * 1000) : 0);
 const seconds = (finishedAt - start) / 1000;
 process.stdout.write(
-  JSON.stringify({
+  `${JSON.stringify({
     scheduled: total,
     requests: completed,
     seconds,
@@ -85,5 +85,5 @@ process.stdout.write(
     p99us: pct(99),
     errors,
     maxInFlight,
-  }) + '\n',
+  })}\n`,
 );

@@ -11,12 +11,16 @@ const root = new URL('..', import.meta.url).pathname;
 const from = existsSync(`${root}dist/proxy/credentials.js`) ? `${root}dist` : `${root}src`;
 if (from.endsWith('src')) console.log('(dist/ not built: measuring the sources through tsx, which is slower)');
 const { compileCredentials, maskHeaders } = (await import(`${from}/proxy/credentials.js`)) as typeof import('../src/dataplane/upstream/credentials.js');
-const { ChunkSplice, FieldPaths, JsonFieldScanner } = (await import(`${from}/proxy/json-field-scan.js`)) as typeof import('../src/dataplane/stream/json-field-scan.js');
+const { ChunkSplice, FieldPaths, JsonFieldScanner } = (await import(
+  `${from}/proxy/json-field-scan.js`
+)) as typeof import('../src/dataplane/stream/json-field-scan.js');
 const { SseDataScanner } = (await import(`${from}/proxy/sse-field-scan.js`)) as typeof import('../src/dataplane/stream/sse-field-scan.js');
 const { readSequenceNumber } = (await import(`${from}/proxy/sse-signals.js`)) as typeof import('../src/dataplane/upstream/sse-signals.js');
 const { StreamReplacer } = (await import(`${from}/proxy/stream-replace.js`)) as typeof import('../src/dataplane/stream/stream-replace.js');
 
-const credentials = compileCredentials([{ header: 'authorization', value: 'Bearer sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD', secret: 'sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD' }]);
+const credentials = compileCredentials([
+  { header: 'authorization', value: 'Bearer sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD', secret: 'sk-proj-0123456789abcdefghijklmnopqrstuvwxyzABCD' },
+]);
 
 const headers = () => ({
   'content-type': 'application/json',
@@ -39,7 +43,9 @@ const chatBody = Buffer.from(
   }),
 );
 const chatEvents = Array.from({ length: 20 }, (_, i) =>
-  Buffer.from(`data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: `token${i} ` }, finish_reason: null }] })}\n\n`),
+  Buffer.from(
+    `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: `token${i} ` }, finish_reason: null }] })}\n\n`,
+  ),
 );
 const responsesEvents = Array.from({ length: 20 }, (_, i) =>
   Buffer.from(
@@ -50,7 +56,10 @@ const responsesEvents = Array.from({ length: 20 }, (_, i) =>
 );
 
 // The gateway's own paths (sealing-transforms.ts); the replacement itself (an HMAC per id) is not measured here.
-const EVENT_PATHS = new FieldPaths([['response', 'id'], ['response', 'previous_response_id']]);
+const EVENT_PATHS = new FieldPaths([
+  ['response', 'id'],
+  ['response', 'previous_response_id'],
+]);
 const keep = (_field: number, literal: string) => literal;
 
 function measure(name: string, unit: string, perIteration: number, fn: () => void): void {
@@ -62,7 +71,9 @@ function measure(name: string, unit: string, perIteration: number, fn: () => voi
     for (let i = 0; i < n; i++) fn();
     best = Math.min(best, Number(process.hrtime.bigint() - t0) / n);
   }
-  console.log(`${name.padEnd(64)} ${(best / 1000).toFixed(2).padStart(7)} µs per ${unit}${perIteration > 1 ? ` (${(best / perIteration).toFixed(0)} ns per chunk)` : ''}`);
+  console.log(
+    `${name.padEnd(64)} ${(best / 1000).toFixed(2).padStart(7)} µs per ${unit}${perIteration > 1 ? ` (${(best / perIteration).toFixed(0)} ns per chunk)` : ''}`,
+  );
 }
 
 console.log('best of 5 rounds of 20,000 iterations');
@@ -86,7 +97,9 @@ measure('id sealing + sequence: Responses stream, 20 events', 'stream', 20, () =
   }
 });
 
-const big = Buffer.from(`{"id":"resp_1","output":[{"type":"message","content":[{"type":"output_text","text":${JSON.stringify('lorem ipsum\n'.repeat(2_700_000))}}]}],"previous_response_id":"resp_0"}`);
+const big = Buffer.from(
+  `{"id":"resp_1","output":[{"type":"message","content":[{"type":"output_text","text":${JSON.stringify('lorem ipsum\n'.repeat(2_700_000))}}]}],"previous_response_id":"resp_0"}`,
+);
 const t0 = process.hrtime.bigint();
 const scanner = new JsonFieldScanner(new FieldPaths([['id'], ['previous_response_id']]), keep);
 const splice = new ChunkSplice();
@@ -97,4 +110,6 @@ for (let at = 0; at < big.length; at += 65_536) {
   splice.finish();
 }
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-console.log(`${'id sealing: one Response JSON body, field scan'.padEnd(64)} ${(ms / (big.length / 1024 / 1024)).toFixed(2).padStart(7)} ms per MB (${(big.length / 1024 / 1024).toFixed(0)} MB in ${ms.toFixed(0)} ms)`);
+console.log(
+  `${'id sealing: one Response JSON body, field scan'.padEnd(64)} ${(ms / (big.length / 1024 / 1024)).toFixed(2).padStart(7)} ms per MB (${(big.length / 1024 / 1024).toFixed(0)} MB in ${ms.toFixed(0)} ms)`,
+);

@@ -31,7 +31,9 @@ const MB = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 
 /** A Response object of about `size` bytes, written in 64 KiB blocks with back-pressure (or gzip-compressed). */
 async function answer(res: ServerResponse): Promise<void> {
-  const head = Buffer.from('{"id":"resp_upstream_large","object":"response","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"');
+  const head = Buffer.from(
+    '{"id":"resp_upstream_large","object":"response","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"',
+  );
   const tail = Buffer.from('"}]}],"previous_response_id":"resp_upstream_prev","usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}');
   const block = Buffer.alloc(64 * 1024, 'lorem ipsum ');
   res.writeHead(200, { 'content-type': 'application/json', ...(opt.gzip ? { 'content-encoding': 'gzip' } : {}) });

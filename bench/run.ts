@@ -68,7 +68,13 @@ try {
   const gatewayArgs = opt['gateway-node-args'] !== undefined ? opt['gateway-node-args'].split(' ').filter(Boolean) : GATEWAY_NODE_FLAGS;
   const variants = opt.variant.map((v) => {
     const eq = v.indexOf('=');
-    return { name: v.slice(0, eq), args: v.slice(eq + 1).split(' ').filter(Boolean) };
+    return {
+      name: v.slice(0, eq),
+      args: v
+        .slice(eq + 1)
+        .split(' ')
+        .filter(Boolean),
+    };
   });
   if (wanted.has('gateway') || opt.workers || variants.length > 0) {
     log(`writing ${ROUTES} routes and ${TOKENS} tokens …`);
@@ -84,7 +90,9 @@ try {
       log(`starting ${name}${args.length ? ` (node ${args.join(' ')})` : ''} …`);
       targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs: args }));
       const script = args.find((a) => a.endsWith('cli.js')) ?? 'dist/cli.js';
-      notes.push(`${name}: \`node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`);
+      notes.push(
+        `${name}: \`node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`,
+      );
     } catch (e) {
       skipped[name] = `did not start: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;
       log(`${name} skipped: ${skipped[name]}`);
@@ -207,14 +215,17 @@ try {
   const md =
     markdown(data, figs, vs) +
     Object.entries(profiles)
-      .map(([name, p]) => '\n' + profileMarkdown(p, `Where ${name} spends its CPU under load (--profile, measured rounds only)`))
+      .map(([name, p]) => `\n${profileMarkdown(p, `Where ${name} spends its CPU under load (--profile, measured rounds only)`)}`)
       .join('') +
     (profiles.gateway && profiles.bare
-      ? '\n' + profileDiffMarkdown({ summary: profiles.gateway, requests: requestsOf('gateway') }, { summary: profiles.bare, requests: requestsOf('bare') })
+      ? `\n${profileDiffMarkdown({ summary: profiles.gateway, requests: requestsOf('gateway') }, { summary: profiles.bare, requests: requestsOf('bare') })}`
       : '');
   mkdirSync(opt.out, { recursive: true });
   writeFileSync(join(opt.out, 'latest.md'), md);
-  writeFileSync(join(opt.out, 'latest.json'), JSON.stringify({ ...data, figures: figs, verdicts: vs, profiles, profileFromUs: measuredFromUs }, null, 2) + '\n');
+  writeFileSync(
+    join(opt.out, 'latest.json'),
+    `${JSON.stringify({ ...data, figures: figs, verdicts: vs, profiles, profileFromUs: measuredFromUs }, null, 2)}\n`,
+  );
   process.stdout.write(md);
   log(`wrote ${join(opt.out, 'latest.md')} and latest.json`);
 } finally {

@@ -70,12 +70,15 @@ spec: {group: soakers, secretRef: {name: soak, key: client}}
 `;
   // The churned file: a changing set of routes and tokens (added, changed, removed) on every reload.
   const n = version % 5;
-  const extra = Array.from({ length: n + 1 }, (_, i) => `${route(`soak-extra-${i}`, 'demo-chat')}---
+  const extra = Array.from(
+    { length: n + 1 },
+    (_, i) => `${route(`soak-extra-${i}`, 'demo-chat')}---
 apiVersion: modelgateway.io/v1alpha1
 kind: GatewayToken
 metadata: {name: extra-${i}}
 spec: {group: soakers, sha256: "${String(version).padStart(2, '0').repeat(32).slice(0, 64)}", disabled: ${i % 2 === 0}}
-`).join('---\n');
+`,
+  ).join('---\n');
   return { base, extra };
 }
 
@@ -136,7 +139,20 @@ function abandonedUpload(base: string): Promise<void> {
 
 async function oneRequest(client: OpenAI, base: string, i: number): Promise<void> {
   const pick = i % 12;
-  const kind = ['chat', 'chat-stream', 'stream-abort', 'responses', 'responses-follow', 'embeddings', 'transcription', 'upload-abort', 'bad-key', 'unknown-model', 'bad-json', 'chat'][pick]!;
+  const kind = [
+    'chat',
+    'chat-stream',
+    'stream-abort',
+    'responses',
+    'responses-follow',
+    'embeddings',
+    'transcription',
+    'upload-abort',
+    'bad-key',
+    'unknown-model',
+    'bad-json',
+    'chat',
+  ][pick]!;
   try {
     switch (kind) {
       case 'chat': {
@@ -151,7 +167,10 @@ async function oneRequest(client: OpenAI, base: string, i: number): Promise<void
       }
       case 'stream-abort': {
         const ac = new AbortController();
-        const s = await client.chat.completions.create({ model: 'soak-chat', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h' }] }, { signal: ac.signal });
+        const s = await client.chat.completions.create(
+          { model: 'soak-chat', stream: true, messages: [{ role: 'user', content: 'a b c d e f g h' }] },
+          { signal: ac.signal },
+        );
         try {
           for await (const _ of s) {
             ac.abort();
@@ -189,7 +208,11 @@ async function oneRequest(client: OpenAI, base: string, i: number): Promise<void
         await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] });
         return count(kind, 'unexpected', 'unknown model served');
       case 'bad-json': {
-        const r = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}` }, body: '{"model": "soak-chat", ' });
+        const r = await fetch(`${base}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${CLIENT_KEY}` },
+          body: '{"model": "soak-chat", ',
+        });
         return count(kind, r.status === 400 ? 'expected-error' : 'unexpected', `status ${r.status}`);
       }
     }
@@ -211,7 +234,20 @@ async function main(): Promise<void> {
   const upstream = await start({
     name: 'upstream',
     cmd: process.execPath,
-    args: [join(ROOT, 'dist/cli.js'), 'serve', '--config', join(ROOT, 'examples/local'), '--host', '127.0.0.1', '--port', String(upstreamPort), '--metrics-port', '0', '--log-level', 'warn'],
+    args: [
+      join(ROOT, 'dist/cli.js'),
+      'serve',
+      '--config',
+      join(ROOT, 'examples/local'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(upstreamPort),
+      '--metrics-port',
+      '0',
+      '--log-level',
+      'warn',
+    ],
     port: upstreamPort,
     readyUrl: `http://127.0.0.1:${upstreamPort}/readyz`,
     stdoutFile: join(dir, 'upstream.log'),

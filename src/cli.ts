@@ -8,8 +8,5 @@ import { runCheck } from './cli/check.js';
 import { runServe } from './cli/serve.js';
 
 const [first, ...rest] = process.argv.slice(2);
-const code =
-  first === 'check' ? await runCheck(rest)
-  : first === 'serve' ? await runServe(rest)
-  : await runServe(first === undefined ? [] : [first, ...rest]);
+const code = first === 'check' ? await runCheck(rest) : first === 'serve' ? await runServe(rest) : await runServe(first === undefined ? [] : [first, ...rest]);
 if (code !== undefined) process.exitCode = code;

@@ -56,11 +56,10 @@ async function wrk(o: ClosedLoop): Promise<LoadResult> {
       `wrk.headers["Content-Type"] = ${JSON.stringify(o.body.contentType)}\nwrk.headers["Authorization"] = ${JSON.stringify(`Bearer ${o.key}`)}\n` +
       WRK_DONE,
   );
-  const out = await run(
-    'wrk',
-    ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '30s', '-s', script, `${o.url}${o.body.path}`],
-    { cpu: CPU_LOADGEN, timeoutMs: (o.seconds + 60) * 1000 },
-  );
+  const out = await run('wrk', ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '30s', '-s', script, `${o.url}${o.body.path}`], {
+    cpu: CPU_LOADGEN,
+    timeoutMs: (o.seconds + 60) * 1000,
+  });
   const m = /WRKJSON (\{.*\})/.exec(out);
   if (!m) throw new Error(`wrk printed no summary:\n${out}`);
   const j = JSON.parse(m[1]!) as { requests: number; duration_us: number; errors: number; p50: number; p90: number; p99: number };
@@ -72,8 +71,25 @@ async function autocannon(o: ClosedLoop): Promise<LoadResult> {
   const bin = join(require.resolve('autocannon/package.json'), '..', 'autocannon.js');
   const out = await run(
     process.execPath,
-    [bin, '-j', '-c', String(o.connections), '-d', String(o.seconds), '-t', '30', '-m', 'POST',
-      '-H', `Content-Type=${o.body.contentType}`, '-H', `Authorization=Bearer ${o.key}`, '-i', o.body.file, `${o.url}${o.body.path}`],
+    [
+      bin,
+      '-j',
+      '-c',
+      String(o.connections),
+      '-d',
+      String(o.seconds),
+      '-t',
+      '30',
+      '-m',
+      'POST',
+      '-H',
+      `Content-Type=${o.body.contentType}`,
+      '-H',
+      `Authorization=Bearer ${o.key}`,
+      '-i',
+      o.body.file,
+      `${o.url}${o.body.path}`,
+    ],
     { cpu: CPU_LOADGEN, timeoutMs: (o.seconds + 60) * 1000 },
   );
   const j = JSON.parse(out) as {
@@ -116,8 +132,24 @@ const HERE = new URL('..', import.meta.url).pathname;
 export async function openLoop(o: OpenLoop): Promise<OpenLoopResult> {
   const out = await run(
     process.execPath,
-    [...TSX, join(HERE, 'open-loop.ts'), '--url', `${o.url}${o.body.path}`, '--rate', String(o.rate), '--seconds', String(o.seconds),
-      '--connections', String(o.connections), '--body', o.body.file, '--content-type', o.body.contentType, '--key', o.key],
+    [
+      ...TSX,
+      join(HERE, 'open-loop.ts'),
+      '--url',
+      `${o.url}${o.body.path}`,
+      '--rate',
+      String(o.rate),
+      '--seconds',
+      String(o.seconds),
+      '--connections',
+      String(o.connections),
+      '--body',
+      o.body.file,
+      '--content-type',
+      o.body.contentType,
+      '--key',
+      o.key,
+    ],
     { cpu: CPU_LOADGEN, timeoutMs: (o.seconds + 60) * 1000 },
   );
   return JSON.parse(out.trim().split('\n').pop()!) as OpenLoopResult;

@@ -43,11 +43,7 @@ export interface StartOptions {
 
 export async function start(o: StartOptions): Promise<Started> {
   const [cmd, args] = pinned(o.cpu, o.cmd, o.args);
-  const stdio: SpawnOptions['stdio'] = [
-    'ignore',
-    o.stdoutFile ? openSync(o.stdoutFile, 'a') : 'pipe',
-    o.stderrFile ? openSync(o.stderrFile, 'a') : 'pipe',
-  ];
+  const stdio: SpawnOptions['stdio'] = ['ignore', o.stdoutFile ? openSync(o.stdoutFile, 'a') : 'pipe', o.stderrFile ? openSync(o.stderrFile, 'a') : 'pipe'];
   const child = spawn(cmd, args, { stdio, env: { ...process.env, ...o.env } });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {

@@ -33,7 +33,14 @@ export function packageOf(url: string, functionName: string): string {
   }
   if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
   const dist = url.indexOf('/dist/');
-  if (dist >= 0) return `gateway ${url.slice(dist + 6).split('/').slice(0, -1).join('/') || '.'}`;
+  if (dist >= 0)
+    return `gateway ${
+      url
+        .slice(dist + 6)
+        .split('/')
+        .slice(0, -1)
+        .join('/') || '.'
+    }`;
   return url.split('/').slice(-2, -1)[0] ?? url;
 }
 

@@ -92,7 +92,10 @@ export function figures(d: RunData): Figure[] {
     add('rate-1000.added-p50', '1,000 req/s: p50 added over direct', 'ms', (t) => added('rate-1000', t, ms), false);
     add('rate-1000.added-p99', '1,000 req/s: p99 added over direct', 'ms', (t) => added('rate-1000', t, ms99), false);
   }
-  for (const [sc, name] of [['embed-100k', 'embeddings 100 KB c=8'], ['upload-5m', 'upload 5 MB c=4']] as const) {
+  for (const [sc, name] of [
+    ['embed-100k', 'embeddings 100 KB c=8'],
+    ['upload-5m', 'upload 5 MB c=4'],
+  ] as const) {
     if (!has(sc)) continue;
     add(`${sc}.rps`, `${name}: throughput`, 'req/s', (t) => pick(sc, t, (m) => m.rps));
     add(`${sc}.p50`, `${name}: p50 latency`, 'ms', (t) => pick(sc, t, ms));
@@ -155,7 +158,9 @@ export function markdown(d: RunData, figs: Figure[], vs: Verdict[]): string {
   lines.push(`|---|${d.targets.map(() => '---:').join('|')}|---:|---:|`);
   for (const f of figs) {
     const r = (x: number | undefined): string => (x === undefined ? '—' : x.toFixed(2));
-    lines.push(`| ${f.label} (${f.unit}) | ${d.targets.map((t) => num(f.values[t], f.unit)).join(' | ')} | ${r(f.gatewayOverBare)} | ${r(f.gatewayOverDirect)} |`);
+    lines.push(
+      `| ${f.label} (${f.unit}) | ${d.targets.map((t) => num(f.values[t], f.unit)).join(' | ')} | ${r(f.gatewayOverBare)} | ${r(f.gatewayOverDirect)} |`,
+    );
   }
   lines.push('', '## Targets', '', '| target | measured | met |', '|---|---:|---|');
   for (const v of vs) lines.push(`| ${v.target} | ${v.measured} | ${v.met === undefined ? 'not measured' : v.met ? 'yes' : '**no**'} |`);
@@ -172,7 +177,8 @@ export function markdown(d: RunData, figs: Figure[], vs: Verdict[]): string {
   if (problems.length === 0) lines.push('Every run: no errors, and the fake upstream received every completed request with its full body.');
   for (const p of problems) lines.push(`- ${p.scenario} / ${p.target} / round ${p.round}: ${p.problems.join('; ')}`);
   for (const r of d.rssStreams) if (r.opened !== r.streams) lines.push(`- open streams / ${r.target}: ${r.opened} of ${r.streams} opened, ${r.failed} failed`);
-  if (d.gatewayLogLines !== undefined) lines.push(`- The gateway wrote ${d.gatewayLogLines.toLocaleString('en-US')} log lines during the run (logging was on).`);
+  if (d.gatewayLogLines !== undefined)
+    lines.push(`- The gateway wrote ${d.gatewayLogLines.toLocaleString('en-US')} log lines during the run (logging was on).`);
   if (d.gatewayMetrics) for (const [k, v] of Object.entries(d.gatewayMetrics)) lines.push(`- gateway metric ${k}: ${v}`);
   for (const [t, why] of Object.entries(d.skipped)) lines.push(`- ${t} skipped: ${why}`);
   for (const n of d.notes) lines.push(`- ${n}`);

@@ -55,7 +55,9 @@ export interface MachineInfo {
 export function machineInfo(root: string): MachineInfo {
   let gitCommit: string | undefined;
   try {
-    gitCommit = execSync('git rev-parse --short HEAD', { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    gitCommit = execSync('git rev-parse --short HEAD', { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     gitCommit = undefined;
   }

@@ -41,20 +41,21 @@ Exit status:
   2  usage error
 `;
 
+const PARSE_CONFIG = {
+  allowPositionals: true,
+  strict: true,
+  options: {
+    output: { type: 'string', short: 'o' },
+    'allow-warnings': { type: 'boolean' },
+    'assume-secrets': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+} as const;
+
 export function parseCheckArgs(args: readonly string[]): CheckArgs {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<typeof PARSE_CONFIG>>;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        output: { type: 'string', short: 'o' },
-        'allow-warnings': { type: 'boolean' },
-        'assume-secrets': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseArgs({ ...PARSE_CONFIG, args: [...args] });
   } catch (err) {
     // node:util explains at length how to pass a positional starting with "-"; the first sentence is the point.
     return usage((err as Error).message.split(/\.\s/)[0]!.replace(/\.$/, ''));

@@ -11,14 +11,7 @@ export function renderTable(report: CheckReport): string {
   if (report.objects.length > 0) {
     const rows = [
       ['KIND', 'NAME', 'READY', 'REASON', 'MESSAGE', 'SOURCE'],
-      ...report.objects.map((o) => [
-        o.kind,
-        `${o.namespace}/${o.name}`,
-        o.ready ? 'True' : 'False',
-        o.reason,
-        oneLine(o.message),
-        where(o.file, o.line),
-      ]),
+      ...report.objects.map((o) => [o.kind, `${o.namespace}/${o.name}`, o.ready ? 'True' : 'False', o.reason, oneLine(o.message), where(o.file, o.line)]),
     ];
     out.push(...alignColumns(rows));
   } else {
@@ -27,9 +20,7 @@ export function renderTable(report: CheckReport): string {
 
   const diagnostics = [
     ...report.errors.map((e) => `${where(e.file, e.line)}: error: ${oneLine(e.message)}`),
-    ...report.objects.flatMap((o) =>
-      o.warnings.map((w) => `${where(o.file, o.line)}: warning: ${o.kind} ${o.namespace}/${o.name}: ${oneLine(w)}`),
-    ),
+    ...report.objects.flatMap((o) => o.warnings.map((w) => `${where(o.file, o.line)}: warning: ${o.kind} ${o.namespace}/${o.name}: ${oneLine(w)}`)),
   ];
   if (diagnostics.length > 0) out.push('', ...diagnostics);
   out.push('', summaryLine(report));
@@ -51,7 +42,12 @@ function summaryLine(report: CheckReport): string {
 /** Pads every column but the last to its widest cell, two spaces apart, as kubectl does. */
 function alignColumns(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function where(file: string | null, line: number | null): string {

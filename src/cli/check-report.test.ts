@@ -3,7 +3,12 @@ import type { Condition, ObjectStatus } from '../compile/conditions.js';
 import { renderJson, renderTable } from './check-render.js';
 import { buildReport, type ReportInput } from './check-report.js';
 
-const c = (type: Condition['type'], status: Condition['status'], reason: Condition['reason'], message: string = reason): Condition => ({ type, status, reason, message });
+const c = (type: Condition['type'], status: Condition['status'], reason: Condition['reason'], message: string = reason): Condition => ({
+  type,
+  status,
+  reason,
+  message,
+});
 const READY = [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'True', 'ResolvedRefs'), c('Ready', 'True', 'Ready', 'serving')];
 
 function st(kind: string, name: string, conditions: Condition[], file: string, line: number, warnings: string[] = []): ObjectStatus {
@@ -11,17 +16,36 @@ function st(kind: string, name: string, conditions: Condition[], file: string, l
 }
 
 const input = (statuses: ObjectStatus[], more: Partial<ReportInput> = {}): ReportInput => ({
-  statuses, errors: [], files: ['b.yaml', 'a.yaml'], ignored: 0, allowWarnings: false, ...more,
+  statuses,
+  errors: [],
+  files: ['b.yaml', 'a.yaml'],
+  ignored: 0,
+  allowWarnings: false,
+  ...more,
 });
 
 describe('check report', () => {
   it('names the cause, not the Ready summary, and lists objects in input order', () => {
-    const r = buildReport(input([
-      st('GatewayToken', 'expired', [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'True', 'ResolvedRefs'), c('Ready', 'False', 'Expired', 'the token expired')], 'a.yaml', 9),
-      st('ModelRoute', 'dup', [c('Accepted', 'False', 'Conflict', 'taken'), c('Ready', 'False', 'NotAccepted', 'taken')], 'a.yaml', 1),
-      st('GatewayToken', 'orphan', [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'False', 'GroupNotFound', 'no group'), c('Ready', 'False', 'RefsNotResolved', 'no group')], 'b.yaml', 5),
-      st('Group', 'g', READY, 'b.yaml', 1),
-    ]));
+    const r = buildReport(
+      input([
+        st(
+          'GatewayToken',
+          'expired',
+          [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'True', 'ResolvedRefs'), c('Ready', 'False', 'Expired', 'the token expired')],
+          'a.yaml',
+          9,
+        ),
+        st('ModelRoute', 'dup', [c('Accepted', 'False', 'Conflict', 'taken'), c('Ready', 'False', 'NotAccepted', 'taken')], 'a.yaml', 1),
+        st(
+          'GatewayToken',
+          'orphan',
+          [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'False', 'GroupNotFound', 'no group'), c('Ready', 'False', 'RefsNotResolved', 'no group')],
+          'b.yaml',
+          5,
+        ),
+        st('Group', 'g', READY, 'b.yaml', 1),
+      ]),
+    );
     expect(r.objects.map((o) => [o.name, o.ready, o.reason, o.message])).toEqual([
       ['g', true, 'Ready', 'serving'],
       ['orphan', false, 'GroupNotFound', 'no group'],
@@ -41,13 +65,27 @@ describe('check report', () => {
   });
 
   it('renders an aligned table, compiler-style diagnostics and a summary', () => {
-    const r = buildReport(input(
-      [
-        st('Group', 'g', READY, 'a.yaml', 1, ['model pattern "x-*" matches no served model']),
-        st('GatewayToken', 'a-long-name', [c('Accepted', 'False', 'InvalidSpec', 'spec (line 4):\n  bad'), c('Ready', 'False', 'NotAccepted', 'bad')], 'a.yaml', 3),
-      ],
-      { errors: [{ file: 'c.yaml', line: 2, message: 'Map keys must be unique' }, { file: 'gone', line: null, message: 'no such file or directory' }], ignored: 2 },
-    ));
+    const r = buildReport(
+      input(
+        [
+          st('Group', 'g', READY, 'a.yaml', 1, ['model pattern "x-*" matches no served model']),
+          st(
+            'GatewayToken',
+            'a-long-name',
+            [c('Accepted', 'False', 'InvalidSpec', 'spec (line 4):\n  bad'), c('Ready', 'False', 'NotAccepted', 'bad')],
+            'a.yaml',
+            3,
+          ),
+        ],
+        {
+          errors: [
+            { file: 'c.yaml', line: 2, message: 'Map keys must be unique' },
+            { file: 'gone', line: null, message: 'no such file or directory' },
+          ],
+          ignored: 2,
+        },
+      ),
+    );
     expect(renderTable(r)).toBe(
       [
         'KIND          NAME                 READY  REASON       MESSAGE             SOURCE',

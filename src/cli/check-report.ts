@@ -61,12 +61,11 @@ export interface ReportInput {
 
 export function buildReport(input: ReportInput): CheckReport {
   const order = new Map(input.files.map((f, i) => [f, i]));
-  const objects = input.statuses.map(checkedObject).sort(
-    (a, b) =>
-      (order.get(a.file ?? '') ?? Infinity) - (order.get(b.file ?? '') ?? Infinity) ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      a.key.localeCompare(b.key),
-  );
+  const objects = input.statuses
+    .map(checkedObject)
+    .sort(
+      (a, b) => (order.get(a.file ?? '') ?? Infinity) - (order.get(b.file ?? '') ?? Infinity) || (a.line ?? 0) - (b.line ?? 0) || a.key.localeCompare(b.key),
+    );
   const ready = objects.filter((o) => o.ready).length;
   const warnings = objects.reduce((n, o) => n + o.warnings.length, 0);
   const summary: CheckSummary = {

@@ -36,7 +36,19 @@ export function parseDrain(t: string): number {
   return ms;
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+};
 
 /** Sizes as people write them: 1048576, 512kb, 20mb, 1.5gb (binary multiples, as express and nginx use). */
 export function parseSize(t: string): number {
@@ -50,7 +62,11 @@ export function parseSize(t: string): number {
 }
 
 export function formatSize(bytes: number): string {
-  for (const [unit, size] of [['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const) {
+  for (const [unit, size] of [
+    ['gb', 1024 ** 3],
+    ['mb', 1024 ** 2],
+    ['kb', 1024],
+  ] as const) {
     if (bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return String(bytes);
@@ -60,7 +76,10 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function parseNamespaces(t: string): readonly string[] | '*' {
   if (t.trim() === '*') return '*';
-  const list = t.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = t
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const bad = list.find((n) => !DNS_LABEL.test(n));
   if (list.length === 0 || bad !== undefined) throw new Error(`must be * or a comma-separated list of namespace names (bad: "${bad ?? t}")`);
   return [...new Set(list)];

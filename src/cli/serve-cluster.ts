@@ -22,12 +22,12 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     logger.warn(GENERATED_KEY_WARNING);
   }
   const aggregator = new AggregatorRegistry();
-  let metrics;
+  let metrics: Awaited<ReturnType<typeof listenDrainable>>;
   try {
-    metrics = await listenDrainable(
-      metricsHandler({ metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType }),
-      { host: options.host, port: options.metricsPort },
-    );
+    metrics = await listenDrainable(metricsHandler({ metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType }), {
+      host: options.host,
+      port: options.metricsPort,
+    });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     process.stderr.write(`model-gateway: cannot listen on ${options.host}:${options.metricsPort}: ${e.code ?? e.message}\n`);

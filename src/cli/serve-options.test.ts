@@ -20,18 +20,40 @@ describe('serve options', () => {
   it('has the agreed flag ↔ environment variable pairs and defaults', () => {
     const pairs = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, o.env]));
     expect(pairs).toEqual({
-      config: 'MG_CONFIG_DIR', source: 'MG_SOURCE', namespaces: 'MG_NAMESPACES', 'secret-selector': 'MG_SECRET_SELECTOR',
-      kubeconfig: 'KUBECONFIG', host: 'MG_HOST', port: 'MG_PORT', 'metrics-port': 'MG_METRICS_PORT', 'log-level': 'MG_LOG_LEVEL',
-      'drain-timeout': 'MG_DRAIN_TIMEOUT', 'max-json-body': 'MG_MAX_JSON_BODY', 'max-upload-body': 'MG_MAX_UPLOAD_BODY',
+      config: 'MG_CONFIG_DIR',
+      source: 'MG_SOURCE',
+      namespaces: 'MG_NAMESPACES',
+      'secret-selector': 'MG_SECRET_SELECTOR',
+      kubeconfig: 'KUBECONFIG',
+      host: 'MG_HOST',
+      port: 'MG_PORT',
+      'metrics-port': 'MG_METRICS_PORT',
+      'log-level': 'MG_LOG_LEVEL',
+      'drain-timeout': 'MG_DRAIN_TIMEOUT',
+      'max-json-body': 'MG_MAX_JSON_BODY',
+      'max-upload-body': 'MG_MAX_UPLOAD_BODY',
       'max-buffered-bytes': 'MG_MAX_BUFFERED_BYTES',
-      'leader-election': 'MG_LEADER_ELECTION', 'lease-name': 'MG_LEASE_NAME', 'id-keys': 'MG_ID_KEYS', 'id-keys-file': 'MG_ID_KEYS_FILE',
+      'leader-election': 'MG_LEADER_ELECTION',
+      'lease-name': 'MG_LEASE_NAME',
+      'id-keys': 'MG_ID_KEYS',
+      'id-keys-file': 'MG_ID_KEYS_FILE',
       workers: 'MG_WORKERS',
     });
     const o = options([]);
     expect(o).toMatchObject({
-      source: 'file', host: '0.0.0.0', port: 8080, metricsPort: 9090, logLevel: 'info', drainTimeoutMs: 25_000,
-      secretSelector: 'modelgateway.io/secret=true', leaderElection: true, leaseName: 'model-gateway', workers: 1,
-      namespaces: undefined, kubeconfig: undefined, idKeys: undefined,
+      source: 'file',
+      host: '0.0.0.0',
+      port: 8080,
+      metricsPort: 9090,
+      logLevel: 'info',
+      drainTimeoutMs: 25_000,
+      secretSelector: 'modelgateway.io/secret=true',
+      leaderElection: true,
+      leaseName: 'model-gateway',
+      workers: 1,
+      namespaces: undefined,
+      kubeconfig: undefined,
+      idKeys: undefined,
     });
     expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
     expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);
@@ -40,7 +62,14 @@ describe('serve options', () => {
 
   it('reads environment variables, and a flag wins over its variable', () => {
     const env = { MG_PORT: '1234', MG_LOG_LEVEL: 'debug', MG_NAMESPACES: 'a, b,a', MG_LEADER_ELECTION: 'false', KUBECONFIG: '/k', POD_NAME: 'pod-1' };
-    expect(options([], env)).toMatchObject({ port: 1234, logLevel: 'debug', namespaces: ['a', 'b'], leaderElection: false, kubeconfig: '/k', podName: 'pod-1' });
+    expect(options([], env)).toMatchObject({
+      port: 1234,
+      logLevel: 'debug',
+      namespaces: ['a', 'b'],
+      leaderElection: false,
+      kubeconfig: '/k',
+      podName: 'pod-1',
+    });
     expect(options(['--port', '99', '--log-level=warn', '--leader-election'], env)).toMatchObject({ port: 99, logLevel: 'warn', leaderElection: true });
     expect(options([], { MG_PORT: '' }).port).toBe(8080); // an empty variable counts as unset
   });

@@ -69,93 +69,170 @@ const spec = <K extends keyof ServeOptions>(s: OptionSpec<K>): OptionSpec => s a
 
 export const SERVE_OPTIONS: readonly OptionSpec[] = [
   spec({
-    flag: 'config', env: 'MG_CONFIG_DIR', value: 'DIR', default: '/etc/model-gateway/config', key: 'configDir',
+    flag: 'config',
+    env: 'MG_CONFIG_DIR',
+    value: 'DIR',
+    default: '/etc/model-gateway/config',
+    key: 'configDir',
     description: 'Directory of manifests (ModelRoute, Group, GatewayToken, Secret; nested folders, multi-document YAML), hot-reloaded. Used by --source file.',
     parse: nonEmpty,
   }),
   spec({
-    flag: 'source', env: 'MG_SOURCE', value: 'file|kubernetes', default: 'file', key: 'source',
+    flag: 'source',
+    env: 'MG_SOURCE',
+    value: 'file|kubernetes',
+    default: 'file',
+    key: 'source',
     description: 'Where config comes from: the --config directory, or the Kubernetes API.',
     parse: (t) => oneOf(t, ['file', 'kubernetes'] as const),
   }),
   spec({
-    flag: 'namespaces', env: 'MG_NAMESPACES', value: 'a,b|*', defaultText: 'pod namespace', key: 'namespaces',
-    description: 'Namespaces to watch with --source kubernetes: a comma-separated list or * for all. Default: POD_NAMESPACE, else the service-account namespace.',
+    flag: 'namespaces',
+    env: 'MG_NAMESPACES',
+    value: 'a,b|*',
+    defaultText: 'pod namespace',
+    key: 'namespaces',
+    description:
+      'Namespaces to watch with --source kubernetes: a comma-separated list or * for all. Default: POD_NAMESPACE, else the service-account namespace.',
     parse: parseNamespaces,
   }),
   spec({
-    flag: 'secret-selector', env: 'MG_SECRET_SELECTOR', value: 'SELECTOR', default: 'modelgateway.io/secret=true', key: 'secretSelector',
+    flag: 'secret-selector',
+    env: 'MG_SECRET_SELECTOR',
+    value: 'SELECTOR',
+    default: 'modelgateway.io/secret=true',
+    key: 'secretSelector',
     description: 'Label selector of the Secrets the gateway reads with --source kubernetes.',
     parse: parseSelector,
   }),
   spec({
-    flag: 'kubeconfig', env: 'KUBECONFIG', value: 'FILE', defaultText: 'in-cluster', key: 'kubeconfig',
+    flag: 'kubeconfig',
+    env: 'KUBECONFIG',
+    value: 'FILE',
+    defaultText: 'in-cluster',
+    key: 'kubeconfig',
     description: 'Kubeconfig file for --source kubernetes outside a cluster.',
     parse: nonEmpty,
   }),
   spec({
-    flag: 'host', env: 'MG_HOST', value: 'ADDR', default: '0.0.0.0', key: 'host',
+    flag: 'host',
+    env: 'MG_HOST',
+    value: 'ADDR',
+    default: '0.0.0.0',
+    key: 'host',
     description: 'Address the API and metrics servers listen on.',
     parse: nonEmpty,
   }),
   spec({
-    flag: 'port', env: 'MG_PORT', value: 'PORT', default: '8080', key: 'port',
+    flag: 'port',
+    env: 'MG_PORT',
+    value: 'PORT',
+    default: '8080',
+    key: 'port',
     description: 'API port (/v1/*, /healthz, /readyz). 0 picks a free port.',
     parse: parsePort,
   }),
   spec({
-    flag: 'metrics-port', env: 'MG_METRICS_PORT', value: 'PORT', default: '9090', key: 'metricsPort',
+    flag: 'metrics-port',
+    env: 'MG_METRICS_PORT',
+    value: 'PORT',
+    default: '9090',
+    key: 'metricsPort',
     description: 'Prometheus /metrics port, separate from the API. 0 picks a free port.',
     parse: parsePort,
   }),
   spec({
-    flag: 'log-level', env: 'MG_LOG_LEVEL', value: 'LEVEL', default: 'info', key: 'logLevel',
+    flag: 'log-level',
+    env: 'MG_LOG_LEVEL',
+    value: 'LEVEL',
+    default: 'info',
+    key: 'logLevel',
     description: `JSON log level: ${LOG_LEVELS.join(', ')}.`,
     parse: (t) => oneOf(t, LOG_LEVELS),
   }),
   spec({
-    flag: 'drain-timeout', env: 'MG_DRAIN_TIMEOUT', value: 'DURATION', default: '25s', key: 'drainTimeoutMs',
+    flag: 'drain-timeout',
+    env: 'MG_DRAIN_TIMEOUT',
+    value: 'DURATION',
+    default: '25s',
+    key: 'drainTimeoutMs',
     description: 'On SIGTERM/SIGINT, how long in-flight requests (streams included) may finish before they are cut.',
     parse: parseDrain,
   }),
   spec({
-    flag: 'max-json-body', env: 'MG_MAX_JSON_BODY', value: 'SIZE', default: formatSize(DEFAULT_LIMITS.jsonBytes), key: 'maxJsonBody',
+    flag: 'max-json-body',
+    env: 'MG_MAX_JSON_BODY',
+    value: 'SIZE',
+    default: formatSize(DEFAULT_LIMITS.jsonBytes),
+    key: 'maxJsonBody',
     description: 'Largest JSON request body (e.g. 512kb, 20mb); larger bodies get 413.',
     parse: parseSize,
   }),
   spec({
-    flag: 'max-upload-body', env: 'MG_MAX_UPLOAD_BODY', value: 'SIZE', default: formatSize(DEFAULT_LIMITS.multipartBytes), key: 'maxUploadBody',
+    flag: 'max-upload-body',
+    env: 'MG_MAX_UPLOAD_BODY',
+    value: 'SIZE',
+    default: formatSize(DEFAULT_LIMITS.multipartBytes),
+    key: 'maxUploadBody',
     description: 'Largest multipart upload (audio, image edits, video references); larger bodies get 413.',
     parse: parseSize,
   }),
   spec({
-    flag: 'max-buffered-bytes', env: 'MG_MAX_BUFFERED_BYTES', value: 'SIZE', key: 'maxBufferedBytes',
+    flag: 'max-buffered-bytes',
+    env: 'MG_MAX_BUFFERED_BYTES',
+    value: 'SIZE',
+    key: 'maxBufferedBytes',
     defaultText: 'memory limit / 4, 32mb to 512mb',
-    description: 'Most request-body bytes held in memory at once, all requests together (per worker); a body that does not fit gets 503 with retry-after. Default: a quarter of the container memory limit (divided among --workers).',
+    description:
+      'Most request-body bytes held in memory at once, all requests together (per worker); a body that does not fit gets 503 with retry-after. Default: a quarter of the container memory limit (divided among --workers).',
     parse: parseSize,
   }),
   spec({
-    flag: 'leader-election', env: 'MG_LEADER_ELECTION', default: 'true', key: 'leaderElection', boolean: true,
+    flag: 'leader-election',
+    env: 'MG_LEADER_ELECTION',
+    default: 'true',
+    key: 'leaderElection',
+    boolean: true,
     description: 'With --source kubernetes, only the replica holding the Lease writes status (--no-leader-election: every replica does).',
     parse: parseBoolean,
   }),
   spec({
-    flag: 'lease-name', env: 'MG_LEASE_NAME', value: 'NAME', default: 'model-gateway', key: 'leaseName',
+    flag: 'lease-name',
+    env: 'MG_LEASE_NAME',
+    value: 'NAME',
+    default: 'model-gateway',
+    key: 'leaseName',
     description: 'Name of the coordination.k8s.io Lease used for leader election (identity: POD_NAME).',
     parse: parseDnsName,
   }),
   spec({
-    flag: 'id-keys', env: 'MG_ID_KEYS', value: 'K1,K2', key: 'idKeys', defaultText: 'none',
-    description: 'HMAC keys (base64 or hex, at least 32 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file. None: a random key per start (ids do not survive a restart).',
-    parse: (t) => (parseIdKeys(t), t),
+    flag: 'id-keys',
+    env: 'MG_ID_KEYS',
+    value: 'K1,K2',
+    key: 'idKeys',
+    defaultText: 'none',
+    description:
+      'HMAC keys (base64 or hex, at least 32 bytes each) sealing video and response ids; the first signs, all verify. Prefer --id-keys-file. None: a random key per start (ids do not survive a restart).',
+    parse: (t) => {
+      parseIdKeys(t); // checked here (a bad key stops serve with one line); decoded later
+      return t;
+    },
   }),
   spec({
-    flag: 'id-keys-file', env: 'MG_ID_KEYS_FILE', value: 'FILE', key: 'idKeysFile', defaultText: 'none',
+    flag: 'id-keys-file',
+    env: 'MG_ID_KEYS_FILE',
+    value: 'FILE',
+    key: 'idKeysFile',
+    defaultText: 'none',
     description: 'File holding the id keys (comma- or newline-separated), e.g. a mounted Secret.',
     parse: nonEmpty,
   }),
   spec({
-    flag: 'workers', env: 'MG_WORKERS', value: 'N', default: '1', key: 'workers',
+    flag: 'workers',
+    env: 'MG_WORKERS',
+    value: 'N',
+    default: '1',
+    key: 'workers',
     description: 'Worker processes sharing the API port (one event loop each).',
     parse: (t) => parseInteger(t, 1, 64),
   }),
@@ -192,9 +269,11 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     const given = values[o.flag];
     const fromEnv = blankToUndefined(env[o.env]);
     const [text, origin] =
-      given !== undefined ? [String(given), `--${o.flag}`]
-      : fromEnv !== undefined ? [fromEnv, `${o.env} (--${o.flag})`]
-      : [o.default, `default of --${o.flag}`];
+      given !== undefined
+        ? [String(given), `--${o.flag}`]
+        : fromEnv !== undefined
+          ? [fromEnv, `${o.env} (--${o.flag})`]
+          : [o.default, `default of --${o.flag}`];
     if (text === undefined) {
       out[o.key] = undefined;
       continue;
@@ -215,7 +294,10 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   // Without the Lease every worker process writes every status and they conflict with each other, as several
   // replicas would (the chart's values schema refuses the same combination).
   if (options.source === 'kubernetes' && options.workers > 1 && !options.leaderElection) {
-    return { kind: 'error', message: '--no-leader-election with --workers above 1 makes every worker write every status; keep leader election on, or run one worker' };
+    return {
+      kind: 'error',
+      message: '--no-leader-election with --workers above 1 makes every worker write every status; keep leader election on, or run one worker',
+    };
   }
   return { kind: 'options', options };
 }
@@ -239,7 +321,7 @@ export function renderHelp(version: string): string {
   }
   lines.push(`  ${'-h, --help'.padEnd(34)} show this help`);
   lines.push(`  ${'-v, --version'.padEnd(34)} print the version`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** The README's flag table (Markdown), rendered from the same table as --help. */
@@ -248,7 +330,7 @@ export function renderOptionsMarkdown(): string {
     const cell = (t: string) => t.replaceAll('|', '\\|'); // GitHub tables split on | even inside code spans
     return `| \`${cell(flagLabel(o))}\` | \`${o.env}\` | ${defaultLabel(o, '`')} | ${cell(o.description)} |`;
   });
-  return ['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n') + '\n';
+  return `${['| Flag | Environment variable | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n')}\n`;
 }
 
 function flagLabel(o: OptionSpec): string {

@@ -78,8 +78,9 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   }
   const own = podNamespace();
   const namespaces =
-    options.namespaces === '*' ? 'all'
-    : options.namespaces ?? own ?? (options.kubeconfig !== undefined || !process.env.KUBERNETES_SERVICE_HOST ? [contextNamespace(kubeConfig)] : undefined);
+    options.namespaces === '*'
+      ? 'all'
+      : (options.namespaces ?? own ?? (options.kubeconfig !== undefined || !process.env.KUBERNETES_SERVICE_HOST ? [contextNamespace(kubeConfig)] : undefined));
   if (namespaces === undefined) {
     return { error: '--source kubernetes needs --namespaces (MG_NAMESPACES), POD_NAMESPACE, or an in-cluster service account', code: 2 };
   }
@@ -131,7 +132,7 @@ export function podNamespace(): readonly string[] | undefined {
 async function serveGateway(options: ServeOptions, source: GatewayOptions['source'], idKeys: readonly Buffer[]): Promise<number | undefined> {
   // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
   const worker = cluster.isWorker;
-  let handle;
+  let handle: Awaited<ReturnType<typeof startGateway>>;
   try {
     handle = await startGateway({
       source,

@@ -70,23 +70,45 @@ describe('compile cache', () => {
 
   it('reuses unchanged tokens and groups between compiles, and follows a group or a route change', () => {
     const gv = 'modelgateway.io/v1alpha1';
-    const route = (model: string): RawObject => ({ apiVersion: gv, kind: 'ModelRoute', metadata: { name: model }, spec: { backends: [{ name: 'b', baseURL: 'http://127.0.0.1:9/v1' }] } });
+    const route = (model: string): RawObject => ({
+      apiVersion: gv,
+      kind: 'ModelRoute',
+      metadata: { name: model },
+      spec: { backends: [{ name: 'b', baseURL: 'http://127.0.0.1:9/v1' }] },
+    });
     const group: RawObject = { apiVersion: gv, kind: 'Group', metadata: { name: 'g' }, spec: { models: ['m-*'] } };
-    const token = (name: string, key: string, spec: object = {}): RawObject => ({ apiVersion: gv, kind: 'GatewayToken', metadata: { name }, spec: { group: 'g', sha256: sha256Hex(key), ...spec } });
+    const token = (name: string, key: string, spec: object = {}): RawObject => ({
+      apiVersion: gv,
+      kind: 'GatewayToken',
+      metadata: { name },
+      spec: { group: 'g', sha256: sha256Hex(key), ...spec },
+    });
     const t1 = token('t1', 'one');
     const t2 = token('t2', 'two', { expiresAt: '2030-01-01T00:00:00Z' });
     const base = [route('m-1'), group, t1, t2];
-    const first = compile(base.map((object) => ({ object })), { now: Date.parse('2029-01-01T00:00:00Z') });
-    const second = compile(base.map((object) => ({ object })), { now: Date.parse('2029-06-01T00:00:00Z') });
+    const first = compile(
+      base.map((object) => ({ object })),
+      { now: Date.parse('2029-01-01T00:00:00Z') },
+    );
+    const second = compile(
+      base.map((object) => ({ object })),
+      { now: Date.parse('2029-06-01T00:00:00Z') },
+    );
     const tok = (r: typeof first, key: string) => r.table.tokensByDigest.get(sha256Hex(key))!;
     expect(tok(second, 'one')).toBe(tok(first, 'one'));
     expect(second.table.groups.get('default/g')).toBe(first.table.groups.get('default/g'));
     expect(second.statuses.find((s) => s.name === 't1')).toBe(first.statuses.find((s) => s.name === 't1'));
     // Time passing expires t2 even though no object changed.
-    const third = compile(base.map((object) => ({ object })), { now: Date.parse('2031-01-01T00:00:00Z') });
+    const third = compile(
+      base.map((object) => ({ object })),
+      { now: Date.parse('2031-01-01T00:00:00Z') },
+    );
     expect(third.statuses.find((s) => s.name === 't2')!.conditions.at(-1)).toMatchObject({ type: 'Ready', status: 'False', reason: 'Expired' });
     // A new route the group's pattern matches: the group and every token in it see the new model.
-    const fourth = compile([...base, route('m-2')].map((object) => ({ object })), { now: Date.parse('2029-01-01T00:00:00Z') });
+    const fourth = compile(
+      [...base, route('m-2')].map((object) => ({ object })),
+      { now: Date.parse('2029-01-01T00:00:00Z') },
+    );
     expect(fourth.table.groups.get('default/g')!.models).toEqual(['m-1', 'm-2']);
     expect([...tok(fourth, 'one').modelSet]).toEqual(['m-1', 'm-2']);
     expect(fourth.statuses.find((s) => s.name === 't1')!.conditions[1]!.message).toBe('group "g", 2 model(s)');

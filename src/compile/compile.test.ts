@@ -5,37 +5,111 @@ import { parseManifests } from './manifests.js';
 import type { RawObject } from './resources.js';
 
 const route = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
-  apiVersion: 'modelgateway.io/v1alpha1', kind: 'ModelRoute', metadata: { name, ...meta }, spec,
+  apiVersion: 'modelgateway.io/v1alpha1',
+  kind: 'ModelRoute',
+  metadata: { name, ...meta },
+  spec,
 });
 const group = (name: string, models: string[]): RawObject => ({ apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name }, spec: { models } });
 const token = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}): RawObject => ({
-  apiVersion: 'modelgateway.io/v1alpha1', kind: 'GatewayToken', metadata: { name, ...meta }, spec,
+  apiVersion: 'modelgateway.io/v1alpha1',
+  kind: 'GatewayToken',
+  metadata: { name, ...meta },
+  spec,
 });
 const secret = (name: string, stringData: Record<string, string>): RawObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData });
 const backend = { name: 'up', baseURL: 'http://127.0.0.1:9/v1' };
-const run = (objs: RawObject[]) => compile(objs.map((object) => ({ object })), { now: Date.parse('2026-01-01T00:00:00Z') });
-const cond = (r: ReturnType<typeof run>, key: string, type: string) =>
-  r.statuses.find((s) => s.key === key)?.conditions.find((c) => c.type === type);
+const run = (objs: RawObject[]) =>
+  compile(
+    objs.map((object) => ({ object })),
+    { now: Date.parse('2026-01-01T00:00:00Z') },
+  );
+const cond = (r: ReturnType<typeof run>, key: string, type: string) => r.statuses.find((s) => s.key === key)?.conditions.find((c) => c.type === type);
 
 describe('compile', () => {
   const cases: { name: string; objects: RawObject[]; key: string; type: string; status: string; reason: string }[] = [
-    { name: 'valid route is ready', objects: [route('m', { backends: [backend] })], key: 'ModelRoute/default/m', type: 'Ready', status: 'True', reason: 'Ready' },
-    { name: 'bad baseURL is InvalidSpec', objects: [route('m', { backends: [{ name: 'x', baseURL: 'ftp://x' }] })], key: 'ModelRoute/default/m', type: 'Accepted', status: 'False', reason: 'InvalidSpec' },
-    { name: 'missing upstream secret', objects: [route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })], key: 'ModelRoute/default/m', type: 'ResolvedRefs', status: 'False', reason: 'SecretNotFound' },
-    { name: 'missing secret key', objects: [secret('s', { other: 'x' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })], key: 'ModelRoute/default/m', type: 'ResolvedRefs', status: 'False', reason: 'SecretKeyNotFound' },
-    { name: 'token without group', objects: [token('t', { group: 'nope', sha256: 'a'.repeat(64) })], key: 'GatewayToken/default/t', type: 'ResolvedRefs', status: 'False', reason: 'GroupNotFound' },
-    { name: 'token with both refs', objects: [token('t', { group: 'g', sha256: 'a'.repeat(64), secretRef: { name: 's', key: 'k' } })], key: 'GatewayToken/default/t', type: 'Accepted', status: 'False', reason: 'InvalidSpec' },
-    { name: 'expired token', objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), expiresAt: '2025-01-01T00:00:00Z' })], key: 'GatewayToken/default/t', type: 'Ready', status: 'False', reason: 'Expired' },
-    { name: 'disabled token', objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), disabled: true })], key: 'GatewayToken/default/t', type: 'Ready', status: 'False', reason: 'Disabled' },
+    {
+      name: 'valid route is ready',
+      objects: [route('m', { backends: [backend] })],
+      key: 'ModelRoute/default/m',
+      type: 'Ready',
+      status: 'True',
+      reason: 'Ready',
+    },
+    {
+      name: 'bad baseURL is InvalidSpec',
+      objects: [route('m', { backends: [{ name: 'x', baseURL: 'ftp://x' }] })],
+      key: 'ModelRoute/default/m',
+      type: 'Accepted',
+      status: 'False',
+      reason: 'InvalidSpec',
+    },
+    {
+      name: 'missing upstream secret',
+      objects: [route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })],
+      key: 'ModelRoute/default/m',
+      type: 'ResolvedRefs',
+      status: 'False',
+      reason: 'SecretNotFound',
+    },
+    {
+      name: 'missing secret key',
+      objects: [secret('s', { other: 'x' }), route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })],
+      key: 'ModelRoute/default/m',
+      type: 'ResolvedRefs',
+      status: 'False',
+      reason: 'SecretKeyNotFound',
+    },
+    {
+      name: 'token without group',
+      objects: [token('t', { group: 'nope', sha256: 'a'.repeat(64) })],
+      key: 'GatewayToken/default/t',
+      type: 'ResolvedRefs',
+      status: 'False',
+      reason: 'GroupNotFound',
+    },
+    {
+      name: 'token with both refs',
+      objects: [token('t', { group: 'g', sha256: 'a'.repeat(64), secretRef: { name: 's', key: 'k' } })],
+      key: 'GatewayToken/default/t',
+      type: 'Accepted',
+      status: 'False',
+      reason: 'InvalidSpec',
+    },
+    {
+      name: 'expired token',
+      objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), expiresAt: '2025-01-01T00:00:00Z' })],
+      key: 'GatewayToken/default/t',
+      type: 'Ready',
+      status: 'False',
+      reason: 'Expired',
+    },
+    {
+      name: 'disabled token',
+      objects: [group('g', []), token('t', { group: 'g', sha256: 'a'.repeat(64), disabled: true })],
+      key: 'GatewayToken/default/t',
+      type: 'Ready',
+      status: 'False',
+      reason: 'Disabled',
+    },
     {
       name: 'newer route claiming a model conflicts',
-      objects: [route('b', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-01-01T00:00:00Z' }), route('a', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-02-01T00:00:00Z' })],
-      key: 'ModelRoute/default/a', type: 'Accepted', status: 'False', reason: 'Conflict',
+      objects: [
+        route('b', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-01-01T00:00:00Z' }),
+        route('a', { model: 'x', backends: [backend] }, { creationTimestamp: '2026-02-01T00:00:00Z' }),
+      ],
+      key: 'ModelRoute/default/a',
+      type: 'Accepted',
+      status: 'False',
+      reason: 'Conflict',
     },
     {
       name: 'duplicate key digest conflicts',
       objects: [group('g', []), token('t1', { group: 'g', sha256: 'b'.repeat(64) }), token('t2', { group: 'g', sha256: 'b'.repeat(64) })],
-      key: 'GatewayToken/default/t2', type: 'Accepted', status: 'False', reason: 'Conflict',
+      key: 'GatewayToken/default/t2',
+      type: 'Accepted',
+      status: 'False',
+      reason: 'Conflict',
     },
   ];
   for (const c of cases) {
@@ -59,7 +133,7 @@ describe('compile', () => {
     expect(t?.models).toEqual(['text-embedding-3-small']);
   });
 
-  it('shares the group\'s model set with every token that does not narrow it (10,000 tokens, one set)', () => {
+  it("shares the group's model set with every token that does not narrow it (10,000 tokens, one set)", () => {
     const r = run([
       route('a', { backends: [backend] }),
       route('b', { backends: [backend] }),

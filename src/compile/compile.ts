@@ -86,17 +86,29 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
     const key = objectKey(kind, namespace, name);
     const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
     if (o.apiVersion !== GROUP_VERSION) {
-      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }));
+      statuses.push(
+        status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }),
+      );
       continue;
     }
     if (seen.has(key)) {
-      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('Conflict', `${kind} ${namespace}/${name} is defined more than once`) }));
+      statuses.push(
+        status(
+          { key, kind, namespace, name, generation, source: sourced.source },
+          { accepted: fail('Conflict', `${kind} ${namespace}/${name} is defined more than once`) },
+        ),
+      );
       continue;
     }
     seen.add(key);
     const value = validateCached(SCHEMAS[kind] as z.ZodType, o);
     if (value instanceof Invalid) {
-      statuses.push(status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', describeIssues(value.error, sourced.source?.lineOf)) }));
+      statuses.push(
+        status(
+          { key, kind, namespace, name, generation, source: sourced.source },
+          { accepted: fail('InvalidSpec', describeIssues(value.error, sourced.source?.lineOf)) },
+        ),
+      );
       continue;
     }
     (valid[kind] as Validated<unknown>[]).push({ value, sourced, key });
@@ -118,12 +130,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
 /** Most routes serve every family: one shared set rather than one per route. */
 const ALL_FAMILIES: ReadonlySet<Family> = new Set<Family>(FAMILIES);
 
-function compileRoutes(
-  items: Validated<ModelRoute>[],
-  ctx: RefContext,
-  demoBaseURL: string | undefined,
-  statuses: ObjectStatus[],
-): Map<string, CompiledRoute> {
+function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBaseURL: string | undefined, statuses: ObjectStatus[]): Map<string, CompiledRoute> {
   const routes = new Map<string, CompiledRoute>();
   const owner = new Map<string, string>();
   for (const item of oldestFirst(items)) {
@@ -137,7 +144,11 @@ function compileRoutes(
       continue;
     }
     const names = new Set<string>();
-    const duplicate = r.spec.backends.find((b) => (names.has(b.name) ? true : (names.add(b.name), false)));
+    const duplicate = r.spec.backends.find((b) => {
+      if (names.has(b.name)) return true;
+      names.add(b.name);
+      return false;
+    });
     if (duplicate) {
       statuses.push(status(base, { accepted: fail('InvalidSpec', `backend name "${duplicate.name}" is used twice`) }));
       continue;
@@ -312,10 +323,7 @@ function compileToken(
     expiresAtMs,
     disabled: t.spec.disabled,
   };
-  const ready =
-    t.spec.disabled ? fail('Disabled', 'the token is disabled')
-    : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`)
-    : undefined;
+  const ready = t.spec.disabled ? fail('Disabled', 'the token is disabled') : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`) : undefined;
   const refs = t.spec.models ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`) : groupRefs(group);
   return { token, status: status(statusBase(item, 'GatewayToken'), { refs, ready, warnings }) };
 }
@@ -437,7 +445,9 @@ function status(
   }
   const { source, ...rest } = base;
   // Only file and line: a status is plain data (logged, compared, written back), never the parser's lineOf.
-  const where = source ? { ...(source.file !== undefined ? { file: source.file } : {}), ...(source.line !== undefined ? { line: source.line } : {}) } : undefined;
+  const where = source
+    ? { ...(source.file !== undefined ? { file: source.file } : {}), ...(source.line !== undefined ? { line: source.line } : {}) }
+    : undefined;
   return { ...rest, ...(where ? { source: where } : {}), conditions, warnings: parts.warnings && parts.warnings.length > 0 ? parts.warnings : NO_WARNINGS };
 }
 

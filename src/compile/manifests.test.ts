@@ -3,10 +3,14 @@ import { parseManifests } from './manifests.js';
 
 describe('parseManifests', () => {
   it('reads multi-document files with the line of each document', () => {
-    const text = 'apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n# comment\napiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: g}\nspec: {models: []}\n';
+    const text =
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: a}\n---\n# comment\napiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: g}\nspec: {models: []}\n';
     const r = parseManifests(text, 'x.yaml');
     expect(r.errors).toEqual([]);
-    expect(r.objects.map((o) => [o.object.kind, o.source?.line])).toEqual([['Secret', 1], ['Group', 6]]);
+    expect(r.objects.map((o) => [o.object.kind, o.source?.line])).toEqual([
+      ['Secret', 1],
+      ['Group', 6],
+    ]);
   });
 
   it('reports YAML errors with file and line', () => {
@@ -60,7 +64,13 @@ describe('parseManifests', () => {
     expect(r.errors).toEqual([{ file: 's.yaml', line: 10, message: 'Unresolved alias (the anchor must be set before the alias)' }]);
     expect(r.objects.map((o) => o.object.metadata?.name)).toEqual(['good', 'after']);
 
-    const bomb = ['a: &a [x,x,x,x,x,x,x,x,x,x]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]', ''].join('\n');
+    const bomb = [
+      'a: &a [x,x,x,x,x,x,x,x,x,x]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      '',
+    ].join('\n');
     expect(parseManifests(`${good}---\n${bomb}`, 'b.yaml').errors).toEqual([{ file: 'b.yaml', line: 6, message: expect.stringMatching(/alias/) }]);
   });
 

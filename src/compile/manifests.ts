@@ -42,7 +42,11 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     } catch (err) {
       // toJS throws for what the composer lets through: `*name` with no `&name` before it, too many aliases.
       const at = unresolvedAlias(doc);
-      errors.push({ file, line: at === undefined ? docLine : line(at), message: scrubParserMessage((err as Error).message, linesOf([doc.range[0], doc.range[2]])) });
+      errors.push({
+        file,
+        line: at === undefined ? docLine : line(at),
+        message: scrubParserMessage((err as Error).message, linesOf([doc.range[0], doc.range[2]])),
+      });
       continue;
     }
     if (value === null || value === undefined) continue; // empty document

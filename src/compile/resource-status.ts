@@ -5,11 +5,7 @@ import { z } from 'zod';
 
 export const ConditionSchema = z
   .object({
-    type: z
-      .string()
-      .min(1)
-      .max(316)
-      .describe('Condition type: Accepted (spec valid, no conflict), ResolvedRefs (Secrets and Group found) or Ready (serving).'),
+    type: z.string().min(1).max(316).describe('Condition type: Accepted (spec valid, no conflict), ResolvedRefs (Secrets and Group found) or Ready (serving).'),
     status: z.enum(['True', 'False', 'Unknown']).describe('True, False or Unknown.'),
     reason: z
       .string()
@@ -18,12 +14,7 @@ export const ConditionSchema = z
       .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/, 'a CamelCase reason')
       .describe('Machine-readable CamelCase reason, e.g. SecretNotFound.'),
     message: z.string().max(32768).describe('Human-readable details; never contains a Secret value.'),
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('metadata.generation the condition was computed from.'),
+    observedGeneration: z.number().int().min(0).optional().describe('metadata.generation the condition was computed from.'),
     lastTransitionTime: z.iso.datetime({ offset: true }).describe('When the status of this condition last changed.'),
   })
   .strict();
@@ -31,12 +22,7 @@ export type ResourceCondition = z.infer<typeof ConditionSchema>;
 
 export const ResourceStatusSchema = z
   .object({
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('metadata.generation of the spec the gateway last processed.'),
+    observedGeneration: z.number().int().min(0).optional().describe('metadata.generation of the spec the gateway last processed.'),
     conditions: z
       .array(ConditionSchema)
       .max(8)

@@ -7,12 +7,9 @@ export const API_GROUP = 'modelgateway.io';
 export const API_VERSION = 'v1alpha1';
 export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
-
 /** Go-style durations as Kubernetes users write them: 500ms, 5s, 2m, 1h, 1m30s. */
 export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h))+$';
-const duration = z
-  .string()
-  .regex(new RegExp(DURATION_PATTERN), 'a duration such as 500ms, 5s, 2m or 1h');
+const duration = z.string().regex(new RegExp(DURATION_PATTERN), 'a duration such as 500ms, 5s, 2m or 1h');
 
 const dnsLabel = z
   .string()
@@ -57,20 +54,8 @@ export const BackendSchema = z
       'Secret key holding the upstream API key, sent as a Bearer token. Omit for upstreams without auth.',
     ),
     model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
-    priority: z
-      .number()
-      .int()
-      .min(0)
-      .max(100)
-      .default(0)
-      .describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
-    weight: z
-      .number()
-      .int()
-      .min(0)
-      .max(10000)
-      .default(1)
-      .describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
+    priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
+    weight: z.number().int().min(0).max(10000).default(1).describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
   })
   .strict();
 export type Backend = z.infer<typeof BackendSchema>;
@@ -100,7 +85,7 @@ export const RetrySchema = z
     budget: duration
       .optional()
       .describe(
-        'Time budget for all attempts together, from the moment the request arrives (default: twice timeouts.firstByte, at most timeouts.total). No attempt starts after it, and each attempt\'s connect and first-byte timeouts are clipped to what is left of it.',
+        "Time budget for all attempts together, from the moment the request arrives (default: twice timeouts.firstByte, at most timeouts.total). No attempt starts after it, and each attempt's connect and first-byte timeouts are clipped to what is left of it.",
       ),
     retryOn: z
       .array(z.string().regex(new RegExp(RETRY_ON_PATTERN), 'connect-failure, timeout, 408, 429 or a 5xx status code'))
@@ -127,17 +112,8 @@ export type Streaming = z.infer<typeof StreamingSchema>;
 
 export const ModelRouteSpecSchema = z
   .object({
-    model: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .describe('Public model id clients send; defaults to metadata.name. May contain "/".'),
-    endpoints: z
-      .array(z.enum(FAMILIES))
-      .min(1)
-      .optional()
-      .describe('API families this route serves; default: all.'),
+    model: z.string().min(1).max(256).optional().describe('Public model id clients send; defaults to metadata.name. May contain "/".'),
+    endpoints: z.array(z.enum(FAMILIES)).min(1).optional().describe('API families this route serves; default: all.'),
     backends: z
       .array(BackendSchema)
       .min(1)
@@ -156,10 +132,7 @@ export type ModelRouteSpec = z.infer<typeof ModelRouteSpecSchema>;
 
 export const GroupSpecSchema = z
   .object({
-    models: z
-      .array(z.string().min(1).max(256))
-      .max(1000)
-      .describe('Model names or globs (* and ?) that tokens in this group may use.'),
+    models: z.array(z.string().min(1).max(256)).max(1000).describe('Model names or globs (* and ?) that tokens in this group may use.'),
   })
   .strict()
   .describe('Which models the tokens in this group may use.');
@@ -176,11 +149,7 @@ export const GatewayTokenSpecSchema = z
       .regex(new RegExp(SHA256_PATTERN), 'a lowercase hex SHA-256 digest')
       .optional()
       .describe('Lowercase hex SHA-256 digest of the client API key, instead of secretRef.'),
-    models: z
-      .array(z.string().min(1).max(256))
-      .max(1000)
-      .optional()
-      .describe("Narrows the group's models for this token (names or globs)."),
+    models: z.array(z.string().min(1).max(256)).max(1000).optional().describe("Narrows the group's models for this token (names or globs)."),
     expiresAt: z.iso.datetime({ offset: true }).optional().describe('RFC 3339 time after which the key is refused.'),
     disabled: z.boolean().default(false).describe('Refuse the key while true.'),
   })

@@ -30,7 +30,14 @@ export class KubernetesStatus {
 
   constructor(o: KubernetesStatusOptions) {
     this.elector = o.leaderElection
-      ? new LeaderElector({ kubeConfig: o.kubeConfig, namespace: o.leaseNamespace, name: o.leaseName, identity: o.identity, ...o.election, ...(o.logger ? { logger: o.logger } : {}) })
+      ? new LeaderElector({
+          kubeConfig: o.kubeConfig,
+          namespace: o.leaseNamespace,
+          name: o.leaseName,
+          identity: o.identity,
+          ...o.election,
+          ...(o.logger ? { logger: o.logger } : {}),
+        })
       : undefined;
     const elector = this.elector;
     this.writer = new StatusWriter({

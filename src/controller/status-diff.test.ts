@@ -52,7 +52,10 @@ describe('status diff', () => {
   });
 
   it('bounds message sizes to what the CRD schema allows', () => {
-    const long = { ...base('False'), conditions: [{ type: 'Ready' as const, status: 'False' as const, reason: 'InvalidSpec' as const, message: 'x'.repeat(40000) }] };
+    const long = {
+      ...base('False'),
+      conditions: [{ type: 'Ready' as const, status: 'False' as const, reason: 'InvalidSpec' as const, message: 'x'.repeat(40000) }],
+    };
     expect(desiredStatus(long, undefined, t1).conditions![0]!.message.length).toBe(32768);
   });
 });

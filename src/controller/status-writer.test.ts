@@ -25,7 +25,10 @@ describe('StatusWriter.update', () => {
     let compared = 0;
     const stored = (st: ObjectStatus): KubeObject => {
       const value = desiredStatus(st, undefined, new Date());
-      return Object.defineProperty({ metadata: { name: 't', namespace: 'ns', generation: 1, resourceVersion: '5' } }, 'status', { get: () => (compared++, value), enumerable: true });
+      return Object.defineProperty({ metadata: { name: 't', namespace: 'ns', generation: 1, resourceVersion: '5' } }, 'status', {
+        get: () => (compared++, value),
+        enumerable: true,
+      });
     };
     let object = stored(s);
     const patches: unknown[] = [];

@@ -20,7 +20,8 @@ export interface StatusApi {
 }
 
 export function kubernetesStatusApi(kc: KubeConfig): StatusApi {
-  const path = (kind: Kind, namespace: string, name: string) => `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${RESOURCE_NAMES[kind].plural}/${name}`;
+  const path = (kind: Kind, namespace: string, name: string) =>
+    `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${RESOURCE_NAMES[kind].plural}/${name}`;
   return {
     // A JSON merge patch of the status subresource (the body carries metadata.resourceVersion as a guard).
     patchStatus: (kind, namespace, name, body) =>
@@ -175,7 +176,10 @@ export class StatusWriter {
     this.#o.onResult?.('error');
     const delay = this.#backoff.next();
     const e = err as { code?: unknown; message?: unknown };
-    this.#o.logger?.warn({ object: key, code: e.code, err: typeof e.message === 'string' ? e.message.split('\n')[0]!.slice(0, 200) : undefined, retryInMs: delay }, 'status write failed; will retry');
+    this.#o.logger?.warn(
+      { object: key, code: e.code, err: typeof e.message === 'string' ? e.message.split('\n')[0]!.slice(0, 200) : undefined, retryInMs: delay },
+      'status write failed; will retry',
+    );
     const t = setTimeout(() => {
       this.#retryTimers.delete(t);
       this.#queue.add(key);

@@ -109,7 +109,17 @@ export function chatChunks(p: ChatPlan, includeUsage: boolean): string[] {
   for (const piece of p.pieces) out.push(chunk({ content: piece }, null));
   out.push(chunk({}, p.finishReason));
   if (includeUsage) {
-    out.push(JSON.stringify({ id: p.id, object: 'chat.completion.chunk', created: p.created, model: p.model, system_fingerprint: 'demo', choices: [], usage: p.usage }));
+    out.push(
+      JSON.stringify({
+        id: p.id,
+        object: 'chat.completion.chunk',
+        created: p.created,
+        model: p.model,
+        system_fingerprint: 'demo',
+        choices: [],
+        usage: p.usage,
+      }),
+    );
   }
   out.push('[DONE]');
   return out;

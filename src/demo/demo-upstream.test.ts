@@ -97,7 +97,11 @@ describe('demo upstream', () => {
     const img = await client.images.generate({ model: 'demo-media', prompt: 'a red square', n: 2 });
     expect(img.data).toHaveLength(2);
     expect(Buffer.from(img.data![0]!.b64_json!, 'base64').subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    const edit = await client.images.edit({ model: 'demo-media', prompt: 'bluer', image: await toFile(Buffer.from('png-bytes'), 'in.png', { type: 'image/png' }) });
+    const edit = await client.images.edit({
+      model: 'demo-media',
+      prompt: 'bluer',
+      image: await toFile(Buffer.from('png-bytes'), 'in.png', { type: 'image/png' }),
+    });
     expect(edit.data?.[0]?.b64_json).toBeTruthy();
 
     const audio = await toFile(Buffer.alloc(1234, 1), 'clip.wav', { type: 'audio/wav' });

@@ -172,7 +172,11 @@ class DemoHandler {
       const b64 = demoPng(`${prompt}\0${i}`).toString('base64');
       return body.response_format === 'url' ? { url: `data:image/png;base64,${b64}`, revised_prompt: prompt } : { b64_json: b64, revised_prompt: prompt };
     });
-    sendJson(res, 200, { created: Math.floor(now / 1000), data, usage: { input_tokens: countTokens(prompt), output_tokens: 0, total_tokens: countTokens(prompt) } });
+    sendJson(res, 200, {
+      created: Math.floor(now / 1000),
+      data,
+      usage: { input_tokens: countTokens(prompt), output_tokens: 0, total_tokens: countTokens(prompt) },
+    });
   }
 
   #transcribe(res: ServerResponse, form: MultipartForm, translate: boolean): void {

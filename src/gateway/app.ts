@@ -27,7 +27,6 @@ import type { Random } from '../dataplane/policy/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
 import { IdSealer } from '../features/sealed-ids/sealed-id.js';
 
-
 export interface AppDeps {
   readonly tables: TableHolder;
   readonly logger: Logger;

@@ -136,7 +136,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         if (result.cut > 0) logger.warn({ cut: result.cut }, 'drain deadline reached; cut the remaining requests');
         else logger.info('drained: every in-flight request finished');
         // Upstream pools: let idle keep-alive sockets close politely when everything finished, else destroy.
-        await closeApp(app, { graceful: result.cut === 0 }).catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'closing upstream pools failed'));
+        await closeApp(app, { graceful: result.cut === 0 }).catch((err: unknown) =>
+          logger.warn({ error: (err as Error).message }, 'closing upstream pools failed'),
+        );
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
         memory.stop();
         await ready.catch(() => undefined);

@@ -17,11 +17,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(
-    status: number,
-    message: string,
-    opts: { type?: ErrorType; code?: string | null; param?: string | null; headers?: Record<string, string> } = {},
-  ) {
+  constructor(status: number, message: string, opts: { type?: ErrorType; code?: string | null; param?: string | null; headers?: Record<string, string> } = {}) {
     super(message);
     this.status = status;
     this.type = opts.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
@@ -40,10 +36,8 @@ export const errors = {
     new GatewayError(401, 'Incorrect API key provided. Send a valid gateway key as "Authorization: Bearer <key>".', {
       code: 'invalid_api_key',
     }),
-  notReady: () =>
-    new GatewayError(503, 'The gateway has not loaded its configuration yet; retry shortly.', { code: 'service_unavailable' }),
-  modelNotFound: (model: string) =>
-    new GatewayError(404, `The model \`${truncate(model)}\` does not exist.`, { code: 'model_not_found', param: 'model' }),
+  notReady: () => new GatewayError(503, 'The gateway has not loaded its configuration yet; retry shortly.', { code: 'service_unavailable' }),
+  modelNotFound: (model: string) => new GatewayError(404, `The model \`${truncate(model)}\` does not exist.`, { code: 'model_not_found', param: 'model' }),
   modelNotAllowed: (model: string) =>
     new GatewayError(403, `Your API key is not allowed to use the model \`${truncate(model)}\`.`, {
       code: 'model_not_allowed',
@@ -54,24 +48,19 @@ export const errors = {
       code: 'unsupported_endpoint',
       param: 'model',
     }),
-  malformedJson: () =>
-    new GatewayError(400, 'The request body is not valid JSON.', { code: 'invalid_json' }),
+  malformedJson: () => new GatewayError(400, 'The request body is not valid JSON.', { code: 'invalid_json' }),
   nestedTooDeeply: (maxDepth: number) =>
     new GatewayError(400, `The request body is nested too deeply (more than ${maxDepth} levels).`, { code: 'invalid_json' }),
   unsupportedEncoding: () =>
     new GatewayError(415, 'Compressed request bodies (Content-Encoding) are not supported; send the body uncompressed.', {
       code: 'unsupported_content_encoding',
     }),
-  notAnObject: () =>
-    new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
+  notAnObject: () => new GatewayError(400, 'The request body must be a JSON object.', { code: 'invalid_json' }),
   malformedMultipart: (detail?: string) =>
     new GatewayError(400, `The multipart request body could not be parsed${detail ? `: ${detail}` : ''}.`, { code: 'invalid_multipart' }),
-  duplicateModel: () =>
-    new GatewayError(400, 'The model parameter must be given only once.', { code: 'invalid_request', param: 'model' }),
-  missingModel: () =>
-    new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
-  tooLarge: (limit: number) =>
-    new GatewayError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }),
+  duplicateModel: () => new GatewayError(400, 'The model parameter must be given only once.', { code: 'invalid_request', param: 'model' }),
+  missingModel: () => new GatewayError(400, 'You must provide a model parameter.', { code: 'missing_required_parameter', param: 'model' }),
+  tooLarge: (limit: number) => new GatewayError(413, `The request body exceeds the limit of ${limit} bytes.`, { code: 'request_too_large' }),
   bodyBudgetFull: (retryAfterSeconds: number) =>
     new GatewayError(503, 'The gateway is holding too many request bodies in memory right now; retry shortly.', {
       code: 'server_overloaded',
@@ -79,30 +68,34 @@ export const errors = {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
   unsupportedContentType: (contentType: string, path: string) =>
-    new GatewayError(415, `Unsupported content type: '${truncate(contentType.split(';')[0]!.trim())}'. ${truncate(path)} only accepts 'application/json' requests.`, {
-      code: 'unsupported_content_type',
-    }),
-  unknownRoute: (method: string, path: string) =>
-    new GatewayError(404, `Unknown request URL: ${method} ${truncate(path)}.`, { code: 'unknown_url' }),
+    new GatewayError(
+      415,
+      `Unsupported content type: '${truncate(contentType.split(';')[0]!.trim())}'. ${truncate(path)} only accepts 'application/json' requests.`,
+      {
+        code: 'unsupported_content_type',
+      },
+    ),
+  unknownRoute: (method: string, path: string) => new GatewayError(404, `Unknown request URL: ${method} ${truncate(path)}.`, { code: 'unknown_url' }),
   methodNotAllowed: (method: string, path: string, allow: readonly string[]) =>
     new GatewayError(405, `Method ${method} is not allowed on ${truncate(path)}; allowed: ${allow.join(', ')}.`, {
       code: 'method_not_allowed',
       headers: { allow: allow.join(', ') },
     }),
-  upstreamUnreachable: () =>
-    new GatewayError(502, 'The upstream for this model could not be reached.', { code: 'upstream_unreachable' }),
-  upstreamTimeout: () =>
-    new GatewayError(504, 'The upstream for this model did not answer in time.', { code: 'upstream_timeout' }),
-  upstreamFailed: () =>
-    new GatewayError(502, 'The upstream for this model failed before answering.', { code: 'upstream_error' }),
+  upstreamUnreachable: () => new GatewayError(502, 'The upstream for this model could not be reached.', { code: 'upstream_unreachable' }),
+  upstreamTimeout: () => new GatewayError(504, 'The upstream for this model did not answer in time.', { code: 'upstream_timeout' }),
+  upstreamFailed: () => new GatewayError(502, 'The upstream for this model failed before answering.', { code: 'upstream_error' }),
   upstreamRedirect: (model: string) =>
     new GatewayError(502, `The upstream of model "${truncate(model)}" answered with a redirect, which the gateway does not follow.`, {
       code: 'upstream_error',
     }),
   upstreamEncoding: (model: string) =>
-    new GatewayError(502, `The upstream of model "${truncate(model)}" sent a compressed answer (Content-Encoding) the gateway cannot decode; it asks upstreams for identity.`, {
-      code: 'upstream_error',
-    }),
+    new GatewayError(
+      502,
+      `The upstream of model "${truncate(model)}" sent a compressed answer (Content-Encoding) the gateway cannot decode; it asks upstreams for identity.`,
+      {
+        code: 'upstream_error',
+      },
+    ),
   internal: () => new GatewayError(500, 'The gateway failed to handle the request.', { code: 'internal_error' }),
 };
 

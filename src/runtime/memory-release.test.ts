@@ -68,7 +68,9 @@ describe('MemoryRelease with Node’s real gc', () => {
       release.notify();
       setTimeout(() => console.log(JSON.stringify({ releases: release.releases, afterRegularGc, afterRelease: process.memoryUsage.rss() })), 200);
     `;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--max-semi-space-size=4', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--expose-gc', '--max-semi-space-size=4', '--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     const r = JSON.parse(out.trim()) as { releases: number; afterRegularGc: number; afterRelease: number };
     expect(r.releases).toBe(1);
     // Measured here: ~132 MB after the regular GC, ~53 MB after the release.

@@ -70,7 +70,10 @@ export class MemoryRelease {
     this.#o.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     this.#releases++;
     const mb = (n: number) => Math.round(n / 2 ** 20);
-    this.#o.logger?.debug({ rssBeforeMB: mb(before), rssAfterMB: mb(process.memoryUsage.rss()), pauseMs: Math.round(performance.now() - started) }, 'released the memory of the last config compiles');
+    this.#o.logger?.debug(
+      { rssBeforeMB: mb(before), rssAfterMB: mb(process.memoryUsage.rss()), pauseMs: Math.round(performance.now() - started) },
+      'released the memory of the last config compiles',
+    );
   }
 
   #now(): number {

@@ -8,13 +8,24 @@ import { TableHolder } from '../model/routing-table.js';
 const GV = 'modelgateway.io/v1alpha1';
 const objects = (withToken = true): SourcedObject[] => [
   { object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' }, stringData: { token: 'client-secret-value' } }, source: { file: 's.yaml', line: 1 } },
-  { object: { apiVersion: GV, kind: 'ModelRoute', metadata: { name: 'demo-chat' }, spec: { backends: [{ name: 'demo', baseURL: 'demo://' }] } }, source: { file: 'r.yaml', line: 1 } },
+  {
+    object: { apiVersion: GV, kind: 'ModelRoute', metadata: { name: 'demo-chat' }, spec: { backends: [{ name: 'demo', baseURL: 'demo://' }] } },
+    source: { file: 'r.yaml', line: 1 },
+  },
   { object: { apiVersion: GV, kind: 'Group', metadata: { name: 'devs' }, spec: { models: ['demo-*'] } }, source: { file: 'g.yaml', line: 1 } },
   ...(withToken
-    ? [{ object: { apiVersion: GV, kind: 'GatewayToken', metadata: { name: 'alice' }, spec: { group: 'devs', secretRef: { name: 'k', key: 'token' } } }, source: { file: 't.yaml', line: 1 } }]
+    ? [
+        {
+          object: { apiVersion: GV, kind: 'GatewayToken', metadata: { name: 'alice' }, spec: { group: 'devs', secretRef: { name: 'k', key: 'token' } } },
+          source: { file: 't.yaml', line: 1 },
+        },
+      ]
     : []),
   // Not ready: its group does not exist.
-  { object: { apiVersion: GV, kind: 'GatewayToken', metadata: { name: 'bob' }, spec: { group: 'nobody', sha256: 'a'.repeat(64) } }, source: { file: 't.yaml', line: 9 } },
+  {
+    object: { apiVersion: GV, kind: 'GatewayToken', metadata: { name: 'bob' }, spec: { group: 'nobody', sha256: 'a'.repeat(64) } },
+    source: { file: 't.yaml', line: 9 },
+  },
 ];
 
 describe('ConfigPipeline', () => {

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { folderCycles } from './folder-cycles.js';
 
 const require = createRequire(import.meta.url);
 const config = require('../../.dependency-cruiser.cjs');
@@ -14,48 +15,6 @@ beforeAll(async () => {
   const out = await cruise(['src'], { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } });
   result = out.output as ICruiseResult;
 }, 60_000);
-
-/** Folders of src/ (relative) that sit on a circle of folder imports, one list per strongly connected set. */
-export function folderCycles(edges: ReadonlyArray<readonly [string, string]>): string[][] {
-  const graph = new Map<string, Set<string>>();
-  for (const [a, b] of edges) {
-    if (a === b) continue;
-    if (!graph.has(a)) graph.set(a, new Set());
-    if (!graph.has(b)) graph.set(b, new Set());
-    graph.get(a)!.add(b);
-  }
-  // Tarjan's strongly connected components.
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v)!) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const set: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        set.push(w);
-      } while (w !== v);
-      if (set.length > 1) cycles.push(set.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return cycles;
-}
 
 describe('imports of src/', () => {
   it('follow the layer rules and form no file circle', () => {
@@ -73,7 +32,19 @@ describe('imports of src/', () => {
   });
 
   it('the circle finder finds circles', () => {
-    expect(folderCycles([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])).toEqual([['a', 'b', 'c']]);
-    expect(folderCycles([['a', 'b'], ['b', 'c']])).toEqual([]);
+    expect(
+      folderCycles([
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'a'],
+        ['c', 'd'],
+      ]),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      folderCycles([
+        ['a', 'b'],
+        ['b', 'c'],
+      ]),
+    ).toEqual([]);
   });
 });

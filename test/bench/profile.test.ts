@@ -24,7 +24,11 @@ describe('summarize', () => {
     writeFileSync(
       file,
       JSON.stringify({
-        nodes: [frame(1, '(idle)', ''), frame(2, 'handle', 'file:///r/node_modules/express/lib/router.js'), frame(3, 'forward', 'file:///r/dist/proxy/forward.js')],
+        nodes: [
+          frame(1, '(idle)', ''),
+          frame(2, 'handle', 'file:///r/node_modules/express/lib/router.js'),
+          frame(3, 'forward', 'file:///r/dist/proxy/forward.js'),
+        ],
         startTime: 0,
         // The long delta before a sample of `handle` (the process was descheduled) must not inflate it.
         samples: [1, 2, 3, 3, 3, 1],

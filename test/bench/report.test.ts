@@ -5,7 +5,21 @@ import { figures, markdown, median, verdicts, type RunData } from '../../bench/l
 import type { Measurement } from '../../bench/lib/scenarios.js';
 
 function m(scenario: string, target: string, round: number, over: Partial<Measurement>): Measurement {
-  return { scenario, target, round, requests: 1000, seconds: 1, rps: 1000, p50us: 100, p90us: 150, p99us: 200, errors: 0, cpuUsPerRequest: 50, problems: [], ...over };
+  return {
+    scenario,
+    target,
+    round,
+    requests: 1000,
+    seconds: 1,
+    rps: 1000,
+    p50us: 100,
+    p90us: 150,
+    p99us: 200,
+    errors: 0,
+    cpuUsPerRequest: 50,
+    problems: [],
+    ...over,
+  };
 }
 
 function data(measurements: Measurement[], extra: Partial<RunData> = {}): RunData {
@@ -39,7 +53,11 @@ describe('figures and verdicts', () => {
   const ms = [
     // chat c=1: gateway adds 0.3, 0.9, 0.4 ms over direct in rounds 1..3 → median 0.4 ms.
     ...[1, 2, 3].map((r) => m('chat-c1', 'direct', r, { p50us: 100 * r })),
-    ...[[1, 400], [2, 1100], [3, 700]].map(([r, p]) => m('chat-c1', 'gateway', r!, { p50us: p })),
+    ...[
+      [1, 400],
+      [2, 1100],
+      [3, 700],
+    ].map(([r, p]) => m('chat-c1', 'gateway', r!, { p50us: p })),
     ...[1, 2, 3].map((r) => m('chat-c1', 'bare', r, { p50us: 100 * r + 50 })),
     // c=32: gateway 8,000 vs bare 10,000 req/s (ratio 0.8 exactly: met); streaming 7,000 vs 10,000 (not met).
     ...[1, 2, 3].map((r) => m('chat-c32', 'bare', r, { rps: 10_000 })),

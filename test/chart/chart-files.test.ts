@@ -2,14 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  blockProblems,
-  definedTemplates,
-  filesRead,
-  hasPath,
-  includedTemplates,
-  valuesPaths,
-} from './go-template.js';
+import { blockProblems, definedTemplates, filesRead, hasPath, includedTemplates, valuesPaths } from './go-template.js';
 import { CHART_DIR, CRD_CHART_DIR, read, readYaml, ROOT } from './repo.js';
 
 interface ChartYaml {

@@ -9,7 +9,10 @@ import { readYamlDocuments, ROOT } from './repo.js';
 
 const SOURCE = join(ROOT, 'crds');
 const COPIES = join(ROOT, 'charts/model-gateway-crds/files');
-const yamlIn = (dir: string) => readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const yamlIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
 
 describe('CRD chart copies', () => {
   it('crds/ holds the CRD files', () => {
@@ -18,8 +21,7 @@ describe('CRD chart copies', () => {
 
   it('every crds/ file has a byte-identical copy in charts/model-gateway-crds/files/, and no copy is stale', () => {
     expect(yamlIn(COPIES)).toEqual(yamlIn(SOURCE));
-    for (const name of yamlIn(SOURCE))
-      expect(readFileSync(join(COPIES, name)).equals(readFileSync(join(SOURCE, name))), name).toBe(true);
+    for (const name of yamlIn(SOURCE)) expect(readFileSync(join(COPIES, name)).equals(readFileSync(join(SOURCE, name))), name).toBe(true);
     expect(crdDrift()).toEqual({ missing: [], changed: [], stale: [] });
   });
 

@@ -74,6 +74,7 @@ describe('Grafana dashboard (charts/model-gateway/dashboards/model-gateway.json)
     expect(dashboard.templating.list.find((v) => v.name === 'datasource')?.type).toBe('datasource');
     expect(panels.length).toBeGreaterThanOrEqual(10);
     for (const p of panels) {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's own variable syntax, literally.
       expect(p.datasource?.uid, p.title).toBe('${datasource}');
       expect(p.targets?.length, p.title).toBeGreaterThan(0);
     }
@@ -101,8 +102,7 @@ describe('Grafana dashboard (charts/model-gateway/dashboards/model-gateway.json)
         expect(expr, `${s.series} needs rate()`).toMatch(new RegExp(`rate\\(${s.series}\\{`));
     }
     if (found.some((s) => s.suffix === 'bucket')) allowed.add('le');
-    for (const m of expr.matchAll(/\bby \(([^)]*)\)/g))
-      for (const l of m[1]!.split(',').map((x) => x.trim())) expect([...allowed], `by (${l})`).toContain(l);
+    for (const m of expr.matchAll(/\bby \(([^)]*)\)/g)) for (const l of m[1]!.split(',').map((x) => x.trim())) expect([...allowed], `by (${l})`).toContain(l);
   });
 
   it.each(templateQueries)('variable query %s names a label the metric has', (query) => {

@@ -69,7 +69,9 @@ describe('Dockerfile', () => {
   });
 
   it('runtime node_modules come from a production-only install, dist from the build stage', () => {
-    const copyFrom = ops(runtime, 'COPY').map((c) => /--from=(\S+)\s+(\S+)/.exec(c.args)).filter((m) => m !== null);
+    const copyFrom = ops(runtime, 'COPY')
+      .map((c) => /--from=(\S+)\s+(\S+)/.exec(c.args))
+      .filter((m) => m !== null);
     const modules = copyFrom.find((m) => m![2]!.endsWith('node_modules'));
     const dist = copyFrom.find((m) => m![2]!.endsWith('/dist'));
     expect(modules && dist).toBeTruthy();
@@ -116,10 +118,15 @@ describe('Dockerfile', () => {
   });
 
   it('exposes the API and metrics ports and carries OCI labels', () => {
-    expect(ops(runtime, 'EXPOSE').flatMap((e) => e.args.split(/\s+/)).sort()).toEqual(['8080', '9090']);
-    const labels = ops(runtime, 'LABEL').map((l) => l.args).join(' ');
-    for (const key of ['title', 'description', 'version', 'revision', 'created', 'licenses'])
-      expect(labels).toContain(`org.opencontainers.image.${key}=`);
+    expect(
+      ops(runtime, 'EXPOSE')
+        .flatMap((e) => e.args.split(/\s+/))
+        .sort(),
+    ).toEqual(['8080', '9090']);
+    const labels = ops(runtime, 'LABEL')
+      .map((l) => l.args)
+      .join(' ');
+    for (const key of ['title', 'description', 'version', 'revision', 'created', 'licenses']) expect(labels).toContain(`org.opencontainers.image.${key}=`);
   });
 
   it('.dockerignore ignores everything except what the build stages COPY from the context', () => {

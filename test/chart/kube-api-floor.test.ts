@@ -53,7 +53,7 @@ describe('renders for newer Kubernetes versions', () => {
     expect(renders.some(([v]) => compareVersions(v, '1.30.0') >= 0)).toBe(true);
   });
 
-  it.each(renders)('Kubernetes %s: every field is in that version\'s API', (version, file) => {
+  it.each(renders)("Kubernetes %s: every field is in that version's API", (version, file) => {
     expect(renderedFor(file)).toBe(version);
     expect(checkAgainstKubernetesTypes(docs(file), typesFor(version))).toEqual([]);
   });

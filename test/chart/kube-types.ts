@@ -32,8 +32,13 @@ export function typesFor(kubeVersion: string): string {
  * against ValidationRule (whose newer fields, e.g. reason or messageExpression, are version-dependent), the rest by name.
  */
 const SCHEMA_EXTENSIONS = new Set([
-  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-validations',
 ]);
 
 export interface Problem {
@@ -60,12 +65,15 @@ export function checkAgainstKubernetesTypes(docs: readonly Obj[], typesVersion: 
       owners.push(owner);
     }
   };
-  docs.forEach((doc, i) => {
+  for (const [i, doc] of docs.entries()) {
     const name = `${doc.kind}/${doc.metadata?.name}`;
-    if (NOT_KUBERNETES_KINDS.has(`${doc.apiVersion} ${doc.kind}`)) return;
+    if (NOT_KUBERNETES_KINDS.has(`${doc.apiVersion} ${doc.kind}`)) continue;
     const [group, version] = String(doc.apiVersion).includes('/') ? String(doc.apiVersion).split('/') : ['', String(doc.apiVersion)];
     const module = join(pkgDir, group ? group.split('.')[0]! : 'core', version!);
-    if (!existsSync(`${module}.d.ts`)) return void problems.push({ object: name, message: `kubernetes-types ${typesVersion} has no ${doc.apiVersion}` });
+    if (!existsSync(`${module}.d.ts`)) {
+      problems.push({ object: name, message: `kubernetes-types ${typesVersion} has no ${doc.apiVersion}` });
+      continue;
+    }
     const { object, rules } = doc.kind === 'CustomResourceDefinition' ? splitSchemaExtensions(doc, name, problems) : { object: doc, rules: [] };
     emit(`import type { ${doc.kind} as T${i} } from ${JSON.stringify(module)};`, name);
     emit(`export const o${i}: T${i} = ${JSON.stringify(object, null, 1)};`, name);
@@ -73,7 +81,7 @@ export function checkAgainstKubernetesTypes(docs: readonly Obj[], typesVersion: 
       emit(`import type { ValidationRule as R${i} } from ${JSON.stringify(module)};`, name);
       emit(`export const r${i}: R${i}[] = ${JSON.stringify(rules, null, 1)};`, name);
     }
-  });
+  }
   const dir = mkdtempSync(join(tmpdir(), 'kube-types-'));
   try {
     writeFileSync(join(dir, 'objects.ts'), `${lines.join('\n')}\n`);

@@ -24,8 +24,7 @@ const LEASES = 'coordination.k8s.io/leases';
 /** Each rule as "group/resource verb" triples, the unit RBAC authorises. */
 function grants(list: readonly { apiGroups: readonly string[]; resources: readonly string[]; verbs: readonly string[] }[]) {
   const out = new Set<string>();
-  for (const r of list)
-    for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) out.add(`${g}/${res} ${v}`);
+  for (const r of list) for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) out.add(`${g}/${res} ${v}`);
   return out;
 }
 

@@ -21,14 +21,42 @@ const RELEASE_NS = 'model-gateway';
 const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'e2e', 'no-leader-election'];
 /** Every environment variable the gateway's serve contract defines (BRIEF), plus the downward-API pair. */
 const CONTRACT_ENV = [
-  'MG_CONFIG_DIR', 'MG_SOURCE', 'MG_NAMESPACES', 'MG_SECRET_SELECTOR', 'KUBECONFIG', 'MG_HOST', 'MG_PORT',
-  'MG_METRICS_PORT', 'MG_LOG_LEVEL', 'MG_DRAIN_TIMEOUT', 'MG_MAX_JSON_BODY', 'MG_MAX_UPLOAD_BODY',
-  'MG_LEADER_ELECTION', 'MG_LEASE_NAME', 'MG_ID_KEYS', 'MG_ID_KEYS_FILE', 'MG_WORKERS', 'MG_REDIS_URL',
-  'POD_NAME', 'POD_NAMESPACE',
+  'MG_CONFIG_DIR',
+  'MG_SOURCE',
+  'MG_NAMESPACES',
+  'MG_SECRET_SELECTOR',
+  'KUBECONFIG',
+  'MG_HOST',
+  'MG_PORT',
+  'MG_METRICS_PORT',
+  'MG_LOG_LEVEL',
+  'MG_DRAIN_TIMEOUT',
+  'MG_MAX_JSON_BODY',
+  'MG_MAX_UPLOAD_BODY',
+  'MG_LEADER_ELECTION',
+  'MG_LEASE_NAME',
+  'MG_ID_KEYS',
+  'MG_ID_KEYS_FILE',
+  'MG_WORKERS',
+  'MG_REDIS_URL',
+  'POD_NAME',
+  'POD_NAMESPACE',
 ];
 const ALWAYS_SET = [
-  'MG_SOURCE', 'MG_NAMESPACES', 'MG_SECRET_SELECTOR', 'MG_HOST', 'MG_PORT', 'MG_METRICS_PORT', 'MG_LOG_LEVEL',
-  'MG_DRAIN_TIMEOUT', 'MG_LEADER_ELECTION', 'MG_LEASE_NAME', 'MG_WORKERS', 'MG_ID_KEYS_FILE', 'POD_NAME', 'POD_NAMESPACE',
+  'MG_SOURCE',
+  'MG_NAMESPACES',
+  'MG_SECRET_SELECTOR',
+  'MG_HOST',
+  'MG_PORT',
+  'MG_METRICS_PORT',
+  'MG_LOG_LEVEL',
+  'MG_DRAIN_TIMEOUT',
+  'MG_LEADER_ELECTION',
+  'MG_LEASE_NAME',
+  'MG_WORKERS',
+  'MG_ID_KEYS_FILE',
+  'POD_NAME',
+  'POD_NAMESPACE',
 ];
 const ruleFile = readYaml<{ watched: Rule[] }>('charts/model-gateway/files/rbac-rules.yaml');
 
@@ -65,26 +93,27 @@ function load(name: string, file = `${RENDERED}/${name}.yaml`) {
   return { docs, find, one, deployment, pod, container, config };
 }
 
-const grants = (rules: Rule[]) =>
-  rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res} ${v}`))));
+const grants = (rules: Rule[]) => rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res} ${v}`))));
 
 describe('rendered snapshots are current', () => {
   it('ci/ has one values file per snapshot', () => {
-    const ci = readdirSync(join(ROOT, 'charts/model-gateway/ci')).map((f) => f.replace(/-values\.yaml$/, '')).sort();
+    const ci = readdirSync(join(ROOT, 'charts/model-gateway/ci'))
+      .map((f) => f.replace(/-values\.yaml$/, ''))
+      .sort();
     expect(ci).toEqual([...SNAPSHOTS].sort());
   });
 
   it.each([
-    ...SNAPSHOTS.flatMap((s) => [[`${s}.yaml`, 'charts/model-gateway'], [`${s}.notes.txt`, 'charts/model-gateway']]),
+    ...SNAPSHOTS.flatMap((s) => [
+      [`${s}.yaml`, 'charts/model-gateway'],
+      [`${s}.notes.txt`, 'charts/model-gateway'],
+    ]),
     ...kubeVersionRenders().map(([, file]) => [file.slice(RENDERED.length + 1), 'charts/model-gateway']),
     ['crds.yaml', 'charts/model-gateway-crds'],
-  ])(
-    '%s was rendered from the current %s (else run `npm run render:chart`)',
-    (file, chart) => {
-      const header = read(`${RENDERED}/${file}`).split('\n', 1)[0];
-      expect(header).toBe(`${SNAPSHOT_HEADER}${chartInputsHash(join(ROOT, chart))}`);
-    },
-  );
+  ])('%s was rendered from the current %s (else run `npm run render:chart`)', (file, chart) => {
+    const header = read(`${RENDERED}/${file}`).split('\n', 1)[0];
+    expect(header).toBe(`${SNAPSHOT_HEADER}${chartInputsHash(join(ROOT, chart))}`);
+  });
 });
 
 describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
@@ -160,18 +189,19 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
   });
 
   it('start-up settings are checksummed into the pod template', () => {
-    for (const k of ['checksum/config', 'checksum/id-keys', 'checksum/redis'])
-      expect(r.pod.metadata.annotations[k]).toMatch(/^[a-f0-9]{64}$/);
+    for (const k of ['checksum/config', 'checksum/id-keys', 'checksum/redis']) expect(r.pod.metadata.annotations[k]).toMatch(/^[a-f0-9]{64}$/);
   });
 
   it('the Service, PDB and spread constraints select the pods; the Service has http and metrics ports', () => {
     const labels = r.pod.metadata.labels;
     const svc = r.one('Service');
     for (const [k, v] of Object.entries(svc.spec.selector)) expect(labels[k]).toBe(v);
-    expect(svc.spec.ports.map((p: Obj) => [p.name, p.targetPort])).toEqual([['http', 'http'], ['metrics', 'metrics']]);
+    expect(svc.spec.ports.map((p: Obj) => [p.name, p.targetPort])).toEqual([
+      ['http', 'http'],
+      ['metrics', 'metrics'],
+    ]);
     for (const [k, v] of Object.entries(r.one('PodDisruptionBudget').spec.selector.matchLabels)) expect(labels[k]).toBe(v);
-    for (const t of r.pod.spec.topologySpreadConstraints)
-      for (const [k, v] of Object.entries(t.labelSelector.matchLabels)) expect(labels[k]).toBe(v);
+    for (const t of r.pod.spec.topologySpreadConstraints) for (const [k, v] of Object.entries(t.labelSelector.matchLabels)) expect(labels[k]).toBe(v);
     expect(r.pod.spec.serviceAccountName).toBe(r.one('ServiceAccount').metadata.name);
   });
 
@@ -238,8 +268,7 @@ describe('scenario specifics', () => {
     expect(r.config.MG_NAMESPACES).toBe(RELEASE_NS);
     expect(r.deployment.spec.replicas).toBe(2);
     expect(r.container.image).toBe(`model-gateway:${readYaml<Obj>('charts/model-gateway/Chart.yaml').appVersion}`);
-    for (const kind of ['Ingress', 'ServiceMonitor', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'ClusterRole'])
-      expect(r.find(kind), kind).toEqual([]);
+    for (const kind of ['Ingress', 'ServiceMonitor', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'ClusterRole']) expect(r.find(kind), kind).toEqual([]);
     expect(r.container.env.some((e: Obj) => e.name === 'MG_REDIS_URL')).toBe(false);
   });
 
@@ -314,7 +343,7 @@ describe('.Capabilities.KubeVersion gates (ci/full-values.yaml rendered per Kube
       return copy;
     });
 
-  it.each(renders)('Kubernetes %s: preStop sleeps 5 s natively from 1.30, with the image\'s node below', (version, file) => {
+  it.each(renders)("Kubernetes %s: preStop sleeps 5 s natively from 1.30, with the image's node below", (version, file) => {
     const { container, pod } = load('full', file);
     if (compareVersions(version, '1.30.0') >= 0) expect(container.lifecycle.preStop).toEqual({ sleep: { seconds: 5 } });
     else expect(container.lifecycle.preStop.exec.command[0]).toBe(IMAGE_NODE);
@@ -322,7 +351,7 @@ describe('.Capabilities.KubeVersion gates (ci/full-values.yaml rendered per Kube
     expect(pod.spec.terminationGracePeriodSeconds).toBe(40 + 10 + 5);
   });
 
-  it.each(renders.slice(1))('Kubernetes %s: nothing but the preStop hook differs from the floor\'s render', (_version, file) => {
+  it.each(renders.slice(1))("Kubernetes %s: nothing but the preStop hook differs from the floor's render", (_version, file) => {
     const atFloor = withoutPreStop(readYamlDocuments(`${RENDERED}/full.yaml`) as Obj[]);
     expect(withoutPreStop(readYamlDocuments(file) as Obj[])).toEqual(atFloor);
   });

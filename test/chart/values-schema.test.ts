@@ -123,8 +123,20 @@ describe('charts/model-gateway values.schema.json', () => {
     it.each<[string, [string, unknown][]]>([
       ['the default two replicas', []],
       ['three replicas', [['replicaCount', 3]]],
-      ['an HPA (the HPA owns the count)', [['replicaCount', 1], ['autoscaling.enabled', true]]],
-      ['two workers in one pod', [['replicaCount', 1], ['gateway.workers', 2]]],
+      [
+        'an HPA (the HPA owns the count)',
+        [
+          ['replicaCount', 1],
+          ['autoscaling.enabled', true],
+        ],
+      ],
+      [
+        'two workers in one pod',
+        [
+          ['replicaCount', 1],
+          ['gateway.workers', 2],
+        ],
+      ],
     ])('is refused with %s', (_, changes) => {
       expect(validate(off(changes))).toBe(false);
     });
@@ -134,12 +146,9 @@ describe('charts/model-gateway values.schema.json', () => {
     });
   });
 
-  it.each(['replicaCount', 'image', 'gateway', 'service', 'idKeys', 'gateway.port', 'image.pullPolicy'])(
-    'rejects values without %s',
-    (path) => {
-      expect(validate(withChange(defaults, path, undefined))).toBe(false);
-    },
-  );
+  it.each(['replicaCount', 'image', 'gateway', 'service', 'idKeys', 'gateway.port', 'image.pullPolicy'])('rejects values without %s', (path) => {
+    expect(validate(withChange(defaults, path, undefined))).toBe(false);
+  });
 });
 
 describe('idKeys.keys: the schema and the gateway agree on which keys are valid', () => {
@@ -148,8 +157,18 @@ describe('idKeys.keys: the schema and the gateway agree on which keys are valid'
   const b64 = (n: number) => Buffer.alloc(n, 7).toString('base64');
   const hex = (n: number) => Buffer.alloc(n, 7).toString('hex');
   it.each([
-    b64(32), b64(48), hex(32), hex(31), b64(31), b64(24), hex(16), `hex:${hex(32)}`, `base64:${b64(32)}`,
-    Buffer.alloc(32, 250).toString('base64url'), 'not a key at all, not at all!!!!!!!!!!!!!!!!!!!!!!!!!!', '',
+    b64(32),
+    b64(48),
+    hex(32),
+    hex(31),
+    b64(31),
+    b64(24),
+    hex(16),
+    `hex:${hex(32)}`,
+    `base64:${b64(32)}`,
+    Buffer.alloc(32, 250).toString('base64url'),
+    'not a key at all, not at all!!!!!!!!!!!!!!!!!!!!!!!!!!',
+    '',
   ])('%j', (key) => {
     let gateway = true;
     try {

@@ -49,7 +49,12 @@ describe('model-gateway check', () => {
     expect(table.stderr).toBe('');
     expect(table.code).toBe(0);
     expect(row(table.stdout, 'GatewayToken', 'team-a/alice')).toEqual([
-      'GatewayToken', 'team-a/alice', 'True', 'Ready', 'serving', `${FIXTURES}/clean/access.yaml:7`,
+      'GatewayToken',
+      'team-a/alice',
+      'True',
+      'Ready',
+      'serving',
+      `${FIXTURES}/clean/access.yaml:7`,
     ]);
     // Each item of a kind: List has its own line.
     expect(row(table.stdout, 'ModelRoute', 'team-a/text-embedding-3-large')?.[5]).toBe(`${FIXTURES}/clean/routes/embeddings.yaml:11`);
@@ -78,12 +83,54 @@ describe('model-gateway check', () => {
   });
 
   const broken = [
-    { fixture: 'dangling-group', kind: 'GatewayToken', name: 'default/bob', reason: 'GroupNotFound', message: 'Group "team-b" not found in namespace default', source: 'dangling-group/manifests.yaml:15' },
-    { fixture: 'duplicate-model', kind: 'ModelRoute', name: 'default/gpt-4o-copy', reason: 'Conflict', message: 'model "gpt-4o" is already served by ModelRoute default/gpt-4o', source: 'duplicate-model/second.yaml:2' },
-    { fixture: 'schema-violation', kind: 'ModelRoute', name: 'default/gpt-4o-mini', reason: 'InvalidSpec', message: 'spec.backends.0.baseURL (line 8): an http(s) URL such as https://api.openai.com/v1, or demo://', source: 'schema-violation/route.yaml:1' },
-    { fixture: 'missing-secret', kind: 'ModelRoute', name: 'default/gpt-4o-mini', reason: 'SecretNotFound', message: 'backend "openai": Secret "openai-credentials" not found in namespace default', source: 'missing-secret/manifests.yaml:2' },
-    { fixture: 'missing-secret', kind: 'GatewayToken', name: 'default/alice', reason: 'SecretNotFound', message: 'Secret "alice-key" not found in namespace default', source: 'missing-secret/manifests.yaml:17' },
-    { fixture: 'expired-token', kind: 'GatewayToken', name: 'default/intern', reason: 'Expired', message: 'the token expired at 2020-06-30T00:00:00Z', source: 'expired-token/manifests.yaml:7' },
+    {
+      fixture: 'dangling-group',
+      kind: 'GatewayToken',
+      name: 'default/bob',
+      reason: 'GroupNotFound',
+      message: 'Group "team-b" not found in namespace default',
+      source: 'dangling-group/manifests.yaml:15',
+    },
+    {
+      fixture: 'duplicate-model',
+      kind: 'ModelRoute',
+      name: 'default/gpt-4o-copy',
+      reason: 'Conflict',
+      message: 'model "gpt-4o" is already served by ModelRoute default/gpt-4o',
+      source: 'duplicate-model/second.yaml:2',
+    },
+    {
+      fixture: 'schema-violation',
+      kind: 'ModelRoute',
+      name: 'default/gpt-4o-mini',
+      reason: 'InvalidSpec',
+      message: 'spec.backends.0.baseURL (line 8): an http(s) URL such as https://api.openai.com/v1, or demo://',
+      source: 'schema-violation/route.yaml:1',
+    },
+    {
+      fixture: 'missing-secret',
+      kind: 'ModelRoute',
+      name: 'default/gpt-4o-mini',
+      reason: 'SecretNotFound',
+      message: 'backend "openai": Secret "openai-credentials" not found in namespace default',
+      source: 'missing-secret/manifests.yaml:2',
+    },
+    {
+      fixture: 'missing-secret',
+      kind: 'GatewayToken',
+      name: 'default/alice',
+      reason: 'SecretNotFound',
+      message: 'Secret "alice-key" not found in namespace default',
+      source: 'missing-secret/manifests.yaml:17',
+    },
+    {
+      fixture: 'expired-token',
+      kind: 'GatewayToken',
+      name: 'default/intern',
+      reason: 'Expired',
+      message: 'the token expired at 2020-06-30T00:00:00Z',
+      source: 'expired-token/manifests.yaml:7',
+    },
   ];
   for (const b of broken) {
     it(`fails ${b.fixture}: ${b.kind} ${b.name} is ${b.reason}, in the table and in JSON`, async () => {
@@ -106,7 +153,9 @@ describe('model-gateway check', () => {
   it('fails a set with a YAML error, naming file and line, and still checks the other files', async () => {
     const table = await check([fixture('bad-yaml')]);
     expect(table.code).toBe(1);
-    expect(table.stdout).toContain(`${FIXTURES}/bad-yaml/broken.yaml:7: error: Flow sequence in block collection must be sufficiently indented and end with a ]`);
+    expect(table.stdout).toContain(
+      `${FIXTURES}/bad-yaml/broken.yaml:7: error: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    );
     expect(row(table.stdout, 'ModelRoute', 'default/gpt-4o-mini')?.[2]).toBe('True');
     expect(table.stdout).toMatch(/^FAIL: 1 object \(1 ready, 0 not ready\), 0 warnings, 1 input error$/m);
 
@@ -121,8 +170,12 @@ describe('model-gateway check', () => {
   it('fails on warnings unless --allow-warnings', async () => {
     const strict = await check([fixture('unmatched-pattern')]);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain(`${FIXTURES}/unmatched-pattern/manifests.yaml:9: warning: Group default/team-a: model pattern "claude-*" matches no served model`);
-    expect(strict.stdout).toContain(`${FIXTURES}/unmatched-pattern/manifests.yaml:15: warning: GatewayToken default/alice: model pattern "gpt-5*" matches no model of group "team-a"`);
+    expect(strict.stdout).toContain(
+      `${FIXTURES}/unmatched-pattern/manifests.yaml:9: warning: Group default/team-a: model pattern "claude-*" matches no served model`,
+    );
+    expect(strict.stdout).toContain(
+      `${FIXTURES}/unmatched-pattern/manifests.yaml:15: warning: GatewayToken default/alice: model pattern "gpt-5*" matches no model of group "team-a"`,
+    );
     expect(strict.stdout).toContain('Warnings fail the check; --allow-warnings accepts them.');
 
     const relaxed = await check(['--allow-warnings', fixture('unmatched-pattern')]);

@@ -23,7 +23,10 @@ describe('model-gateway serve (executable)', () => {
     const r = run(['serve', '--help']);
     expect(await r.exited).toBe(0);
     for (const o of SERVE_OPTIONS) {
-      const line = r.stdout().split('\n').find((l) => l.startsWith(`  --${o.flag} `) || l.startsWith(`  --[no-]${o.flag} `));
+      const line = r
+        .stdout()
+        .split('\n')
+        .find((l) => l.startsWith(`  --${o.flag} `) || l.startsWith(`  --[no-]${o.flag} `));
       expect(line, `--${o.flag}`).toBeDefined();
       expect(line).toContain(o.env);
     }
@@ -84,7 +87,10 @@ describe('model-gateway serve (executable)', () => {
       const r = run(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0']);
       const listening = await r.waitForLog((l) => l.msg === 'model-gateway listening');
       await r.waitForLog((l) => l.msg === 'first config loaded; ready');
-      expect(await r.waitForLog((l) => l.level === 50 && String(l.msg).startsWith('cannot parse'))).toMatchObject({ line: 5, error: 'Unresolved alias (the anchor must be set before the alias)' });
+      expect(await r.waitForLog((l) => l.level === 50 && String(l.msg).startsWith('cannot parse'))).toMatchObject({
+        line: 5,
+        error: 'Unresolved alias (the anchor must be set before the alias)',
+      });
       const models = async () => {
         const res = await fetch(`${String(listening.api)}/v1/models`, { headers: { authorization: 'Bearer mg-demo-key' } });
         return ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id);
@@ -102,7 +108,13 @@ describe('model-gateway serve (executable)', () => {
 
   it('honours MG_* variables, becomes ready, and exits 0 on SIGTERM', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
-    const r = run([], { MG_CONFIG_DIR: 'examples/local', MG_HOST: '127.0.0.1', MG_PORT: String(port), MG_METRICS_PORT: String(metricsPort), MG_LOG_LEVEL: 'debug' });
+    const r = run([], {
+      MG_CONFIG_DIR: 'examples/local',
+      MG_HOST: '127.0.0.1',
+      MG_PORT: String(port),
+      MG_METRICS_PORT: String(metricsPort),
+      MG_LOG_LEVEL: 'debug',
+    });
     const listening = await r.waitForLog((l) => l.msg === 'model-gateway listening');
     expect(listening.api).toBe(`http://127.0.0.1:${port}`);
     expect(listening.metrics).toBe(`http://127.0.0.1:${metricsPort}/metrics`);
@@ -119,7 +131,19 @@ describe('model-gateway serve (executable)', () => {
 describe('model-gateway serve --workers (executable)', () => {
   it('runs N workers on one API port, aggregates their metrics on the metrics port, and drains all on SIGTERM', async () => {
     const [port, metricsPort] = [await freePort(), await freePort()];
-    const r = run(['serve', '--config', 'examples/local', '--host', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--workers', '2']);
+    const r = run([
+      'serve',
+      '--config',
+      'examples/local',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--metrics-port',
+      String(metricsPort),
+      '--workers',
+      '2',
+    ]);
     await r.waitForLog((l) => l.msg === 'started workers' && l.workers === 2);
     await r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === 1, 30_000);
     await r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === 2, 30_000);

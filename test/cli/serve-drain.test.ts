@@ -28,7 +28,15 @@ beforeAll(async () => {
       if (req.url?.startsWith('/slowjson/')) {
         const timer = setTimeout(() => {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ id: 'c2', object: 'chat.completion', created: 1, model: 'up', choices: [{ index: 0, message: { role: 'assistant', content: 'late answer' }, finish_reason: 'stop' }] }));
+          res.end(
+            JSON.stringify({
+              id: 'c2',
+              object: 'chat.completion',
+              created: 1,
+              model: 'up',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'late answer' }, finish_reason: 'stop' }],
+            }),
+          );
         }, 4 * GAP_MS);
         res.on('close', () => clearTimeout(timer));
         return;
@@ -176,7 +184,10 @@ describe('serve: SIGTERM drain', () => {
       for await (const c of s) text += c.choices[0]?.delta.content ?? '';
       return text;
     });
-    const plain = Array.from({ length: PLAIN }, async () => (await client.chat.completions.create({ model: 'slow-json', messages: [{ role: 'user', content: 'x' }] })).choices[0]?.message.content);
+    const plain = Array.from(
+      { length: PLAIN },
+      async () => (await client.chat.completions.create({ model: 'slow-json', messages: [{ role: 'user', content: 'x' }] })).choices[0]?.message.content,
+    );
     // An endless stream (one chunk, then silence): only the drain deadline ends it.
     const endless = (async () => {
       const s = await client.chat.completions.create({ model: 'held', stream: true, messages: [{ role: 'user', content: 'x' }] });
@@ -195,8 +206,14 @@ describe('serve: SIGTERM drain', () => {
     const took = Date.now() - t;
     const output = `stdout:\n${gateway.stdout()}\nstderr:\n${gateway.stderr()}`;
     const whole = Array.from({ length: CHUNKS }, (_, i) => `part${i} `).join('');
-    expect(texts.filter((x) => x !== whole), output).toEqual([]);
-    expect(answers.filter((x) => x !== 'late answer'), output).toEqual([]);
+    expect(
+      texts.filter((x) => x !== whole),
+      output,
+    ).toEqual([]);
+    expect(
+      answers.filter((x) => x !== 'late answer'),
+      output,
+    ).toEqual([]);
     expect(last, output).toBe('cut');
     expect(code, output).toBe(0);
     // The drain deadline bounds the exit, with a margin for the process's own teardown on a loaded machine.

@@ -20,7 +20,14 @@ function call(port: number, method: string, path: string, body?: unknown): Promi
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port, method, path, agent: false, headers: { authorization: 'Bearer mg-demo-key', ...(data ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: { authorization: 'Bearer mg-demo-key', ...(data ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

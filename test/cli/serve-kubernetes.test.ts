@@ -36,11 +36,28 @@ describe('model-gateway serve --source kubernetes (executable)', () => {
     dir = mkdtempSync(join(tmpdir(), 'mg-cli-kube-'));
     writeFileSync(join(dir, 'config'), kubeConfigYaml(api.url, 'elsewhere'));
     const [port, metricsPort] = [await freePort(), await freePort()];
-    cli = runCli(['serve', '--source', 'kubernetes', '--namespaces', 'team', '--secret-selector', 'tier=gateway', '--host', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort)], {
-      KUBECONFIG: join(dir, 'config'),
-      POD_NAME: 'gateway-abc',
-      MG_LEASE_NAME: 'cli-lease',
-    });
+    cli = runCli(
+      [
+        'serve',
+        '--source',
+        'kubernetes',
+        '--namespaces',
+        'team',
+        '--secret-selector',
+        'tier=gateway',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--metrics-port',
+        String(metricsPort),
+      ],
+      {
+        KUBECONFIG: join(dir, 'config'),
+        POD_NAME: 'gateway-abc',
+        MG_LEASE_NAME: 'cli-lease',
+      },
+    );
     await cli.waitForLog((l) => l.msg === 'first config loaded; ready', 20_000);
     const client = new OpenAI({ apiKey: 'sk-cli-key', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
     expect((await client.models.list()).data.map((m) => m.id)).toEqual(['demo-chat']);
@@ -51,9 +68,9 @@ describe('model-gateway serve --source kubernetes (executable)', () => {
     expect(api.requests.filter((r) => r.resource === 'secrets').every((r) => r.labelSelector === 'tier=gateway')).toBe(true);
     // Leader election with POD_NAME as identity, in the watched namespace (no pod namespace outside a cluster).
     await cli.waitForLog((l) => l.msg === 'became leader', 10_000);
-    expect((api.get('Lease', 'team', 'cli-lease')?.spec as { holderIdentity?: string }).holderIdentity).toBe('gateway-abc');
+    expect((api.get('Lease', 'team', 'cli-lease')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('gateway-abc');
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
-    expect((api.get('Lease', 'team', 'cli-lease')?.spec as { holderIdentity?: string }).holderIdentity).toBe('');
+    expect((api.get('Lease', 'team', 'cli-lease')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('');
   });
 });

@@ -21,14 +21,22 @@ function misbehavingUpstream(): Server {
     req.on('end', () => {
       if (req.url!.startsWith('/limited/')) {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
-        return void res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+        return void res.end(
+          JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }),
+        );
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (req.url!.endsWith('/responses')) {
-        const created = { type: 'response.created', sequence_number: 0, response: { id: 'resp_up1', object: 'response', created_at: 1, status: 'in_progress', model: 'm', output: [] } };
+        const created = {
+          type: 'response.created',
+          sequence_number: 0,
+          response: { id: 'resp_up1', object: 'response', created_at: 1, status: 'in_progress', model: 'm', output: [] },
+        };
         res.write(`event: response.created\ndata: ${JSON.stringify(created)}\n\n`);
       } else {
-        res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'half' }, finish_reason: null }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'half' }, finish_reason: null }] })}\n\n`,
+        );
       }
       setTimeout(() => res.socket?.destroy(), 20);
     });

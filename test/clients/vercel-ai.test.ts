@@ -17,7 +17,10 @@ afterAll(() => served?.stop());
 
 /** The error a call fails with (the SDK's own retries off, so the first answer is the one seen). */
 async function failure(p: Promise<unknown>): Promise<APICallError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(APICallError.isInstance(err), String(err)).toBe(true);
   return err as APICallError;
 }

@@ -38,9 +38,7 @@ function elector(identity: string) {
   return e;
 }
 
-const holder = () => (api.get('Lease', NS, 'model-gateway'))?.spec as
-  | { holderIdentity?: string; leaseTransitions?: number; renewTime?: string }
-  | undefined;
+const holder = () => api.get('Lease', NS, 'model-gateway')?.spec as { holderIdentity?: string; leaseTransitions?: number; renewTime?: string } | undefined;
 
 describe('LeaderElector', () => {
   it('elects exactly one of several candidates and keeps it (Lease get/create/update)', async () => {
@@ -111,7 +109,8 @@ describe('two gateway instances', () => {
     const second: Pipeline = await startPipeline(api, { namespace: NS, token: 'token-two', identity: 'two', leaderElection: true });
     cleanups.push(() => second.stop());
     const ready = (name: string, kind: 'Group' | 'ModelRoute' = 'Group') =>
-      ((api.get(kind, NS, name)?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready')?.status;
+      ((api.get(kind, NS, name)?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready')
+        ?.status;
     await waitUntil(() => ready('g') === 'True' && ready('r', 'ModelRoute') === 'True');
     // Both instances compile and serve the same table...
     await waitUntil(() => second.tables.get()?.routes.has('m') === true);
@@ -147,7 +146,7 @@ describe('two gateway instances', () => {
     await waitUntil(() => api.recorded('list').length > 4);
     await p.stop();
     cleanups.pop();
-    const verbs = new Set(api.requests.map((r) => `${r.apiGroup}/${r.resource}${r.subresource ? '/' + r.subresource : ''}:${r.verb}`));
+    const verbs = new Set(api.requests.map((r) => `${r.apiGroup}/${r.resource}${r.subresource ? `/${r.subresource}` : ''}:${r.verb}`));
     // The scenario exercised every rule (so the check below is not vacuous).
     for (const rule of REQUIRED_RULES) {
       for (const res of rule.resources) {

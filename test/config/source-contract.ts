@@ -60,15 +60,24 @@ export function contractObjects(namespace: string) {
   const meta = (name: string, extra: Record<string, unknown> = {}) => ({ name, namespace, ...extra });
   return {
     route: (name: string, model: string): RawObject => ({
-      apiVersion: GV, kind: 'ModelRoute', metadata: meta(name),
+      apiVersion: GV,
+      kind: 'ModelRoute',
+      metadata: meta(name),
       spec: { model, backends: [{ name: 'up', baseURL: 'http://127.0.0.1:9/v1' }] },
     }),
     group: (name: string, models: string[]): RawObject => ({ apiVersion: GV, kind: 'Group', metadata: meta(name), spec: { models } }),
     token: (name: string, group: string, secret: string): RawObject => ({
-      apiVersion: GV, kind: 'GatewayToken', metadata: meta(name), spec: { group, secretRef: { name: secret, key: 'token' } },
+      apiVersion: GV,
+      kind: 'GatewayToken',
+      metadata: meta(name),
+      spec: { group, secretRef: { name: secret, key: 'token' } },
     }),
     secret: (name: string, value: string): RawObject => ({
-      apiVersion: 'v1', kind: 'Secret', metadata: meta(name, { labels: { 'modelgateway.io/secret': 'true' } }), type: 'Opaque', stringData: { token: value },
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: meta(name, { labels: { 'modelgateway.io/secret': 'true' } }),
+      type: 'Opaque',
+      stringData: { token: value },
     }),
   };
 }
@@ -102,7 +111,9 @@ export function describeSourceContract(name: string, setup: () => Promise<Source
       expect(specOf(find(first, 'GatewayToken', 'alice', h.namespace))?.group).toBe('g1');
       expect(tokenValue(find(first, 'Secret', 'alice-key', h.namespace))).toBe('sk-alice');
       for (const kind of ['ModelRoute', 'Group', 'GatewayToken', 'Secret']) {
-        expect(find(first, kind, kind === 'ModelRoute' ? 'r1' : kind === 'Group' ? 'g1' : kind === 'Secret' ? 'alice-key' : 'alice')?.apiVersion).toBeTypeOf('string');
+        expect(find(first, kind, kind === 'ModelRoute' ? 'r1' : kind === 'Group' ? 'g1' : kind === 'Secret' ? 'alice-key' : 'alice')?.apiVersion).toBeTypeOf(
+          'string',
+        );
       }
     });
 

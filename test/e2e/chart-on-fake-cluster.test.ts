@@ -136,7 +136,11 @@ describe('the chart-configured gateway on the fake API server', () => {
     const rulesIn = (namespace: string | undefined): (PolicyRule & { resourceNames?: string[] })[] =>
       bindings
         .filter((b) => b.kind === 'ClusterRoleBinding' || b.metadata.namespace === namespace)
-        .flatMap((b) => rendered.filter((r) => r.kind === b.roleRef.kind && r.metadata.name === b.roleRef.name && (r.kind === 'ClusterRole' || r.metadata.namespace === namespace)))
+        .flatMap((b) =>
+          rendered.filter(
+            (r) => r.kind === b.roleRef.kind && r.metadata.name === b.roleRef.name && (r.kind === 'ClusterRole' || r.metadata.namespace === namespace),
+          ),
+        )
         .flatMap((r) => r.rules);
     const made = api.requests.filter((r) => r.user === GATEWAY_TOKEN);
     expect(new Set(made.map((r) => r.resource))).toEqual(new Set(['modelroutes', 'groups', 'gatewaytokens', 'secrets', 'leases']));

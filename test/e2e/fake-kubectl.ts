@@ -59,14 +59,22 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (server) return patchViaServer(server, resource!, namespace, name, patchText);
-  for (const file of readdirSync(dir!).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(dir!, f))) {
+  for (const file of readdirSync(dir!)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => join(dir!, f))) {
     const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as Record<string, any> | null);
     const i = docs.findIndex((d) => d?.kind === kind && d.metadata?.name === name && (d.metadata?.namespace ?? 'default') === namespace);
     if (i < 0) continue;
     docs[i] = mergePatch(docs[i], JSON.parse(patchText)) as Record<string, any>;
     // Write then rename, as kubectl's server-side effect is atomic too: the watcher never reads half a file.
     const tmp = `${file}.tmp-${process.pid}`;
-    writeFileSync(tmp, docs.filter(Boolean).map((d) => stringify(d)).join('---\n'));
+    writeFileSync(
+      tmp,
+      docs
+        .filter(Boolean)
+        .map((d) => stringify(d))
+        .join('---\n'),
+    );
     renameSync(tmp, file);
     process.stdout.write(`${resource}/${name} patched\n`);
     return 0;

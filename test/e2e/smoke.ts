@@ -67,71 +67,91 @@ async function expectStatus(status: number, call: () => Promise<unknown>): Promi
   assert.fail(`expected HTTP ${status}, the call succeeded`);
 }
 
-const steps: [string, () => Promise<string | void>][] = [
-  ['GET /v1/models lists exactly the models of the token\'s group', async () => {
-    assert.deepEqual(await modelIds(), [...SMOKE.modelsBefore]);
-  }],
-  ['an unknown key gets 401 invalid_api_key', async () => {
-    const bad = new OpenAI({ baseURL, apiKey: 'sk-not-a-gateway-key', maxRetries: 0 });
-    const err = await expectStatus(401, () => bad.models.list());
-    assert.equal(err.code, 'invalid_api_key');
-  }],
-  ['chat completion (non-streaming) with request id and backend headers', async () => {
-    const { data, response } = await client.chat.completions
-      .create({ model: SMOKE.chatModel, messages: [{ role: 'user', content: 'Say hello.' }] })
-      .withResponse();
-    const text = data.choices[0]?.message.content;
-    assert.ok(typeof text === 'string' && text.length > 0, 'empty completion');
-    assert.ok(response.headers.get('x-request-id'), 'no x-request-id');
-    assert.equal(response.headers.get('x-model-gateway-backend'), 'demo');
-    return `${JSON.stringify(text.slice(0, 40))}`;
-  }],
-  ['chat completion (streaming) arrives as several chunks', async () => {
-    const stream = await client.chat.completions.create({
-      model: SMOKE.chatModel,
-      messages: [{ role: 'user', content: 'Count to five.' }],
-      stream: true,
-    });
-    let chunks = 0;
-    let text = '';
-    for await (const chunk of stream) {
-      chunks++;
-      text += chunk.choices[0]?.delta.content ?? '';
-    }
-    assert.ok(chunks >= 2, `only ${chunks} chunk(s)`);
-    assert.ok(text.length > 0, 'no streamed text');
-    return `${chunks} chunks`;
-  }],
-  ['embeddings', async () => {
-    const res = await client.embeddings.create({ model: SMOKE.embeddingModel, input: ['first', 'second'] });
-    assert.equal(res.data.length, 2);
-    for (const d of res.data) assert.ok(d.embedding.length > 0 && d.embedding.every((x) => Number.isFinite(x)));
-    return `dimension ${res.data[0]!.embedding.length}`;
-  }],
-  ['a model outside the group gets 403 model_not_allowed', async () => {
-    const err = await expectStatus(403, () =>
-      client.chat.completions.create({ model: SMOKE.restrictedModel, messages: [{ role: 'user', content: 'hi' }] }),
-    );
-    assert.equal(err.code, 'model_not_allowed');
-  }],
-  ['kubectl patch of the token\'s group shows in /v1/models and opens the model', async () => {
-    patchGroup(SMOKE.groupAfter);
-    const ms = await waitForModels(SMOKE.modelsAfter);
-    const res = await client.chat.completions.create({
-      model: SMOKE.restrictedModel,
-      messages: [{ role: 'user', content: 'hi' }],
-    });
-    assert.ok(res.choices.length > 0);
-    return `visible after ${ms.toFixed(0)} ms`;
-  }],
-  ['patching the group back closes it again', async () => {
-    patchGroup(SMOKE.groupBefore);
-    const ms = await waitForModels(SMOKE.modelsBefore);
-    await expectStatus(403, () =>
-      client.chat.completions.create({ model: SMOKE.restrictedModel, messages: [{ role: 'user', content: 'hi' }] }),
-    );
-    return `visible after ${ms.toFixed(0)} ms`;
-  }],
+const steps: [string, () => Promise<string | undefined>][] = [
+  [
+    "GET /v1/models lists exactly the models of the token's group",
+    async () => {
+      assert.deepEqual(await modelIds(), [...SMOKE.modelsBefore]);
+    },
+  ],
+  [
+    'an unknown key gets 401 invalid_api_key',
+    async () => {
+      const bad = new OpenAI({ baseURL, apiKey: 'sk-not-a-gateway-key', maxRetries: 0 });
+      const err = await expectStatus(401, () => bad.models.list());
+      assert.equal(err.code, 'invalid_api_key');
+    },
+  ],
+  [
+    'chat completion (non-streaming) with request id and backend headers',
+    async () => {
+      const { data, response } = await client.chat.completions
+        .create({ model: SMOKE.chatModel, messages: [{ role: 'user', content: 'Say hello.' }] })
+        .withResponse();
+      const text = data.choices[0]?.message.content;
+      assert.ok(typeof text === 'string' && text.length > 0, 'empty completion');
+      assert.ok(response.headers.get('x-request-id'), 'no x-request-id');
+      assert.equal(response.headers.get('x-model-gateway-backend'), 'demo');
+      return `${JSON.stringify(text.slice(0, 40))}`;
+    },
+  ],
+  [
+    'chat completion (streaming) arrives as several chunks',
+    async () => {
+      const stream = await client.chat.completions.create({
+        model: SMOKE.chatModel,
+        messages: [{ role: 'user', content: 'Count to five.' }],
+        stream: true,
+      });
+      let chunks = 0;
+      let text = '';
+      for await (const chunk of stream) {
+        chunks++;
+        text += chunk.choices[0]?.delta.content ?? '';
+      }
+      assert.ok(chunks >= 2, `only ${chunks} chunk(s)`);
+      assert.ok(text.length > 0, 'no streamed text');
+      return `${chunks} chunks`;
+    },
+  ],
+  [
+    'embeddings',
+    async () => {
+      const res = await client.embeddings.create({ model: SMOKE.embeddingModel, input: ['first', 'second'] });
+      assert.equal(res.data.length, 2);
+      for (const d of res.data) assert.ok(d.embedding.length > 0 && d.embedding.every((x) => Number.isFinite(x)));
+      return `dimension ${res.data[0]!.embedding.length}`;
+    },
+  ],
+  [
+    'a model outside the group gets 403 model_not_allowed',
+    async () => {
+      const err = await expectStatus(403, () => client.chat.completions.create({ model: SMOKE.restrictedModel, messages: [{ role: 'user', content: 'hi' }] }));
+      assert.equal(err.code, 'model_not_allowed');
+    },
+  ],
+  [
+    "kubectl patch of the token's group shows in /v1/models and opens the model",
+    async () => {
+      patchGroup(SMOKE.groupAfter);
+      const ms = await waitForModels(SMOKE.modelsAfter);
+      const res = await client.chat.completions.create({
+        model: SMOKE.restrictedModel,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      assert.ok(res.choices.length > 0);
+      return `visible after ${ms.toFixed(0)} ms`;
+    },
+  ],
+  [
+    'patching the group back closes it again',
+    async () => {
+      patchGroup(SMOKE.groupBefore);
+      const ms = await waitForModels(SMOKE.modelsBefore);
+      await expectStatus(403, () => client.chat.completions.create({ model: SMOKE.restrictedModel, messages: [{ role: 'user', content: 'hi' }] }));
+      return `visible after ${ms.toFixed(0)} ms`;
+    },
+  ],
 ];
 
 let failed = 0;

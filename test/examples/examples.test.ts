@@ -67,7 +67,12 @@ describe('examples', () => {
   it('the CRD schema rejects what the API server would (so the validation above is not vacuous)', () => {
     const token = { apiVersion: GROUP_VERSION, kind: 'GatewayToken', metadata: { name: 't' }, spec: { group: 'Not_A_Label', sha256: 'xyz' } };
     expect(validators.GatewayToken(token)).toBe(false);
-    const route = { apiVersion: GROUP_VERSION, kind: 'ModelRoute', metadata: { name: 'r' }, spec: { backends: [{ name: 'a', baseURL: 'ftp://x', weight: -1 }] } };
+    const route = {
+      apiVersion: GROUP_VERSION,
+      kind: 'ModelRoute',
+      metadata: { name: 'r' },
+      spec: { backends: [{ name: 'a', baseURL: 'ftp://x', weight: -1 }] },
+    };
     expect(validators.ModelRoute(route)).toBe(false);
     expect(validators.Group({ apiVersion: GROUP_VERSION, kind: 'Group', metadata: { name: 'g' }, spec: {} })).toBe(false);
   });

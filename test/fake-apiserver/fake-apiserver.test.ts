@@ -9,9 +9,18 @@ import { FakeApiServer } from './server.js';
 let api: FakeApiServer;
 afterEach(async () => api?.stop());
 
-const group = (name: string, models: string[] = []) => ({ apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name, namespace: 'ns' }, spec: { models } });
+const group = (name: string, models: string[] = []) => ({
+  apiVersion: 'modelgateway.io/v1alpha1',
+  kind: 'Group',
+  metadata: { name, namespace: 'ns' },
+  spec: { models },
+});
 const ref = { group: 'modelgateway.io', version: 'v1alpha1', namespace: 'ns', plural: 'groups' };
-const codeOf = async (p: Promise<unknown>) => p.then(() => 200, (e: { code?: number }) => e.code);
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { code?: number }) => e.code,
+  );
 
 describe('fake API server', () => {
   it('lists with a resourceVersion and bumps generation on spec changes only', async () => {
@@ -28,7 +37,9 @@ describe('fake API server', () => {
     expect(patched.status).toEqual({ observedGeneration: 2 });
     expect(patched.spec).toEqual({ models: ['x'] });
     // A status write with a stale resourceVersion is a conflict; a json-patch content type is refused.
-    expect(await codeOf(crd.patchNamespacedCustomObjectStatus({ ...ref, name: 'g', body: { metadata: { resourceVersion: '1' }, status: {} } }, merge))).toBe(409);
+    expect(await codeOf(crd.patchNamespacedCustomObjectStatus({ ...ref, name: 'g', body: { metadata: { resourceVersion: '1' }, status: {} } }, merge))).toBe(
+      409,
+    );
     expect(await codeOf(crd.patchNamespacedCustomObjectStatus({ ...ref, name: 'g', body: [] }))).toBe(415);
     // Status in a main-resource update is ignored, as with a real status subresource.
     api.apply({ ...group('g', ['y']), status: { observedGeneration: 99 } } as never);
@@ -55,8 +66,15 @@ describe('fake API server', () => {
     api.apply({ apiVersion: gv, kind: 'GatewayToken', metadata: { name: 't', namespace: 'ns' }, spec: { group: 'g', sha256: 'a'.repeat(64) } });
     api.apply({ apiVersion: gv, kind: 'GatewayToken', metadata: { name: 'u', namespace: 'ns' }, spec: { group: 'g', sha256: 'b'.repeat(64), disabled: true } });
     api.apply({
-      apiVersion: gv, kind: 'ModelRoute', metadata: { name: 'm', namespace: 'ns' },
-      spec: { backends: [{ name: 'a', baseURL: 'http://127.0.0.1:9/v1' }, { name: 'b', baseURL: 'http://127.0.0.1:10/v1', priority: 1, weight: 3 }] },
+      apiVersion: gv,
+      kind: 'ModelRoute',
+      metadata: { name: 'm', namespace: 'ns' },
+      spec: {
+        backends: [
+          { name: 'a', baseURL: 'http://127.0.0.1:9/v1' },
+          { name: 'b', baseURL: 'http://127.0.0.1:10/v1', priority: 1, weight: 3 },
+        ],
+      },
     });
     expect((api.get('GatewayToken', 'ns', 't')!.spec as any).disabled).toBe(false);
     expect((api.get('GatewayToken', 'ns', 'u')!.spec as any).disabled).toBe(true);

@@ -4,7 +4,12 @@ import { KubernetesGatewaySource, type KubernetesGatewaySourceOptions } from '..
 import type { GatewayOptions } from '../../src/gateway/main.js';
 import { kubeConfigFor } from './kubeconfig.js';
 
-export function fakeClusterSource(serverURL: string, namespace: string, identity: string, tuning?: KubernetesGatewaySourceOptions['tuning']): GatewayOptions['source'] {
+export function fakeClusterSource(
+  serverURL: string,
+  namespace: string,
+  identity: string,
+  tuning?: KubernetesGatewaySourceOptions['tuning'],
+): GatewayOptions['source'] {
   return ({ logger, metrics, pipeline }) =>
     new KubernetesGatewaySource({
       kubeConfig: kubeConfigFor(serverURL, namespace),

@@ -4,7 +4,7 @@ export type Labels = Record<string, string> | undefined;
 export type LabelMatcher = (labels: Labels) => boolean;
 
 export function parseLabelSelector(text: string | null | undefined): LabelMatcher {
-  if (!text || !text.trim()) return () => true;
+  if (!text?.trim()) return () => true;
   const terms = splitTerms(text).map(parseTerm);
   return (labels) => terms.every((t) => t(labels ?? {}));
 }
@@ -29,7 +29,12 @@ function parseTerm(term: string): (labels: Record<string, string>) => boolean {
   let m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (m) {
     const [, key, op, list] = m as unknown as [string, string, string, string];
-    const values = new Set(list.split(',').map((v) => v.trim()).filter(Boolean));
+    const values = new Set(
+      list
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    );
     return op === 'in' ? (l) => key in l && values.has(l[key]!) : (l) => !(key in l) || !values.has(l[key]!);
   }
   m = /^([\w./-]+)\s*(==|=|!=)\s*([\w.-]*)$/.exec(term);

@@ -11,11 +11,43 @@ import { ApiError, apiVersionOf, Store, translate, type EventType, type KubeObj,
 import { checkLeaseTimes, parsePath, readJson, sendJson, sendStatus, statusBody, verbOf, writeEvent, type Verb } from './wire.js';
 
 export const RESOURCE_TYPES = {
-  ModelRoute: { group: 'modelgateway.io', version: 'v1alpha1', plural: 'modelroutes', kind: 'ModelRoute', statusSubresource: true, generation: true, listItemsCarryKind: true },
-  Group: { group: 'modelgateway.io', version: 'v1alpha1', plural: 'groups', kind: 'Group', statusSubresource: true, generation: true, listItemsCarryKind: true },
-  GatewayToken: { group: 'modelgateway.io', version: 'v1alpha1', plural: 'gatewaytokens', kind: 'GatewayToken', statusSubresource: true, generation: true, listItemsCarryKind: true },
+  ModelRoute: {
+    group: 'modelgateway.io',
+    version: 'v1alpha1',
+    plural: 'modelroutes',
+    kind: 'ModelRoute',
+    statusSubresource: true,
+    generation: true,
+    listItemsCarryKind: true,
+  },
+  Group: {
+    group: 'modelgateway.io',
+    version: 'v1alpha1',
+    plural: 'groups',
+    kind: 'Group',
+    statusSubresource: true,
+    generation: true,
+    listItemsCarryKind: true,
+  },
+  GatewayToken: {
+    group: 'modelgateway.io',
+    version: 'v1alpha1',
+    plural: 'gatewaytokens',
+    kind: 'GatewayToken',
+    statusSubresource: true,
+    generation: true,
+    listItemsCarryKind: true,
+  },
   Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', statusSubresource: false, generation: false, listItemsCarryKind: false },
-  Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', statusSubresource: false, generation: false, listItemsCarryKind: false },
+  Lease: {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    kind: 'Lease',
+    statusSubresource: false,
+    generation: false,
+    listItemsCarryKind: false,
+  },
 } as const satisfies Record<string, ResourceType>;
 export type FakeKind = keyof typeof RESOURCE_TYPES;
 
@@ -254,11 +286,20 @@ export class FakeApiServer {
         const obj = body as KubeObj;
         if (obj.metadata?.name !== name) throw new ApiError(400, 'BadRequest', 'the name of the object does not match the name on the URL');
         const sub = subresource === 'status' ? 'status' : undefined;
-        return sendJson(res, 200, this.store.update(rt, { ...obj, metadata: { ...obj.metadata, namespace } }, { requireResourceVersion: rt.kind === 'Lease', subresource: sub }));
+        return sendJson(
+          res,
+          200,
+          this.store.update(rt, { ...obj, metadata: { ...obj.metadata, namespace } }, { requireResourceVersion: rt.kind === 'Lease', subresource: sub }),
+        );
       }
       if (verb === 'patch') {
         const type = (req.headers['content-type'] ?? '').split(';')[0];
-        if (type !== 'application/merge-patch+json') throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type})`);
+        if (type !== 'application/merge-patch+json')
+          throw new ApiError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json (got ${type})`,
+          );
         const sub = subresource === 'status' ? 'status' : undefined;
         if (subresource && subresource !== 'status') throw new ApiError(404, 'NotFound', `no subresource ${subresource}`);
         return sendJson(res, 200, this.store.mergePatch(rt, namespace, name!, body, sub));

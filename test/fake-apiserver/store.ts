@@ -84,7 +84,7 @@ export class Store {
 
   get(rt: ResourceType, namespace: string | undefined, name: string): KubeObj {
     const o = this.#bucket(rt).get(objKey(namespace, name));
-    if (!o) throw new ApiError(404, 'NotFound', `${rt.plural}${rt.group ? '.' + rt.group : ''} "${name}" not found`);
+    if (!o) throw new ApiError(404, 'NotFound', `${rt.plural}${rt.group ? `.${rt.group}` : ''} "${name}" not found`);
     return clone(o);
   }
 
@@ -128,7 +128,11 @@ export class Store {
     const rv = input.metadata.resourceVersion;
     if (opts.requireResourceVersion && !rv) throw new ApiError(422, 'Invalid', 'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
     if (rv && rv !== current.metadata.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${rt.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${rt.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     return this.#replace(rt, current, clone(input), opts.subresource);
   }
@@ -139,7 +143,11 @@ export class Store {
     const p = patch as { metadata?: { resourceVersion?: string } } | null;
     const rv = p?.metadata?.resourceVersion;
     if (rv && rv !== current.metadata.resourceVersion) {
-      throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${rt.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new ApiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${rt.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     const next = applyMergePatch(clone(current), patch) as KubeObj;
     return this.#replace(rt, current, next, subresource);

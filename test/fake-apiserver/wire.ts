@@ -7,7 +7,10 @@ const MICRO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(Z|[+-]\d\d:\d\d)$/;
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
-export function parsePath(types: readonly ResourceType[], path: string): { rt: ResourceType; namespace?: string; name?: string; subresource?: string } | undefined {
+export function parsePath(
+  types: readonly ResourceType[],
+  path: string,
+): { rt: ResourceType; namespace?: string; name?: string; subresource?: string } | undefined {
   const parts = path.split('/').filter(Boolean);
   let group: string;
   let version: string;

@@ -70,7 +70,13 @@ export function makeResponse(id: string, body: CreateBody, status: string, outpu
     truncation: 'disabled',
     usage:
       status === 'completed'
-        ? { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: text.split(' ').length, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 5 + text.split(' ').length }
+        ? {
+            input_tokens: 5,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: text.split(' ').length,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 5 + text.split(' ').length,
+          }
         : null,
     user: null,
     metadata: body.metadata ?? {},

@@ -123,19 +123,35 @@ async function answer(path: string, req: IncomingMessage, res: ServerResponse, b
     case '/v1/chat/completions':
       if (json['stream'] === true) return streamChat(res, model, json, gate);
       return sendJson(res, 200, {
-        id: 'chatcmpl-1', object: 'chat.completion', created, model,
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created,
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from upstream' }, finish_reason: 'stop', logprobs: null }],
         usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
       });
     case '/v1/responses':
       return sendJson(res, 200, {
-        id: 'resp_1', object: 'response', created_at: created, status: 'completed', model,
-        output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi there', annotations: [] }] }],
-        usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 8 },
+        id: 'resp_1',
+        object: 'response',
+        created_at: created,
+        status: 'completed',
+        model,
+        output: [
+          { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hi there', annotations: [] }] },
+        ],
+        usage: {
+          input_tokens: 5,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 3,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 8,
+        },
       });
     case '/v1/embeddings':
       return sendJson(res, 200, {
-        object: 'list', model,
+        object: 'list',
+        model,
         data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }],
         usage: { prompt_tokens: 4, total_tokens: 4 },
       });
@@ -150,7 +166,16 @@ async function answer(path: string, req: IncomingMessage, res: ServerResponse, b
       res.end(SPEECH_BYTES);
       return;
     case '/v1/videos':
-      return sendJson(res, 200, { id: 'video_abc', object: 'video', model, status: 'queued', progress: 0, created_at: created, seconds: '4', size: '720x1280' });
+      return sendJson(res, 200, {
+        id: 'video_abc',
+        object: 'video',
+        model,
+        status: 'queued',
+        progress: 0,
+        created_at: created,
+        seconds: '4',
+        size: '720x1280',
+      });
     default:
       return sendJson(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error', param: null, code: null } });
   }
@@ -168,7 +193,9 @@ async function streamChat(res: ServerResponse, model: string, json: Record<strin
   res.write(chunk({}, 'stop'));
   const opts = json['stream_options'] as { include_usage?: boolean } | undefined;
   if (opts?.include_usage) {
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } })}\n\n`,
+    );
   }
   res.end('data: [DONE]\n\n');
 }

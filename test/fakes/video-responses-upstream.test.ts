@@ -50,7 +50,11 @@ describe('fake responses upstream', () => {
       seen.push((item as { content: { text: string }[] }).content[0]!.text);
     }
     expect(seen).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
-    expect(up.received(`/v1/responses/${r2.id}/input_items`).map((r) => r.query.get('after'))).toEqual([null, expect.stringMatching(/^msg_/), expect.stringMatching(/^msg_/)]);
+    expect(up.received(`/v1/responses/${r2.id}/input_items`).map((r) => r.query.get('after'))).toEqual([
+      null,
+      expect.stringMatching(/^msg_/),
+      expect.stringMatching(/^msg_/),
+    ]);
     await expect(client.responses.cancel(r2.id)).rejects.toMatchObject({ status: 400 });
     const bg = await client.responses.create({ model: 'm', input: 'slow', background: true });
     expect((await client.responses.cancel(bg.id)).status).toBe('cancelled');

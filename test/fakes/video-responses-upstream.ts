@@ -208,7 +208,14 @@ export class FakeVideoResponsesUpstream {
       const body = (rec.json ?? {}) as CreateBody & { stream?: boolean };
       const prev = body.previous_response_id;
       if (prev && !this.responses.items.has(prev)) {
-        return json(res, 400, { error: { message: `Previous response with id '${prev}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
+        return json(res, 400, {
+          error: {
+            message: `Previous response with id '${prev}' not found.`,
+            type: 'invalid_request_error',
+            param: 'previous_response_id',
+            code: 'previous_response_not_found',
+          },
+        });
       }
       const stored = this.responses.create(body);
       if (body.stream && !body.background) return this.sendEvents(stored.events, res);
@@ -219,7 +226,10 @@ export class FakeVideoResponsesUpstream {
     if (sub === undefined && rec.method === 'GET') {
       if (rec.query.get('stream') === 'true') {
         const after = Number(rec.query.get('starting_after') ?? -1);
-        return this.sendEvents(stored.events.filter((e) => (e.sequence_number as number) > after), res);
+        return this.sendEvents(
+          stored.events.filter((e) => (e.sequence_number as number) > after),
+          res,
+        );
       }
       return json(res, 200, stored.response);
     }

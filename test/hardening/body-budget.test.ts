@@ -23,7 +23,9 @@ beforeAll(async () => {
   // A backend that always answers 503, so requests fail over (and replay their body) to the recording upstream.
   failing = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy","type":"server_error","param":null,"code":null}}'));
+    req.on('end', () =>
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy","type":"server_error","param":null,"code":null}}'),
+    );
   });
   await new Promise<void>((r) => failing.listen(0, '127.0.0.1', r));
   const failingURL = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/v1`;
@@ -64,7 +66,10 @@ async function expectDrained(): Promise<void> {
 
 function form(model: string, fileBytes: number): { body: Uint8Array; type: string } {
   const head = `--b\r\nContent-Disposition: form-data; name="model"\r\n\r\n${model}\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
-  return { body: new Uint8Array(Buffer.concat([Buffer.from(head), Buffer.alloc(fileBytes, 0x41), Buffer.from('\r\n--b--\r\n')])), type: 'multipart/form-data; boundary=b' };
+  return {
+    body: new Uint8Array(Buffer.concat([Buffer.from(head), Buffer.alloc(fileBytes, 0x41), Buffer.from('\r\n--b--\r\n')])),
+    type: 'multipart/form-data; boundary=b',
+  };
 }
 
 async function upload(fileBytes: number) {
@@ -143,7 +148,10 @@ describe('buffered body budget', () => {
     setTimeout(() => hold.release(), 300);
     const client = new OpenAI({ apiKey: ALICE_KEY, baseURL: gw.baseURL, maxRetries: 2, timeout: 20_000 });
     const started = Date.now();
-    const out = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.alloc(3 * MiB, 0x41), 'a.wav', { type: 'audio/wav' }) });
+    const out = await client.audio.transcriptions.create({
+      model: 'whisper-1',
+      file: await toFile(Buffer.alloc(3 * MiB, 0x41), 'a.wav', { type: 'audio/wav' }),
+    });
     expect(out.text).toBe('held');
     // It waited for the retry-after (2 s) rather than hammering the gateway.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
@@ -159,10 +167,14 @@ describe('buffered body budget', () => {
       'Content-Length': String(2 * MiB),
     });
     const sockets = await Promise.all(
-      Array.from({ length: 3 }, () => new Promise<net.Socket>((resolve) => {
-        const s = net.connect(port, '127.0.0.1', () => s.write(Buffer.concat([head, Buffer.alloc(MiB, 0x41)]), () => resolve(s)));
-        s.on('error', () => undefined);
-      })),
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, '127.0.0.1', () => s.write(Buffer.concat([head, Buffer.alloc(MiB, 0x41)]), () => resolve(s)));
+            s.on('error', () => undefined);
+          }),
+      ),
     );
     for (let i = 0; i < 100 && (await buffered()) < 3 * MiB; i++) await sleep(20);
     expect(await buffered()).toBeGreaterThanOrEqual(3 * MiB);
@@ -179,7 +191,9 @@ describe('buffered body budget', () => {
     });
     expect(bad.status).toBe(400);
     const client = gw.client();
-    await expect(client.chat.completions.create({ model: 'nobody-serves-this', messages: [{ role: 'user', content: 'x'.repeat(MiB) }] })).rejects.toMatchObject({ status: 404 });
+    await expect(client.chat.completions.create({ model: 'nobody-serves-this', messages: [{ role: 'user', content: 'x'.repeat(MiB) }] })).rejects.toMatchObject(
+      { status: 404 },
+    );
     const tooLarge = await fetch(`${gw.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json' },

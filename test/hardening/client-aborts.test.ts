@@ -77,7 +77,9 @@ describe('client aborts', () => {
     const before = upstream.requests.length;
     const file = Buffer.alloc(24 << 20, 0x2d); // dashes: the slow case for the boundary search
     const body = Buffer.concat([
-      Buffer.from('--xyz\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n'),
+      Buffer.from(
+        '--xyz\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n',
+      ),
       file,
       Buffer.from('\r\n--xyz--\r\n'),
     ]);

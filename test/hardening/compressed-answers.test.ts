@@ -45,7 +45,14 @@ async function inputTokens(): Promise<number> {
   return Number(m?.[1] ?? 0);
 }
 
-const RESPONSE = JSON.stringify({ id: 'resp_1', object: 'response', status: 'completed', model: 'upstream-chat', output: [], usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 } });
+const RESPONSE = JSON.stringify({
+  id: 'resp_1',
+  object: 'response',
+  status: 'completed',
+  model: 'upstream-chat',
+  output: [],
+  usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 },
+});
 
 describe('compressed upstream answers', () => {
   it('the gateway asks for identity, whatever the client accepts', async () => {
@@ -90,7 +97,19 @@ describe('compressed upstream answers', () => {
   it('token usage is read from a compressed answer', async () => {
     upstream.override(
       '/v1/chat/completions',
-      compressed('deflate', 200, 'application/json', JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 } })),
+      compressed(
+        'deflate',
+        200,
+        'application/json',
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 1,
+          model: 'm',
+          choices: [],
+          usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 },
+        }),
+      ),
     );
     const before = await inputTokens();
     const completion = await gw.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [] });
@@ -99,7 +118,14 @@ describe('compressed upstream answers', () => {
   });
 
   it('a compressed 401 quoting the backend key is decoded and masked', async () => {
-    upstream.override('/v1/chat/completions', compressed('br', 401, 'application/json', (req) => JSON.stringify({ error: { message: `bad key ${String(req.headers.authorization)}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } })));
+    upstream.override(
+      '/v1/chat/completions',
+      compressed('br', 401, 'application/json', (req) =>
+        JSON.stringify({
+          error: { message: `bad key ${String(req.headers.authorization)}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+        }),
+      ),
+    );
     const res = await fetch(`${gw.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', 'accept-encoding': 'identity' },

@@ -28,7 +28,8 @@ let version = 0;
 const load = (yaml: string) => tables.set(compile(parseManifests(yaml, 'inline.yaml').objects, { version: ++version }).table);
 const withChurn = () => standardManifests(main.baseURL, extraRoute('extra-churn', [{ name: 'other', baseURL: other.baseURL }]));
 const withoutChurn = () => standardManifests(main.baseURL);
-const disabling = (yaml: string) => yaml.replace('metadata: {name: alice}\nspec: {group: team-a,', 'metadata: {name: alice}\nspec: {disabled: true, group: team-a,');
+const disabling = (yaml: string) =>
+  yaml.replace('metadata: {name: alice}\nspec: {group: team-a,', 'metadata: {name: alice}\nspec: {disabled: true, group: team-a,');
 
 beforeAll(async () => {
   main = await startRecordingUpstream();
@@ -84,14 +85,18 @@ describe('table swaps during in-flight requests', () => {
     // Headers now (authenticated against the table with extra-churn), body after the reload removed it.
     const { request } = await import('node:http');
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${origin}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-      }, (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        `${origin}/v1/chat/completions`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', reject);
       req.write('{"model":"extra-churn",');
       setTimeout(() => {

@@ -29,7 +29,12 @@ afterEach(() => {
 function echo401(req: IncomingMessage, res: ServerResponse): void {
   const auth = String(req.headers.authorization);
   const body = JSON.stringify({
-    error: { message: `Incorrect API key provided: ${auth}. You sent "${auth.slice(7)}".`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+    error: {
+      message: `Incorrect API key provided: ${auth}. You sent "${auth.slice(7)}".`,
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_api_key',
+    },
   });
   res.writeHead(401, {
     'content-type': 'application/json',
@@ -68,7 +73,10 @@ describe('the backend key never reaches a client', () => {
 
   it('the SDK sees the upstream’s 401 with the key masked', async () => {
     upstream.override('/v1/chat/completions', echo401);
-    const err = await gw.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [] }).catch((e: unknown) => e);
+    const err = await gw
+      .client()
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthenticationError);
     const e = err as AuthenticationError;
     expect(e.message).toContain(STARS);

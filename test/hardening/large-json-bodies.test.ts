@@ -45,7 +45,11 @@ describe('large JSON bodies', () => {
     const flowing = new Promise<void>((r) => (firstServed = r));
     const posters = Array.from({ length: LARGE_CLIENTS }, async () => {
       while (probing) {
-        const res = await fetch(`${gw.apiURL}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: new Uint8Array(large) });
+        const res = await fetch(`${gw.apiURL}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: new Uint8Array(large),
+        });
         await res.arrayBuffer();
         served.push(res.status);
         firstServed();

@@ -86,8 +86,12 @@ describe('large answers with sealed ids', () => {
   it('a 20 MB response.completed event has its ids sealed', async () => {
     upstream.override('/v1/responses', async (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_ev","status":"in_progress","output":[]}}\n\n');
-      res.write('event: response.completed\ndata: {"type":"response.completed","sequence_number":1,"response":{"output":[{"type":"message","content":[{"type":"output_text","text":"');
+      res.write(
+        'event: response.created\ndata: {"type":"response.created","sequence_number":0,"response":{"id":"resp_ev","status":"in_progress","output":[]}}\n\n',
+      );
+      res.write(
+        'event: response.completed\ndata: {"type":"response.completed","sequence_number":1,"response":{"output":[{"type":"message","content":[{"type":"output_text","text":"',
+      );
       await filler(res, 20 * MiB);
       res.end('"}]}],"id":"resp_ev","status":"completed"}}\n\n');
     });

@@ -72,7 +72,8 @@ function sendThenRead(head: Buffer, body: Buffer): Promise<Reply> {
   });
 }
 
-const post = (path: string, headers: Record<string, string>, length = BODY) => httpRequest('POST', path, { ...auth, ...headers, 'Content-Length': String(length) });
+const post = (path: string, headers: Record<string, string>, length = BODY) =>
+  httpRequest('POST', path, { ...auth, ...headers, 'Content-Length': String(length) });
 const filler = (n = BODY) => Buffer.alloc(n, 0x20);
 
 async function expectEveryAttemptAnswered(status: number, code: string, send: () => Promise<Reply>): Promise<void> {
@@ -87,7 +88,9 @@ async function expectEveryAttemptAnswered(status: number, code: string, send: ()
 
 describe('early refusals reach a client that is still sending (regression: EPIPE/ECONNRESET instead of the answer)', () => {
   it('413, declared Content-Length over the limit', async () => {
-    await expectEveryAttemptAnswered(413, 'request_too_large', () => sendThenRead(post('/v1/chat/completions', { 'Content-Type': 'application/json' }), filler()));
+    await expectEveryAttemptAnswered(413, 'request_too_large', () =>
+      sendThenRead(post('/v1/chat/completions', { 'Content-Type': 'application/json' }), filler()),
+    );
   });
 
   it('413, a chunked body that grows past the limit', async () => {
@@ -141,14 +144,18 @@ describe('early refusals reach a client that is still sending (regression: EPIPE
     for (let i = 0; i < ATTEMPTS; i++) {
       const outcome = await new Promise<{ status?: number; body: string; error?: string }>((resolve) => {
         const seen: { status?: number; body: string; error?: string } = { body: '' };
-        const req = http.request(`${gw.apiURL}/v1/chat/completions`, {
-          method: 'POST',
-          agent: false,
-          headers: { authorization: auth.Authorization, 'content-type': 'application/json', 'content-length': BODY },
-        }, (res) => {
-          seen.status = res.statusCode;
-          res.on('data', (d: Buffer) => (seen.body += d.toString()));
-        });
+        const req = http.request(
+          `${gw.apiURL}/v1/chat/completions`,
+          {
+            method: 'POST',
+            agent: false,
+            headers: { authorization: auth.Authorization, 'content-type': 'application/json', 'content-length': BODY },
+          },
+          (res) => {
+            seen.status = res.statusCode;
+            res.on('data', (d: Buffer) => (seen.body += d.toString()));
+          },
+        );
         req.on('error', (err: NodeJS.ErrnoException) => (seen.error ??= err.code));
         req.on('close', () => resolve(seen));
         req.end(filler());

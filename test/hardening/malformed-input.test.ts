@@ -51,7 +51,7 @@ describe('multipart', () => {
     // Regression: busboy errors the open file stream too; with no listener on it that was an uncaught
     // 'error' event, i.e. one truncated upload crashed the gateway.
     const before = upstreamCount();
-    const body = part('model', 'whisper-1') + '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF....';
+    const body = `${part('model', 'whisper-1')}--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF....`;
     const r = await post('/v1/audio/transcriptions', body, MP);
     expectOpenAIError(r, 400, 'invalid_multipart');
     await new Promise((resolve) => setImmediate(resolve)); // let a late 'error' event surface before afterEach looks
@@ -60,7 +60,7 @@ describe('multipart', () => {
 
   it.each([
     ['no boundary parameter', 'multipart/form-data', part('model', 'whisper-1')],
-    ['a boundary that never appears', 'multipart/form-data; boundary=other', part('model', 'whisper-1') + '--xyz--\r\n'],
+    ['a boundary that never appears', 'multipart/form-data; boundary=other', `${part('model', 'whisper-1')}--xyz--\r\n`],
     ['no closing delimiter', MP['content-type'], part('model', 'whisper-1')],
     ['a part without headers', MP['content-type'], '--xyz\r\n\r\nvalue\r\n--xyz--\r\n'],
   ])('%s → 400 invalid_multipart', async (_name, contentType, body) => {
@@ -68,7 +68,7 @@ describe('multipart', () => {
   });
 
   it('model only as a file part, or absent → 400 missing model', async () => {
-    for (const body of [part('model', 'whisper-1', 'm.txt') + '--xyz--\r\n', part('file', 'abc', 'a.wav') + '--xyz--\r\n']) {
+    for (const body of [`${part('model', 'whisper-1', 'm.txt')}--xyz--\r\n`, `${part('file', 'abc', 'a.wav')}--xyz--\r\n`]) {
       const r = await post('/v1/audio/transcriptions', body, MP);
       expectOpenAIError(r, 400, 'missing_required_parameter');
     }
@@ -87,7 +87,7 @@ describe('multipart', () => {
 
   it('a field name of 5,000 characters is forwarded whole', async () => {
     const name = 'n'.repeat(5000);
-    const r = await post('/v1/audio/transcriptions', part(name, 'v') + part('model', 'whisper-1') + '--xyz--\r\n', MP);
+    const r = await post('/v1/audio/transcriptions', `${part(name, 'v') + part('model', 'whisper-1')}--xyz--\r\n`, MP);
     expect(r.status).toBe(200);
     expect(upstream.requests.at(-1)!.body.toString('latin1')).toContain(`name="${name}"`);
   });
@@ -145,7 +145,7 @@ describe('Content-Encoding', () => {
 
   it.each([
     ['gzip (JSON)', gzipSync(body), { 'content-encoding': 'gzip' }],
-    ['gzip (multipart)', gzipSync(part('model', 'whisper-1') + '--xyz--\r\n'), { 'content-encoding': 'gzip', ...MP }],
+    ['gzip (multipart)', gzipSync(`${part('model', 'whisper-1')}--xyz--\r\n`), { 'content-encoding': 'gzip', ...MP }],
     ['br', Buffer.from(body), { 'content-encoding': 'br' }],
     ['an unknown coding on a plain body', Buffer.from(body), { 'content-encoding': 'bogus' }],
   ])('%s → 415 that says so, nothing forwarded', async (_name, bytes, headers: Record<string, string>) => {

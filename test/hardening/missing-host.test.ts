@@ -36,7 +36,13 @@ describe('a request without Host', () => {
     const before = upstream.requests.length;
     const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [] });
     const r = await rawRequest(gw.apiURL, [
-      head(['POST /v1/chat/completions HTTP/1.1', `Authorization: Bearer ${ALICE_KEY}`, 'X-Request-Id: trace-123', 'Content-Type: application/json', `Content-Length: ${body.length}`]) + body,
+      head([
+        'POST /v1/chat/completions HTTP/1.1',
+        `Authorization: Bearer ${ALICE_KEY}`,
+        'X-Request-Id: trace-123',
+        'Content-Type: application/json',
+        `Content-Length: ${body.length}`,
+      ]) + body,
     ]);
     expectOpenAIError(r, 400, 'invalid_request');
     expect(r.headers['x-request-id']).toBe('trace-123');

@@ -62,7 +62,8 @@ describe('JSON with an ambiguous model', () => {
 
   it('a nested "model" key (a tool schema) is not the top-level one: the bytes still go as they came', async () => {
     // (Re-serialised, the spacing and the seed JSON.parse rounds would change.)
-    const body = '{"model":"extra-same", "seed":12345678901234567890, "tools":[{"type":"function","function":{"name":"f","parameters":{"properties":{"model":{"type":"string"}}}}}]}';
+    const body =
+      '{"model":"extra-same", "seed":12345678901234567890, "tools":[{"type":"function","function":{"name":"f","parameters":{"properties":{"model":{"type":"string"}}}}}]}';
     expect((await post('/chat/completions', body)).status).toBe(200);
     expect(upstream.requests.at(-1)!.body.toString('utf8')).toBe(body);
   });

@@ -8,7 +8,7 @@ import { expectOpenAIError } from './support.js';
 
 const CT = 'multipart/form-data; boundary=xyz';
 const field = (name: string, value: string) => `--xyz\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-const form = (fields: number) => Buffer.from(field('model', 'whisper-1') + field('f', 'v').repeat(fields) + '--xyz--\r\n');
+const form = (fields: number) => Buffer.from(`${field('model', 'whisper-1') + field('f', 'v').repeat(fields)}--xyz--\r\n`);
 
 let upstream: RecordingUpstream;
 let gw: TestGateway;
@@ -52,7 +52,11 @@ describe('multipart limits', () => {
     // Dashes are the slow case for the boundary search. Regression: the whole body was parsed in one
     // synchronous write, so nothing else (health checks, other streams) ran for seconds on a 100 MB upload.
     const file = Buffer.alloc(8 << 20, 0x2d);
-    const body = Buffer.concat([Buffer.from(field('model', 'm') + '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n'), file, Buffer.from('\r\n--xyz--\r\n')]);
+    const body = Buffer.concat([
+      Buffer.from(`${field('model', 'm')}--xyz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n`),
+      file,
+      Buffer.from('\r\n--xyz--\r\n'),
+    ]);
     let turns = 0;
     let ticking = true;
     const tick = () => {

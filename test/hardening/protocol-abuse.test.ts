@@ -44,7 +44,10 @@ describe('requests node refuses before routing (regression: a bare status line, 
     ['a garbage request line', 'HELLO THERE\r\n\r\n'],
     ['a bare CR inside x-request-id', httpRequest('GET', '/v1/models', { ...auth, 'X-Request-Id': 'abc\rdef' })],
     ['a header without a colon', 'GET /v1/models HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
-    ['both Content-Length and Transfer-Encoding', httpRequest('POST', '/v1/chat/completions', { ...auth, 'Transfer-Encoding': 'chunked', 'Content-Length': '5' }, '0\r\n\r\n')],
+    [
+      'both Content-Length and Transfer-Encoding',
+      httpRequest('POST', '/v1/chat/completions', { ...auth, 'Transfer-Encoding': 'chunked', 'Content-Length': '5' }, '0\r\n\r\n'),
+    ],
     ['a chunk size that is not hex', httpRequest('POST', '/v1/chat/completions', { ...auth, 'Transfer-Encoding': 'chunked' }, 'zz\r\nabc\r\n')],
     ['a control byte in the path', 'GET /v1/mo\x01dels HTTP/1.1\r\nHost: x\r\n\r\n'],
   ])('%s → 400', async (_name, bytes) => {
@@ -88,7 +91,9 @@ describe('slow clients', () => {
         }
       });
     });
-    socket.write(httpRequest('POST', '/v1/chat/completions', { ...auth, 'Content-Length': String(Buffer.byteLength(chat)) }).toString('latin1') + chat.slice(0, 5));
+    socket.write(
+      httpRequest('POST', '/v1/chat/completions', { ...auth, 'Content-Length': String(Buffer.byteLength(chat)) }).toString('latin1') + chat.slice(0, 5),
+    );
     await answered;
     await new Promise((r) => setTimeout(r, 1_000));
     socket.destroy();
@@ -136,7 +141,9 @@ describe('bursts and odd but valid input', () => {
   });
 
   it('a second Authorization header does not replace the first', async () => {
-    const r = await rawRequest(gw.apiURL, [`GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ALICE_KEY}\r\nAuthorization: Bearer nope\r\nConnection: close\r\n\r\n`]);
+    const r = await rawRequest(gw.apiURL, [
+      `GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ALICE_KEY}\r\nAuthorization: Bearer nope\r\nConnection: close\r\n\r\n`,
+    ]);
     expect(r.status).toBe(200);
   });
 
@@ -145,7 +152,9 @@ describe('bursts and odd but valid input', () => {
     ['huge', 'a'.repeat(8_000)],
     ['header-injection attempt', 'abc%0d%0aSet-Cookie:%20x=1'],
   ])('a %s x-request-id is replaced by a minted one', async (_name, id) => {
-    const r = await rawRequest(gw.apiURL, [httpRequest('GET', '/v1/models', { Authorization: `Bearer ${ALICE_KEY}`, 'X-Request-Id': id, Connection: 'close' })]);
+    const r = await rawRequest(gw.apiURL, [
+      httpRequest('GET', '/v1/models', { Authorization: `Bearer ${ALICE_KEY}`, 'X-Request-Id': id, Connection: 'close' }),
+    ]);
     expect(r.status).toBe(200);
     expect(r.headers['x-request-id']).toMatch(UUID);
     expect(r.headers['set-cookie']).toBeUndefined();

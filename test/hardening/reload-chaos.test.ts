@@ -160,44 +160,62 @@ const STYLES: [string, Replace][] = [
   ['write in 3 chunks, 300 ms apart', (f, t) => writeInParts(f, t, 3, 300)],
   ['cp over', async (f, t) => (await copyFile(await staged(t), f), Date.now())],
   ['mv over', async (f, t) => (await rename(await staged(t), f), Date.now())],
-  ['rm && cp', async (f, t) => {
-    const from = await staged(t);
-    await rm(f);
-    await copyFile(from, f);
-    return Date.now();
-  }],
-  ['rm, 300 ms pause, create again', async (f, t) => {
-    await rm(f);
-    await pause(300);
-    await writeFile(f, t);
-    return Date.now();
-  }],
-  ['editor atomic save (temp file, rename)', async (f, t) => {
-    await writeFile(join(dir, '.gateway.yaml.tmp-1234'), t);
-    await rename(join(dir, '.gateway.yaml.tmp-1234'), f);
-    return Date.now();
-  }],
-  ['vim, backupcopy=no (rename to backup, write new, delete backup)', async (f, t) => {
-    await writeFile(join(dir, '.gateway.yaml.swp'), 'swap');
-    await writeFile(join(dir, '4913'), ''); // vim's probe for whether it may create files here
-    await rm(join(dir, '4913'));
-    await rename(f, `${f}~`);
-    const done = await writeInParts(f, t, 1, 0);
-    await rm(`${f}~`);
-    await rm(join(dir, '.gateway.yaml.swp'));
-    return done;
-  }],
-  ['vim, backupcopy=yes (copy to backup, overwrite in place)', async (f, t) => {
-    await copyFile(f, `${f}~`);
-    const done = await writeInParts(f, t, 1, 0);
-    await rm(`${f}~`);
-    return done;
-  }],
-  ['kubectl cp (tar: truncate, chunks, old mtime)', async (f, t) => {
-    await writeInParts(f, t, 2, 100);
-    await utimes(f, new Date('2024-01-01T00:00:00Z'), new Date('2024-01-01T00:00:00Z'));
-    return Date.now();
-  }],
+  [
+    'rm && cp',
+    async (f, t) => {
+      const from = await staged(t);
+      await rm(f);
+      await copyFile(from, f);
+      return Date.now();
+    },
+  ],
+  [
+    'rm, 300 ms pause, create again',
+    async (f, t) => {
+      await rm(f);
+      await pause(300);
+      await writeFile(f, t);
+      return Date.now();
+    },
+  ],
+  [
+    'editor atomic save (temp file, rename)',
+    async (f, t) => {
+      await writeFile(join(dir, '.gateway.yaml.tmp-1234'), t);
+      await rename(join(dir, '.gateway.yaml.tmp-1234'), f);
+      return Date.now();
+    },
+  ],
+  [
+    'vim, backupcopy=no (rename to backup, write new, delete backup)',
+    async (f, t) => {
+      await writeFile(join(dir, '.gateway.yaml.swp'), 'swap');
+      await writeFile(join(dir, '4913'), ''); // vim's probe for whether it may create files here
+      await rm(join(dir, '4913'));
+      await rename(f, `${f}~`);
+      const done = await writeInParts(f, t, 1, 0);
+      await rm(`${f}~`);
+      await rm(join(dir, '.gateway.yaml.swp'));
+      return done;
+    },
+  ],
+  [
+    'vim, backupcopy=yes (copy to backup, overwrite in place)',
+    async (f, t) => {
+      await copyFile(f, `${f}~`);
+      const done = await writeInParts(f, t, 1, 0);
+      await rm(`${f}~`);
+      return done;
+    },
+  ],
+  [
+    'kubectl cp (tar: truncate, chunks, old mtime)',
+    async (f, t) => {
+      await writeInParts(f, t, 2, 100);
+      await utimes(f, new Date('2024-01-01T00:00:00Z'), new Date('2024-01-01T00:00:00Z'));
+      return Date.now();
+    },
+  ],
 ];
 
 beforeAll(async () => {
@@ -235,10 +253,7 @@ describe('reload chaos: replacing the manifest file while valid keys send reques
     const parseError = (l: string) => l.includes('"msg":"cannot parse ') && l.includes('gateway.yaml:');
     const failuresBefore = traffic.failures.length;
     const good = await traffic.current();
-    const breakages = [
-      (t: string) => t.replace(`token: ${KEY}`, 'token: *oops'),
-      (t: string) => t.replace('models: ["chaos-*"]', 'models: ["chaos-*"'),
-    ];
+    const breakages = [(t: string) => t.replace(`token: ${KEY}`, 'token: *oops'), (t: string) => t.replace('models: ["chaos-*"]', 'models: ["chaos-*"')];
     for (const [i, breakIt] of breakages.entries()) {
       const errorsBefore = gateway.logLines.filter(parseError).length;
       await writeFile(file(), breakIt(manifest(upstream.baseURL, next())));
@@ -276,7 +291,7 @@ describe('reload chaos: replacing the manifest file while valid keys send reques
     for (let i = 0; i < REPEATS + 1; i++) await replaceAndMeasure('ConfigMap ..data symlink swap', swap);
   });
 
-  it("kept one `created` for the route through every reload: when this gateway first saw it", () => {
+  it('kept one `created` for the route through every reload: when this gateway first saw it', () => {
     expect(traffic.requests).toBeGreaterThan(100);
     expect([...traffic.created]).toHaveLength(1);
     const [created] = traffic.created;

@@ -67,9 +67,22 @@ function rateLimitedWhen(ready: Promise<void>) {
 /** An upstream Responses stream that sends three events (sequence 0..2) and then breaks its connection. */
 function cutAfterThreeEvents(_req: IncomingMessage, res: ServerResponse): void {
   const events = [
-    { type: 'response.created', sequence_number: 0, response: { id: 'resp_cut', object: 'response', created_at: 1, status: 'in_progress', model: 'm', output: [] } },
-    { type: 'response.in_progress', sequence_number: 1, response: { id: 'resp_cut', object: 'response', created_at: 1, status: 'in_progress', model: 'm', output: [] } },
-    { type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } },
+    {
+      type: 'response.created',
+      sequence_number: 0,
+      response: { id: 'resp_cut', object: 'response', created_at: 1, status: 'in_progress', model: 'm', output: [] },
+    },
+    {
+      type: 'response.in_progress',
+      sequence_number: 1,
+      response: { id: 'resp_cut', object: 'response', created_at: 1, status: 'in_progress', model: 'm', output: [] },
+    },
+    {
+      type: 'response.output_item.added',
+      sequence_number: 2,
+      output_index: 0,
+      item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    },
   ];
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.write(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''), () => res.socket?.destroy());
@@ -124,7 +137,13 @@ describe('Responses stream errors written by the gateway', () => {
     expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added']);
     expect(err).toBeInstanceOf(APIError);
     expect((err as APIError).code).toBe('upstream_error');
-    expect(errorEvent(rec.seen.text)).toMatchObject({ type: 'error', sequence_number: 3, code: 'upstream_error', param: null, error: { type: 'server_error', code: 'upstream_error' } });
+    expect(errorEvent(rec.seen.text)).toMatchObject({
+      type: 'error',
+      sequence_number: 3,
+      code: 'upstream_error',
+      param: null,
+      error: { type: 'server_error', code: 'upstream_error' },
+    });
   });
 
   it('… which the Vercel AI SDK reports as the gateway’s error with its status, not a validation error', async () => {
@@ -134,7 +153,12 @@ describe('Responses stream errors written by the gateway', () => {
     const errors: unknown[] = [];
     for await (const part of result.fullStream) if (part.type === 'error') errors.push(part.error);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ statusCode: 500, isRetryable: true, code: 'upstream_error', message: 'The upstream connection failed in the middle of the stream.' });
+    expect(errors[0]).toMatchObject({
+      statusCode: 500,
+      isRetryable: true,
+      code: 'upstream_error',
+      message: 'The upstream connection failed in the middle of the stream.',
+    });
   });
 
   it('an upstream error retold after keep-alives quotes the client’s id, not the upstream’s', async () => {
@@ -143,7 +167,14 @@ describe('Responses stream errors written by the gateway', () => {
     const ready = new Promise<void>((r) => (answer = r));
     upstream.override('/v1/responses', async (_req, res) => {
       await ready;
-      const body = JSON.stringify({ error: { message: "Previous response with id 'resp_1' not found.", type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
+      const body = JSON.stringify({
+        error: {
+          message: "Previous response with id 'resp_1' not found.",
+          type: 'invalid_request_error',
+          param: 'previous_response_id',
+          code: 'previous_response_not_found',
+        },
+      });
       res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     });
@@ -159,7 +190,10 @@ describe('Responses stream errors written by the gateway', () => {
   it('chat streams keep the chat error shape', async () => {
     upstream.override('/v1/chat/completions', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n', () => res.socket?.destroy());
+      res.write(
+        'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n',
+        () => res.socket?.destroy(),
+      );
     });
     const rec = recordingFetch();
     const client = new OpenAI({ apiKey: ALICE_KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: rec.fetch });
@@ -167,6 +201,8 @@ describe('Responses stream errors written by the gateway', () => {
       for await (const _ of await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [], stream: true }));
     })().catch((e: unknown) => e);
     expect((err as APIError).code).toBe('upstream_error');
-    expect(errorEvent(rec.seen.text)).toEqual({ error: { message: 'The upstream connection failed in the middle of the stream.', type: 'server_error', param: null, code: 'upstream_error' } });
+    expect(errorEvent(rec.seen.text)).toEqual({
+      error: { message: 'The upstream connection failed in the middle of the stream.', type: 'server_error', param: null, code: 'upstream_error' },
+    });
   });
 });

@@ -1,6 +1,6 @@
 // Malformed input on the sealed-id paths: a continuation (previous_response_id) re-serialises the body, so
 // a body nested too deeply to serialise must be the client's 400, not a gateway 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { FakeVideoResponsesUpstream } from '../fakes/video-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { ALICE, newKey, sealedManifests } from '../helpers/sealed-setup.js';
@@ -24,7 +24,11 @@ describe('sealed continuation input', () => {
     const first = await gw.client(ALICE).responses.create({ model: 'gpt-r', input: 'hello' });
     const depth = 200_000;
     const body = `{"model":"gpt-r","previous_response_id":${JSON.stringify(first.id)},"input":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-    const res = await fetch(`${gw.baseURL}/responses`, { method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${gw.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+      body,
+    });
     const r = { status: res.status, headers: res.headers, json: (await res.json()) as any };
     expectOpenAIError(r, 400, 'invalid_json');
   });

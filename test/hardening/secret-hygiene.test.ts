@@ -42,12 +42,21 @@ function echoingUpstream(): Server {
         res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${auth.slice(7)}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
       } else if (req.url!.includes('/echo-sse/')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        const event = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+        const event = (content: string) =>
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
         res.write(event('you sent '));
         res.end(`${event(auth)}data: [DONE]\n\n`);
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] }));
+        res.end(
+          JSON.stringify({
+            id: 'c',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }],
+          }),
+        );
       }
     });
   });
@@ -69,7 +78,12 @@ function routes(namespace = 'default'): object[] {
     { apiVersion: GV, kind: 'ModelRoute', metadata: { name: 'echo-401', namespace }, spec: { backends: [backend('up', '/echo-401')] } },
     { apiVersion: GV, kind: 'ModelRoute', metadata: { name: 'echo-sse', namespace }, spec: { backends: [backend('up', '/echo-sse')] } },
     // Refers to a key the Secret lacks: its status message names the Secret and key, never a value.
-    { apiVersion: GV, kind: 'ModelRoute', metadata: { name: 'missing-key', namespace }, spec: { backends: [{ name: 'up', baseURL: `${upstreamURL}/v1`, apiKeySecretRef: { name: 'keys', key: 'nope' } }] } },
+    {
+      apiVersion: GV,
+      kind: 'ModelRoute',
+      metadata: { name: 'missing-key', namespace },
+      spec: { backends: [{ name: 'up', baseURL: `${upstreamURL}/v1`, apiKeySecretRef: { name: 'keys', key: 'nope' } }] },
+    },
     { apiVersion: GV, kind: 'Group', metadata: { name: 'all', namespace }, spec: { models: ['*'] } },
     { apiVersion: GV, kind: 'GatewayToken', metadata: { name: 'alice', namespace }, spec: { group: 'all', secretRef: { name: 'keys', key: 'client' } } },
     // Two tokens with the same key: a Conflict whose message must not quote the key.
@@ -103,7 +117,10 @@ async function drive(api: string): Promise<Record<string, string>> {
   // (docs/hardening.md says so).
   // The SDK's view of the echoing upstream: its error message is what applications log.
   const sdk = new OpenAI({ baseURL: `${api}/v1`, apiKey: client.value, maxRetries: 0 });
-  const failure = await sdk.chat.completions.create(chat('echo-401') as never).then(() => undefined, (e: Error) => e);
+  const failure = await sdk.chat.completions.create(chat('echo-401') as never).then(
+    () => undefined,
+    (e: Error) => e,
+  );
   expect(failure).toBeInstanceOf(OpenAI.AuthenticationError);
   out['the SDK error'] = `${failure!.message} ${JSON.stringify((failure as InstanceType<typeof OpenAI.APIError>).error)}`;
   // The echo reached the gateway (else the test proves nothing): the client got the masked form.
@@ -181,11 +198,28 @@ describe('secret hygiene: the Kubernetes source', () => {
       for (const o of routes(ns)) kube.apply(o as never);
       writeFileSync(join(dir, 'config'), kubeConfigYaml(kube.url, ns));
       const [port, metricsPort] = [await freePort(), await freePort()];
-      cli = runCli(['serve', '--source', 'kubernetes', '--namespaces', ns, '--host', '127.0.0.1', '--port', String(port), '--metrics-port', String(metricsPort), '--log-level', 'debug'], {
-        KUBECONFIG: join(dir, 'config'),
-        POD_NAME: 'gateway-0',
-        MG_ID_KEYS: idKey.value,
-      });
+      cli = runCli(
+        [
+          'serve',
+          '--source',
+          'kubernetes',
+          '--namespaces',
+          ns,
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--metrics-port',
+          String(metricsPort),
+          '--log-level',
+          'debug',
+        ],
+        {
+          KUBECONFIG: join(dir, 'config'),
+          POD_NAME: 'gateway-0',
+          MG_ID_KEYS: idKey.value,
+        },
+      );
       await cli.waitForLog((l) => l.msg === 'first config loaded; ready', 20_000);
       const answers = await drive(`http://127.0.0.1:${port}`);
       // Status is written for every object, including the ones whose refs or keys are wrong.

@@ -37,7 +37,10 @@ const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${
 describe('ambiguous framing is refused, and the request hidden behind it never reaches an upstream', () => {
   it.each([
     // CL.TE: a front proxy using Content-Length forwards everything; a chunked reader stops at 0 and reads the rest as a new request.
-    ['Content-Length and Transfer-Encoding: chunked (CL.TE)', head([`Content-Length: ${5 + hidden.length}`, 'Transfer-Encoding: chunked']) + '0\r\n\r\n' + hidden],
+    [
+      'Content-Length and Transfer-Encoding: chunked (CL.TE)',
+      `${head([`Content-Length: ${5 + hidden.length}`, 'Transfer-Encoding: chunked'])}0\r\n\r\n${hidden}`,
+    ],
     // TE.CL: the other way round.
     ['Transfer-Encoding: chunked and a short Content-Length (TE.CL)', head(['Transfer-Encoding: chunked', 'Content-Length: 4']) + chunked(hidden)],
     ['two different Content-Lengths', head([`Content-Length: ${chat.length}`, `Content-Length: ${chat.length + hidden.length}`]) + chat + hidden],
@@ -46,7 +49,7 @@ describe('ambiguous framing is refused, and the request hidden behind it never r
     ['a space before the colon of Transfer-Encoding', head(['Transfer-Encoding : chunked', `Content-Length: ${chat.length}`]) + chat + hidden],
     ['Transfer-Encoding not ending in chunked', head(['Transfer-Encoding: chunked, identity']) + chunked(chat) + hidden],
     ['an obs-folded Transfer-Encoding', head(['Transfer-Encoding: identity', ' chunked']) + chunked(chat) + hidden],
-    ['a chunk extension with a bare LF', head(['Transfer-Encoding: chunked']) + `${chat.length.toString(16)};x\n${chat}\r\n0\r\n\r\n` + hidden],
+    ['a chunk extension with a bare LF', `${head(['Transfer-Encoding: chunked'])}${chat.length.toString(16)};x\n${chat}\r\n0\r\n\r\n${hidden}`],
   ])('%s → 400, nothing forwarded', async (_name, bytes) => {
     const r = await rawRequest(gw.apiURL, [bytes], { waitMs: 1_500 });
     expectOpenAIError(r, 400, 'invalid_request');
@@ -86,7 +89,11 @@ describe('what the upstream receives is framed by the gateway', () => {
   });
 
   it('hop-by-hop headers a client names in Connection are not forwarded', async () => {
-    const r = await rawRequest(gw.apiURL, [head(['Connection: keep-alive, X-Smuggle', 'X-Smuggle: 1', 'TE: trailers', 'Upgrade: h2c', `Content-Length: ${chat.length}`]) + chat], { waitMs: 800 });
+    const r = await rawRequest(
+      gw.apiURL,
+      [head(['Connection: keep-alive, X-Smuggle', 'X-Smuggle: 1', 'TE: trailers', 'Upgrade: h2c', `Content-Length: ${chat.length}`]) + chat],
+      { waitMs: 800 },
+    );
     expect(r.status).toBe(200);
     const sent = upstream.requests[0]!;
     expect(sent.headers['x-smuggle']).toBeUndefined();

@@ -50,7 +50,10 @@ function parseReply(text: string, closed: boolean): RawReply {
   const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
   const headEnd = text.indexOf('\r\n\r\n');
   const headers: Record<string, string> = {};
-  for (const line of text.slice(0, headEnd < 0 ? text.length : headEnd).split('\r\n').slice(1)) {
+  for (const line of text
+    .slice(0, headEnd < 0 ? text.length : headEnd)
+    .split('\r\n')
+    .slice(1)) {
     const i = line.indexOf(':');
     if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
   }
@@ -78,7 +81,11 @@ export function httpRequest(method: string, path: string, headers: Record<string
 }
 
 /** Status, OpenAI error shape and JSON content type. */
-export function expectOpenAIError(r: { status: number | undefined; headers: Record<string, string> | Headers; json: any }, status: number, code: string | null): void {
+export function expectOpenAIError(
+  r: { status: number | undefined; headers: Record<string, string> | Headers; json: any },
+  status: number,
+  code: string | null,
+): void {
   const contentType = r.headers instanceof Headers ? r.headers.get('content-type') : r.headers['content-type'];
   expect(r.status, JSON.stringify(r.json)).toBe(status);
   expect(contentType).toMatch(/^application\/json/);

@@ -9,7 +9,14 @@ import { expectOpenAIError, processTripwire } from './support.js';
 const JSON_CT = { 'Content-Type': 'application/json' };
 const behaviours: Record<string, Behaviour> = {
   'huge-usage': (s) => s.end(response('200 OK', JSON_CT, `{"usage":{"prompt_tokens":${'9'.repeat(400)},"completion_tokens":2}}`)),
-  'huge-usage-sse': (s) => s.end(response('200 OK', { 'Content-Type': 'text/event-stream' }, `data: {"usage":{"prompt_tokens":1,"completion_tokens":${'7'.repeat(330)}}}\n\ndata: [DONE]\n\n`)),
+  'huge-usage-sse': (s) =>
+    s.end(
+      response(
+        '200 OK',
+        { 'Content-Type': 'text/event-stream' },
+        `data: {"usage":{"prompt_tokens":1,"completion_tokens":${'7'.repeat(330)}}}\n\ndata: [DONE]\n\n`,
+      ),
+    ),
   'invalid-json': (s) => s.end(response('200 OK', JSON_CT, '{"usage": {"prompt_tokens": 12, "completion_tokens": oops')),
   'giant-headers': (s) => s.end(response('200 OK', { 'X-Big': 'a'.repeat(70_000) }, '{}')),
   'chunked-then-reset': (s) => {
@@ -28,7 +35,8 @@ const behaviours: Record<string, Behaviour> = {
   'switching-protocols': (s) => s.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'),
   'not-http': (s) => s.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'),
   'control-char-header': (s) => s.end(response('200 OK', { 'X-A': 'a\x01b' }, '{}')),
-  trailers: (s) => s.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n'),
+  trailers: (s) =>
+    s.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n'),
   'close-at-once': (s) => s.destroy(),
 };
 
@@ -138,7 +146,10 @@ describe('unusual but valid responses pass through', () => {
     expect(r.json).toEqual({ ok: true });
   });
 
-  it.each([['no-content', 204], ['not-modified', 304]])('%s → %s with no body', async (name, status) => {
+  it.each([
+    ['no-content', 204],
+    ['not-modified', 304],
+  ])('%s → %s with no body', async (name, status) => {
     const r = await ask(name);
     expect(r.status).toBe(status);
     expect(r.text).toBe('');

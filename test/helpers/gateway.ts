@@ -88,7 +88,11 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     tables,
     metrics,
     get logs() {
-      return lines.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      return lines
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     },
     logText: () => lines.join(''),
     client: (apiKey = ALICE_KEY) => new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, timeout: 10_000 }),

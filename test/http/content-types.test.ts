@@ -52,7 +52,11 @@ describe('forms on JSON-only endpoints', () => {
   it('is refused before the body is read: a 50 MB form declared, only its head sent, answered at once', async () => {
     // Under the old behaviour this waited for 50 MB that never came (the upload limit applied); now the status
     // line comes back without a byte of the body, and the connection is closed.
-    const head = httpRequest('POST', '/v1/chat/completions', { Authorization: `Bearer ${ALICE_KEY}`, 'Content-Type': FORM, 'Content-Length': String(50 << 20) });
+    const head = httpRequest('POST', '/v1/chat/completions', {
+      Authorization: `Bearer ${ALICE_KEY}`,
+      'Content-Type': FORM,
+      'Content-Length': String(50 << 20),
+    });
     const reply = await rawRequest(gw.origin, [head], { waitMs: 2_000 });
     expect(reply.status).toBe(415);
     expect(reply.json.error.code).toBe('unsupported_content_type');

@@ -89,7 +89,12 @@ describe('authentication', () => {
   }
 
   it('a malformed Authorization header → 401', async () => {
-    expectError(await call({ path: '/v1/models', key: null, headers: { authorization: `Basic ${ALICE_KEY}` } }), 401, 'invalid_request_error', 'invalid_api_key');
+    expectError(
+      await call({ path: '/v1/models', key: null, headers: { authorization: `Basic ${ALICE_KEY}` } }),
+      401,
+      'invalid_request_error',
+      'invalid_api_key',
+    );
   });
 
   it('the SDK sees an AuthenticationError', async () => {
@@ -174,13 +179,17 @@ describe('bad input', () => {
   it('chunked body over the limit (no content-length) → 413', async () => {
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${gw.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-      }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${gw.baseURL}/chat/completions`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write('{"model":"gpt-4o-mini","pad":"');
       req.write('y'.repeat(5000));
@@ -218,7 +227,10 @@ describe('upstream failures', () => {
   });
 
   it('fails over to the next backend on a refused connection', async () => {
-    const { data, response } = await gw.client().chat.completions.create({ model: 'extra-failover', messages: [{ role: 'user', content: 'x' }] }).withResponse();
+    const { data, response } = await gw
+      .client()
+      .chat.completions.create({ model: 'extra-failover', messages: [{ role: 'user', content: 'x' }] })
+      .withResponse();
     expect(data.choices[0]?.message.content).toBe('Hello from upstream');
     expect(response.headers.get('x-model-gateway-backend')).toBe('live');
     expect(response.headers.get('x-model-gateway-attempts')).toBe('2');

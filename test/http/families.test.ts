@@ -112,9 +112,10 @@ describe('POST families through the SDK', () => {
       const audio = binary(123_457);
       const client = gw.client();
       const file = await toFile(audio, 'speech.wav', { type: 'audio/wav' });
-      const out = kind === 'transcriptions'
-        ? await client.audio.transcriptions.create({ model: 'whisper-1', file, language: 'en' })
-        : await client.audio.translations.create({ model: 'whisper-1', file });
+      const out =
+        kind === 'transcriptions'
+          ? await client.audio.transcriptions.create({ model: 'whisper-1', file, language: 'en' })
+          : await client.audio.translations.create({ model: 'whisper-1', file });
       expect(out.text).toBe('transcribed by upstream-whisper');
       const r = last(`/v1/audio/${kind}`);
       expectCredentialSwap(r);
@@ -171,22 +172,26 @@ describe('POST families through the SDK', () => {
     // node:http rather than fetch: fetch itself refuses to send a Connection header.
     const body = JSON.stringify({ model: 'text-embedding-3-small', input: 'x' });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${gw.baseURL}/embeddings`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${ALICE_KEY}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'x-api-key': ALICE_KEY,
-          'openai-organization': 'org-client',
-          'x-custom': 'kept',
-          connection: 'keep-alive, x-hop',
-          'x-hop': 'dropped',
+      const req = request(
+        `${gw.baseURL}/embeddings`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${ALICE_KEY}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'x-api-key': ALICE_KEY,
+            'openai-organization': 'org-client',
+            'x-custom': 'kept',
+            connection: 'keep-alive, x-hop',
+            'x-hop': 'dropped',
+          },
         },
-      }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

@@ -32,7 +32,9 @@ describe('metrics', () => {
     expect(await metricValue('model_gateway_requests_total', labels)).toBe(before + 1);
     expect(await metricValue('model_gateway_upstream_attempts_total', { backend: 'default/chat/primary', outcome: '2xx' })).toBeGreaterThanOrEqual(1);
     const text = await gw.metrics.registry.metrics();
-    expect(text).toMatch(/gen_ai_server_request_duration_seconds_count\{family="chat.completions",model="gpt-4o-mini",group="team-a",status_class="2xx"\} [1-9]/);
+    expect(text).toMatch(
+      /gen_ai_server_request_duration_seconds_count\{family="chat.completions",model="gpt-4o-mini",group="team-a",status_class="2xx"\} [1-9]/,
+    );
     expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="input"\} 11\b/);
     expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="output"\} 7\b/);
   });

@@ -81,7 +81,7 @@ describe('ownership', () => {
       await expectAllNotFound(alice, { video: flip(videoId, at), resp: flip(respId, at), bg: flip(bgId, at) });
     }
     // Right MAC, wrong kind: a video id is no response id.
-    await expectAllNotFound(alice, { video: respId, resp: videoId, bg: 'resp_' + videoId.slice(6) });
+    await expectAllNotFound(alice, { video: respId, resp: videoId, bg: `resp_${videoId.slice(6)}` });
     // A raw upstream id is not accepted either.
     const raw = [...up.videos.keys()][0]!;
     await expectAllNotFound(alice, { video: raw, resp: [...up.responses.items.keys()][0]!, bg: raw });

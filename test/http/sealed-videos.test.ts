@@ -60,7 +60,10 @@ describe('videos through sealed ids', () => {
     const bytes = Buffer.from(await content.arrayBuffer());
     expect(bytes.length).toBe(VIDEO_BYTES);
     expect(bytes.equals(contentBytes('video', VIDEO_BYTES))).toBe(true);
-    for (const [variant, type] of [['thumbnail', 'image/webp'], ['spritesheet', 'image/jpeg']] as const) {
+    for (const [variant, type] of [
+      ['thumbnail', 'image/webp'],
+      ['spritesheet', 'image/jpeg'],
+    ] as const) {
       const r = await alice.videos.downloadContent(v.id, { variant });
       expect(r.headers.get('content-type')).toBe(type);
       expect(Buffer.from(await r.arrayBuffer()).length).toBe(up.sizeOf(variant));

@@ -20,12 +20,21 @@ beforeAll(async () => {
     const stream = (JSON.parse(body.toString()) as { stream?: boolean }).stream === true;
     if (stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] };
+      const chunk = {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }],
+      };
       res.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
       return;
     }
     const text = JSON.stringify({
-      id: 'c', object: 'chat.completion', created: 1, model: 'm',
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
       choices: [{ index: 0, message: { role: 'assistant', content: 'slow hello' }, finish_reason: 'stop', logprobs: null }],
     });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -52,9 +61,7 @@ afterAll(async () => {
 async function overheadCount(family: string): Promise<number> {
   const metric = await gw.metrics.registry.getSingleMetric('model_gateway_overhead_seconds')?.get();
   // Histogram values carry the series name (…_bucket, …_sum, …_count) at runtime; prom-client's type omits it.
-  const v = metric?.values.find(
-    (x) => (x as { metricName?: string }).metricName === 'model_gateway_overhead_seconds_count' && x.labels['family'] === family,
-  );
+  const v = metric?.values.find((x) => (x as { metricName?: string }).metricName === 'model_gateway_overhead_seconds_count' && x.labels['family'] === family);
   return v?.value ?? 0;
 }
 

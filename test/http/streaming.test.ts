@@ -74,7 +74,11 @@ describe('SSE streaming', () => {
       const it = stream[Symbol.asyncIterator]();
       await within(3000, it.next(), 'the first chunk');
       stream.controller.abort();
-      const closed = await within(3000, upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'abort me'), 'the upstream to see the close');
+      const closed = await within(
+        3000,
+        upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'abort me'),
+        'the upstream to see the close',
+      );
       expect(closed.closedEarly).toBe(true);
     } finally {
       release();
@@ -115,7 +119,11 @@ describe('stream idle timeout', () => {
       })();
       await expect(within(5000, read, 'the cut')).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(4000);
-      const closed = await within(3000, upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'go quiet'), 'the upstream close');
+      const closed = await within(
+        3000,
+        upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'go quiet'),
+        'the upstream close',
+      );
       expect(closed.closedEarly).toBe(true);
     } finally {
       release();
@@ -130,11 +138,19 @@ describe('client disconnects and back-pressure', () => {
       const ac = new AbortController();
       const pending = gw.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'wait' }] }, { signal: ac.signal });
       pending.catch(() => {});
-      await within(3000, (async () => {
-        while (!upstream.requests.some((r) => messageOf(r) === 'wait')) await new Promise((r) => setTimeout(r, 10));
-      })(), 'the upstream to get the request');
+      await within(
+        3000,
+        (async () => {
+          while (!upstream.requests.some((r) => messageOf(r) === 'wait')) await new Promise((r) => setTimeout(r, 10));
+        })(),
+        'the upstream to get the request',
+      );
       ac.abort();
-      const closed = await within(3000, upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'wait'), 'the upstream to see the close');
+      const closed = await within(
+        3000,
+        upstream.waitForEarlyClose('/v1/chat/completions', (r) => messageOf(r) === 'wait'),
+        'the upstream to see the close',
+      );
       expect(closed.closedEarly).toBe(true);
     } finally {
       upstream.override('/v1/chat/completions', undefined);

@@ -122,7 +122,16 @@ describe('upstream redirects', () => {
 
   it('a Location on a successful answer (e.g. 201 Created naming the upstream object) is dropped', async () => {
     upstream.override('/v1/videos', (_req, res) => {
-      const body = JSON.stringify({ id: 'video_1', object: 'video', model: 'upstream-sora', status: 'queued', progress: 0, created_at: 1, seconds: '4', size: '720x1280' });
+      const body = JSON.stringify({
+        id: 'video_1',
+        object: 'video',
+        model: 'upstream-sora',
+        status: 'queued',
+        progress: 0,
+        created_at: 1,
+        seconds: '4',
+        size: '720x1280',
+      });
       res.writeHead(201, { 'content-type': 'application/json', location: 'http://10.23.0.7:8000/v1/videos/video_1', 'content-location': '/v1/videos/video_1' });
       res.end(body);
     });

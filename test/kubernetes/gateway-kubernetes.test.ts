@@ -22,10 +22,20 @@ let upstream: RecordingUpstream;
 let gw: GatewayHandle | undefined;
 let logs: ReturnType<typeof captureLogs>;
 
-const secret = (name: string, data: Record<string, string>): KubeObj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NS, labels: LABELS }, stringData: data });
+const secret = (name: string, data: Record<string, string>): KubeObj => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: NS, labels: LABELS },
+  stringData: data,
+});
 const route = (name: string, upstreamModel = `${name}-upstream`): KubeObj => ({
-  apiVersion: GV, kind: 'ModelRoute', metadata: { name, namespace: NS },
-  spec: { model: name, backends: [{ name: 'primary', baseURL: upstream.baseURL, apiKeySecretRef: { name: 'upstream-key', key: 'apiKey' }, model: upstreamModel }] },
+  apiVersion: GV,
+  kind: 'ModelRoute',
+  metadata: { name, namespace: NS },
+  spec: {
+    model: name,
+    backends: [{ name: 'primary', baseURL: upstream.baseURL, apiKeySecretRef: { name: 'upstream-key', key: 'apiKey' }, model: upstreamModel }],
+  },
 });
 const group = (name: string, models: string[]): KubeObj => ({ apiVersion: GV, kind: 'Group', metadata: { name, namespace: NS }, spec: { models } });
 const token = (name: string, spec: Record<string, unknown>): KubeObj => ({ apiVersion: GV, kind: 'GatewayToken', metadata: { name, namespace: NS }, spec });
@@ -43,7 +53,8 @@ beforeEach(async () => {
     group('team-b', ['embed-model']),
     token('alice', { group: 'team-a', secretRef: { name: 'alice-key', key: 'token' } }),
     token('bob', { group: 'team-b', sha256: sha256Hex('sk-bob') }),
-  ]) api.apply(o);
+  ])
+    api.apply(o);
 });
 
 afterEach(async () => {
@@ -55,7 +66,11 @@ afterEach(async () => {
 
 async function start(): Promise<GatewayHandle> {
   gw = await startGateway({
-    source: fakeClusterSource(api.url, NS, 'gateway-0', { debounceMs: 10, backoff: { initialMs: 20, maxMs: 200 }, election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 } }),
+    source: fakeClusterSource(api.url, NS, 'gateway-0', {
+      debounceMs: 10,
+      backoff: { initialMs: 20, maxMs: 200 },
+      election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 },
+    }),
     host: '127.0.0.1',
     port: 0,
     metricsPort: 0,
@@ -69,7 +84,11 @@ async function start(): Promise<GatewayHandle> {
 const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gw!.apiURL}/v1`, maxRetries: 0 });
 const models = async (apiKey: string) => (await client(apiKey).models.list()).data.map((m) => m.id).sort();
 const chat = (apiKey: string, model: string) => client(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
-const statusOf = async (p: Promise<unknown>) => p.then(() => 200, (e: { status?: number }) => e.status);
+const statusOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { status?: number }) => e.status,
+  );
 /** Retries an assertion until it passes (config changes arrive asynchronously), up to `ms`. */
 async function eventually(check: () => Promise<void>, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -217,6 +236,6 @@ describe('gateway with --source kubernetes', () => {
     expect(text).toMatch(/^model_gateway_status_writes_total\{result="written"\} \d+$/m);
     // Stopping the gateway releases the Lease for the next replica.
     await h.close({ timeoutMs: 0 });
-    expect((api.get('Lease', NS, 'model-gateway')?.spec as { holderIdentity?: string }).holderIdentity).toBe('');
+    expect((api.get('Lease', NS, 'model-gateway')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('');
   });
 });

@@ -14,7 +14,7 @@ function run(body: string): Promise<{ lines: { at: number; text: string }[]; exi
   let buf = '';
   child.stdout.on('data', (d: Buffer) => {
     buf += d.toString();
-    let i;
+    let i: number;
     while ((i = buf.indexOf('\n')) >= 0) {
       lines.push({ at: Date.now() - t0, text: buf.slice(0, i) });
       buf = buf.slice(i + 1);

@@ -16,15 +16,21 @@ let client: OpenAI;
 const upstream = new UpstreamClient({ keepAliveTimeoutMs: 60_000 });
 const health = new BackendHealth({ consecutiveFailures: 1_000_000 });
 
-const abortRoute = () => route('extra-abort', [
-  { name: 'hang', baseURL: hang.baseURL },
-  { name: 'backup', baseURL: backup.baseURL, priority: 1 },
-]);
+const abortRoute = () =>
+  route('extra-abort', [
+    { name: 'hang', baseURL: hang.baseURL },
+    { name: 'backup', baseURL: backup.baseURL, priority: 1 },
+  ]);
 const aRoute = () => route('extra-a', [{ name: 'a', baseURL: a.baseURL }]);
 const bRoute = () => route('extra-b', [{ name: 'b', baseURL: b.baseURL }]);
 
 beforeAll(async () => {
-  [hang, backup, a, b] = await Promise.all([startFaultyUpstream('hang', { kind: 'hang' }), startFaultyUpstream('backup'), startFaultyUpstream('a'), startFaultyUpstream('b')]);
+  [hang, backup, a, b] = await Promise.all([
+    startFaultyUpstream('hang', { kind: 'hang' }),
+    startFaultyUpstream('backup'),
+    startFaultyUpstream('a'),
+    startFaultyUpstream('b'),
+  ]);
   gw = await gatewayWith([abortRoute(), aRoute(), bRoute()], { upstream, health });
   client = gw.client();
 });
@@ -119,10 +125,14 @@ describe('a saturated pool', () => {
     const narrow = new UpstreamClient({ connections: 1 });
     const gw2 = await gatewayWith(
       [
-        route('extra-narrow-pool', [
-          { name: 'slow', baseURL: slow.baseURL },
-          { name: 'spare', baseURL: spare.baseURL, priority: 1 },
-        ], { timeouts: { firstByte: '300ms' } }),
+        route(
+          'extra-narrow-pool',
+          [
+            { name: 'slow', baseURL: slow.baseURL },
+            { name: 'spare', baseURL: spare.baseURL, priority: 1 },
+          ],
+          { timeouts: { firstByte: '300ms' } },
+        ),
       ],
       { upstream: narrow },
     );

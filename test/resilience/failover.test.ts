@@ -21,8 +21,14 @@ beforeAll(async () => {
     [
       route('extra-pair', tiers(p, s), { timeouts: { firstByte: '500ms' } }),
       route('extra-trio', tiers(p, s, t), { retry: { attempts: 5 } }),
-      route('extra-refused', [{ name: 'gone', baseURL: refused }, { name: 's', baseURL: s.baseURL, priority: 1 }]),
-      route('extra-all-refused', [{ name: 'gone1', baseURL: refused }, { name: 'gone2', baseURL: await refusingBaseURL(), priority: 1 }]),
+      route('extra-refused', [
+        { name: 'gone', baseURL: refused },
+        { name: 's', baseURL: s.baseURL, priority: 1 },
+      ]),
+      route('extra-all-refused', [
+        { name: 'gone1', baseURL: refused },
+        { name: 'gone2', baseURL: await refusingBaseURL(), priority: 1 },
+      ]),
       route('extra-narrow', tiers(p, s), { retry: { retryOn: ['connect-failure'] } }),
     ],
     // Health would eject p after a few of these tests; here every request must see the plan as configured.
@@ -82,7 +88,7 @@ describe('failover outcomes', () => {
       expect(s.requests).toHaveLength(0);
     });
 
-  it('a status outside the route\'s retryOn passes through', async () => {
+  it("a status outside the route's retryOn passes through", async () => {
     p.setFault({ kind: 'status', status: 503 });
     const e = await caught(chat(client, 'extra-narrow'));
     expect(e.status).toBe(503);
@@ -119,7 +125,7 @@ describe('one try per backend per request', () => {
 });
 
 describe('the body is replayed exactly', () => {
-  it('JSON: the same request on every attempt, with each backend\'s model name', async () => {
+  it("JSON: the same request on every attempt, with each backend's model name", async () => {
     p.setFault({ kind: 'status', status: 500 });
     s.setFault({ kind: 'reset' });
     const sent = {
@@ -143,7 +149,10 @@ describe('the body is replayed exactly', () => {
     const audio = randomBytes(200 * 1024);
     const r = await client.audio.transcriptions.create({ model: 'extra-pair', file: await toFile(audio, 'clip.wav', { type: 'audio/wav' }) });
     expect(r.text).toBe('from s');
-    for (const [u, model] of [[p, 'p-model'], [s, 's-model']] as const) {
+    for (const [u, model] of [
+      [p, 'p-model'],
+      [s, 's-model'],
+    ] as const) {
       const body = u.requests[0]!.body;
       expect(body.indexOf(audio)).toBeGreaterThan(0);
       expect(body.toString('latin1')).toContain(`\r\n\r\n${model}\r\n`);

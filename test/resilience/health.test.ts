@@ -1,7 +1,7 @@
 // Passive health through the real stack: consecutive failures eject a backend, a 429 with retry-after ejects it
 // for that long, success restores it, an ejected backend still serves when nothing else is left; the state and
 // the attempts show in metrics; and the weighted split holds over many requests.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';

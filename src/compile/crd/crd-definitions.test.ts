@@ -16,8 +16,7 @@ function walk(node: JsonSchema, path: string, visit: (n: JsonSchema, p: string) 
   if (node.additionalProperties && typeof node.additionalProperties === 'object') walk(node.additionalProperties as JsonSchema, `${path}.*`, visit);
 }
 
-const schemaOf = (kind: 'ModelRoute' | 'Group' | 'GatewayToken') =>
-  ((buildCrd(kind).spec as any).versions[0].schema.openAPIV3Schema) as JsonSchema;
+const schemaOf = (kind: 'ModelRoute' | 'Group' | 'GatewayToken') => (buildCrd(kind).spec as any).versions[0].schema.openAPIV3Schema as JsonSchema;
 
 describe('generated CRDs', () => {
   it('match the committed files in crds/ (run `npm run generate:crds` after changing resources.ts)', async () => {
@@ -70,7 +69,7 @@ describe('generated CRDs', () => {
     // The CEL rule reads "exactly one is present"; zod must accept and refuse the same four combinations.
     const ref = { name: 's', key: 'k' };
     const sha = 'a'.repeat(64);
-    const cel = (s: Record<string, unknown>) => ('secretRef' in s) !== ('sha256' in s);
+    const cel = (s: Record<string, unknown>) => 'secretRef' in s !== 'sha256' in s;
     for (const s of [{}, { secretRef: ref }, { sha256: sha }, { secretRef: ref, sha256: sha }]) {
       expect(GatewayTokenSpecSchema.safeParse({ group: 'g', ...s }).success, JSON.stringify(s)).toBe(cel(s));
     }

@@ -7,10 +7,20 @@ const convert = (s: z.ZodType) => toStructuralSchema(z.toJSONSchema(s, { io: 'in
 describe('toStructuralSchema', () => {
   it('converts a newly added nested field generically (e.g. a retry policy) with bounds and defaults', () => {
     const out = convert(
-      z.object({ retry: z.object({ attempts: z.number().int().min(1).max(5).default(2).describe('tries'), on: z.array(z.enum(['429', '5xx'])).optional() }).strict().optional() }).strict(),
+      z
+        .object({
+          retry: z
+            .object({ attempts: z.number().int().min(1).max(5).default(2).describe('tries'), on: z.array(z.enum(['429', '5xx'])).optional() })
+            .strict()
+            .optional(),
+        })
+        .strict(),
     ) as any;
     expect(out.additionalProperties).toBeUndefined();
-    expect(out.properties.retry).toMatchObject({ type: 'object', properties: { attempts: { type: 'integer', minimum: 1, maximum: 5, default: 2, description: 'tries' } } });
+    expect(out.properties.retry).toMatchObject({
+      type: 'object',
+      properties: { attempts: { type: 'integer', minimum: 1, maximum: 5, default: 2, description: 'tries' } },
+    });
     expect(out.properties.retry.properties.on.items.enum).toEqual(['429', '5xx']);
   });
 
@@ -20,7 +30,7 @@ describe('toStructuralSchema', () => {
     expect(out.properties.extra).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
   });
 
-  it('drops zod\'s date-time regex in favour of the format the API server checks', () => {
+  it("drops zod's date-time regex in favour of the format the API server checks", () => {
     const out = convert(z.object({ at: z.iso.datetime({ offset: true }) })) as any;
     expect(out.properties.at).toEqual({ type: 'string', format: 'date-time' });
   });

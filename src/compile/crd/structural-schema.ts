@@ -7,10 +7,30 @@ export type JsonSchema = { [key: string]: unknown };
 
 /** Keywords of apiextensions.k8s.io/v1 JSONSchemaProps that may appear in a structural schema. */
 const ALLOWED = new Set([
-  'type', 'format', 'title', 'description', 'default', 'enum', 'nullable',
-  'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'multipleOf',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'maxProperties', 'minProperties',
-  'required', 'items', 'properties', 'additionalProperties', 'example',
+  'type',
+  'format',
+  'title',
+  'description',
+  'default',
+  'enum',
+  'nullable',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'multipleOf',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'items',
+  'properties',
+  'additionalProperties',
+  'example',
 ]);
 /** Annotations with no CRD meaning, dropped silently. */
 const DROPPED = new Set(['$schema', '$id', 'id', 'examples', '$comment', 'readOnly', 'writeOnly', 'deprecated']);

@@ -3,14 +3,22 @@ import type { CompiledBackend } from '../../model/routing-table.js';
 import { planAttempts } from './plan.js';
 
 const b = (name: string, priority: number, weight: number): CompiledBackend => ({
-  id: `ns/r/${name}`, name, baseURL: 'http://x/v1', origin: 'http://x', basePath: '/v1', apiKey: undefined, model: 'm', priority, weight,
+  id: `ns/r/${name}`,
+  name,
+  baseURL: 'http://x/v1',
+  origin: 'http://x',
+  basePath: '/v1',
+  apiKey: undefined,
+  model: 'm',
+  priority,
+  weight,
 });
 const names = (bs: CompiledBackend[]) => bs.map((x) => x.name);
 
 /** A deterministic random source for reproducible orders. */
 function seeded(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe('planAttempts', () => {

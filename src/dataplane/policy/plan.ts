@@ -11,11 +11,7 @@ export interface HealthView {
   isEjected(backendId: string): boolean;
 }
 
-export function planAttempts(
-  backends: readonly CompiledBackend[],
-  random: Random,
-  health?: HealthView,
-): CompiledBackend[] {
+export function planAttempts(backends: readonly CompiledBackend[], random: Random, health?: HealthView): CompiledBackend[] {
   // Most routes have one backend: whatever its weight or health, it is the whole plan (no maps, no sorting).
   if (backends.length === 1) return [backends[0]!];
   const healthy: CompiledBackend[] = [];

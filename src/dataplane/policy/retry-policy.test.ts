@@ -101,7 +101,14 @@ describe('budgets and attempt timeouts', () => {
       if (!t) break;
       attempts++;
       elapsed += t.headersMs; // every backend hangs until its timeout
-      if (!decide({ kind: 'timeout' }, { attemptsMade: attempts, backendsLeft: 5, elapsedMs: elapsed, clientGone: false, responseStarted: false }, { ...policy, attempts: 10 }).retry) break;
+      if (
+        !decide(
+          { kind: 'timeout' },
+          { attemptsMade: attempts, backendsLeft: 5, elapsedMs: elapsed, clientGone: false, responseStarted: false },
+          { ...policy, attempts: 10 },
+        ).retry
+      )
+        break;
     }
     expect(elapsed).toBe(10_000);
     expect(attempts).toBe(2);

@@ -161,7 +161,8 @@ export function finalError(last: AttemptOutcome | undefined, model: string, atte
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
   if (last === undefined)
     return { status: 504, code: 'upstream_timeout', message: `The time budget of model "${model}" ran out before an upstream could be tried.` };
-  if (last.kind === 'timeout' || (last.kind === 'connect-failure' && last.code === 'UND_ERR_CONNECT_TIMEOUT')) return { status: 504, code: 'upstream_timeout', message: `No upstream of model "${model}" answered in time (${tries}).` };
+  if (last.kind === 'timeout' || (last.kind === 'connect-failure' && last.code === 'UND_ERR_CONNECT_TIMEOUT'))
+    return { status: 504, code: 'upstream_timeout', message: `No upstream of model "${model}" answered in time (${tries}).` };
   if (last.kind === 'connect-failure' && last.code === 'other')
     return { status: 502, code: 'upstream_error', message: `The upstream of model "${model}" failed before answering (${tries}).` };
   return { status: 502, code: 'upstream_unreachable', message: `No upstream of model "${model}" could be reached (${tries}).` };

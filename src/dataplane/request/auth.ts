@@ -7,11 +7,7 @@ import { getContext } from '../exchange/context.js';
 import { errors, GatewayError } from '../../model/errors.js';
 
 /** Pure: the token a header authenticates, or the error to answer with. */
-export function authenticate(
-  table: RoutingTable,
-  authorization: string | undefined,
-  now: number,
-): CompiledToken | GatewayError {
+export function authenticate(table: RoutingTable, authorization: string | undefined, now: number): CompiledToken | GatewayError {
   if (!authorization) return errors.invalidApiKey();
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
   if (!match) return errors.invalidApiKey();

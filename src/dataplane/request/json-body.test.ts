@@ -57,11 +57,15 @@ describe('with(): splicing members into the client’s bytes', () => {
 
   it('random objects with duplicates: the result is the object with the members set, each once', async () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     for (let i = 0; i < 500; i++) {
       const n = 1 + Math.floor(rand() * 6);
-      const members = Array.from({ length: n }, () => `${pick(['"model"', '"p"', '"mod\\u0065l"', '"a"', '"b"'])}${pick(['', ' '])}:${pick(['', '\n'])}${pick(['1', '"v"', '[1,{"model":2}]', '{"p":3}', 'null'])}${pick(['', ' '])}`);
+      const members = Array.from(
+        { length: n },
+        () =>
+          `${pick(['"model"', '"p"', '"mod\\u0065l"', '"a"', '"b"'])}${pick(['', ' '])}:${pick(['', '\n'])}${pick(['1', '"v"', '[1,{"model":2}]', '{"p":3}', 'null'])}${pick(['', ' '])}`,
+      );
       const text = `{${members.join(pick([',', ' , ', ',\n']))}}`;
       const input = await read(text);
       const set = pick([{ model: '"M"' }, { p: '{"q":[1]}' }, { model: '"M"', p: 'false' }]) as Record<string, string>;

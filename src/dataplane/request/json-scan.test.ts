@@ -104,7 +104,7 @@ describe('JsonObjectScanner agrees with JSON.parse', () => {
 
   it('random documents, and random damage to them, get the same verdict', () => {
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     const ws = () => pick(['', '', ' ', '\n', '\t ', '\r\n']);
     const value = (depth: number): string => {

@@ -24,7 +24,9 @@ export interface ScannedObject {
   readonly closeAt: number;
 }
 
-export type ScanResult = { readonly ok: true; readonly object: ScannedObject } | { readonly ok: false; readonly reason: 'malformed' | 'not-an-object' | 'too-deep' };
+export type ScanResult =
+  | { readonly ok: true; readonly object: ScannedObject }
+  | { readonly ok: false; readonly reason: 'malformed' | 'not-an-object' | 'too-deep' };
 
 /** Deeper nesting is refused: far beyond any real request, and below what common upstream parsers accept. */
 export const MAX_DEPTH = 512;
@@ -154,6 +156,7 @@ export class JsonObjectScanner {
         continue;
       }
       switch (this.#expect) {
+        // biome-ignore lint/suspicious/noFallthroughSwitchClause: a state machine; each fall-through is commented where it happens.
         case FIRST_VALUE_OR_END:
           if (c === 0x5d /* ] */) {
             pos = this.#close(pos, ARRAY);
@@ -163,6 +166,7 @@ export class JsonObjectScanner {
         case VALUE:
           pos = this.#value(pos, c);
           break;
+        // biome-ignore lint/suspicious/noFallthroughSwitchClause: a state machine; each fall-through is commented where it happens.
         case FIRST_KEY_OR_END:
           if (c === 0x7d /* } */) {
             pos = this.#close(pos, OBJECT);
@@ -327,6 +331,7 @@ export class JsonObjectScanner {
           if (!digit) throw new Malformed();
           state = c === 0x30 ? NUM_ZERO : NUM_INT;
           continue;
+        // biome-ignore lint/suspicious/noFallthroughSwitchClause: a state machine; each fall-through is commented where it happens.
         case NUM_INT:
           if (digit) continue;
         // falls through: after the integer part as after a lone zero

@@ -96,7 +96,7 @@ describe('multipart', () => {
     it('a plain filename beside an RFC 5987 one keeps its bytes', async () => {
       const plain = Buffer.from([0xff, 0xfe, 0x41, 0xc3]);
       const body = Buffer.concat([
-        raw(Buffer.from("name=\"a\"; filename*=UTF-8''caf%C3%A9.wav")).subarray(0, -'--b--\r\n'.length),
+        raw(Buffer.from('name="a"; filename*=UTF-8\'\'caf%C3%A9.wav')).subarray(0, -'--b--\r\n'.length),
         Buffer.from('--b\r\nContent-Disposition: form-data; name="b"; filename="'),
         plain,
         Buffer.from('"\r\n\r\nRIFF\r\n--b--\r\n'),

@@ -56,6 +56,7 @@ function mentionsExtendedFilename(body: Buffer): boolean {
   return false;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the class is everything outside 0x00-0x7f; NUL is its lower bound, not a match.
 const NON_ASCII = /[^\x00-\x7f]/;
 const isAscii = (s: string) => !NON_ASCII.test(s);
 

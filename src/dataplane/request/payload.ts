@@ -101,9 +101,10 @@ export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingB
     if (backend.model === p.model && exact) return { body: p.raw, contentType: p.kind === 'json' ? JSON_TYPE : p.contentType };
     let out = cache.get(backend.model);
     if (!out) {
-      out = p.kind === 'json'
-        ? { body: p.json.with({ ...collapse, ...p.overrides, model: JSON.stringify(backend.model) }), contentType: JSON_TYPE }
-        : encodeMultipart(p.form, backend.model);
+      out =
+        p.kind === 'json'
+          ? { body: p.json.with({ ...collapse, ...p.overrides, model: JSON.stringify(backend.model) }), contentType: JSON_TYPE }
+          : encodeMultipart(p.form, backend.model);
       cache.set(backend.model, out);
     }
     return out;

@@ -94,10 +94,13 @@ describe('listenDrainable', () => {
   it('asks clients to close a keep-alive connection when a request arrives during the drain', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
-    server = await listenDrainable((req, res) => {
-      if (req.url === '/slow') void gate.then(() => res.end('slow'));
-      else res.end('fast');
-    }, { host: '127.0.0.1', port: 0 });
+    server = await listenDrainable(
+      (req, res) => {
+        if (req.url === '/slow') void gate.then(() => res.end('slow'));
+        else res.end('fast');
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
     // One keep-alive socket: start /slow, drain, then pipeline /fast behind it on the same connection.
     const socket = connect(server.address.port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));

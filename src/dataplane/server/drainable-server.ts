@@ -48,25 +48,28 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // Node refuses a headers timeout longer than the request timeout.
   const headersTimeout = Math.min(options.headersTimeoutMs ?? keepAliveTimeout + 1_000, requestTimeout);
-  const server = createServer({
-    keepAliveTimeout,
-    headersTimeout,
-    requestTimeout,
-    // Node checks both timeouts on this interval (30 s by default); check often enough for short ones too.
-    connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
-    // Node would answer a request without Host with a bare 400; it is answered below in the gateway's shape.
-    requireHostHeader: false,
-  }, (req, res) => {
-    inFlight++;
-    responding.set(req.socket, res);
-    res.once('close', () => {
-      inFlight--;
-      if (responding.get(req.socket) === res) responding.delete(req.socket);
-    });
-    if (draining) res.setHeader('connection', 'close');
-    if (lacksHost(req)) answerMissingHost(req, res);
-    else handler(req, res);
-  });
+  const server = createServer(
+    {
+      keepAliveTimeout,
+      headersTimeout,
+      requestTimeout,
+      // Node checks both timeouts on this interval (30 s by default); check often enough for short ones too.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+      // Node would answer a request without Host with a bare 400; it is answered below in the gateway's shape.
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      inFlight++;
+      responding.set(req.socket, res);
+      res.once('close', () => {
+        inFlight--;
+        if (responding.get(req.socket) === res) responding.delete(req.socket);
+      });
+      if (draining) res.setHeader('connection', 'close');
+      if (lacksHost(req)) answerMissingHost(req, res);
+      else handler(req, res);
+    },
+  );
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     answerClientError(err, socket, responding.get(socket as Socket)?.headersSent === true);
   });

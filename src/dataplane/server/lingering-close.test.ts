@@ -8,7 +8,7 @@ const BOUNDS: LingerBounds = { totalMs: 1_500, idleMs: 300, maxBytes: 1024 * 102
 let server: Server | undefined;
 const clients: Socket[] = [];
 afterEach(async () => {
-  clients.splice(0).forEach((c) => c.destroy());
+  for (const c of clients.splice(0)) c.destroy();
   server?.closeAllConnections();
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   server = undefined;

@@ -13,7 +13,11 @@ export function metricsHandler(registry: MetricsSource): RequestListener {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `no route ${path} on the metrics port; try /metrics`, type: 'invalid_request_error', param: null, code: 'unknown_url' } }));
+      res.end(
+        JSON.stringify({
+          error: { message: `no route ${path} on the metrics port; try /metrics`, type: 'invalid_request_error', param: null, code: 'unknown_url' },
+        }),
+      );
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

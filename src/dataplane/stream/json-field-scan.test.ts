@@ -41,7 +41,13 @@ describe('JsonFieldScanner', () => {
   it('gives the same output for a split at every byte boundary', () => {
     const want = scan(TOP, doc);
     for (let k = 1; k < doc.length; k++) expect(scan(TOP, doc, [k]), `cut at ${k}`).toBe(want);
-    expect(scan(TOP, doc, Array.from({ length: doc.length - 1 }, (_, i) => i + 1))).toBe(want);
+    expect(
+      scan(
+        TOP,
+        doc,
+        Array.from({ length: doc.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toBe(want);
   });
 
   it('matches keys written with escapes and values with escapes and non-ASCII', () => {

@@ -244,7 +244,8 @@ export class JsonFieldScanner {
     if (d <= this.#maxDepth) {
       this.#keys[d] = undefined;
       // An object is on a path when its own key path (the keys of the objects above it) starts one.
-      this.#live[d] = type === OBJECT && (d === 1 || (this.#typeAt(d - 1) === OBJECT && this.#paths.some((p) => p.length >= d && this.#prefixMatches(p, d - 1))));
+      this.#live[d] =
+        type === OBJECT && (d === 1 || (this.#typeAt(d - 1) === OBJECT && this.#paths.some((p) => p.length >= d && this.#prefixMatches(p, d - 1))));
     }
     this.#expectKey = type === OBJECT;
   }

@@ -38,11 +38,16 @@ const EXPECTED = STREAM.replaceAll('{"id":"resp_up1","object"', `{"id":"${sealed
   .replace('"response":{"id":"resp_up1","status"', `"response":{"id":"${sealed('resp_up1')}","status"`);
 
 const seal = (_field: number, literal: string) => JSON.stringify(sealed(JSON.parse(literal) as string));
-const PATHS = new FieldPaths([['response', 'id'], ['response', 'previous_response_id']]);
+const PATHS = new FieldPaths([
+  ['response', 'id'],
+  ['response', 'previous_response_id'],
+]);
 
 /** Runs bytes through a fresh scanner, chunked at the given boundaries. */
 function runChunks(input: Buffer, cuts: number[], progress?: StreamProgress): string {
-  const track = progress && ((chunk: Buffer, from: number, to: number) => void (progress.lastSequenceNumber = readSequenceNumber(chunk, from, to) ?? progress.lastSequenceNumber));
+  const track =
+    progress &&
+    ((chunk: Buffer, from: number, to: number) => void (progress.lastSequenceNumber = readSequenceNumber(chunk, from, to) ?? progress.lastSequenceNumber));
   const sse = new SseDataScanner(PATHS, seal, track);
   const splice = new ChunkSplice();
   const out: Buffer[] = [];
@@ -78,7 +83,12 @@ describe('SseDataScanner', () => {
   });
 
   it('gives the same output fed one byte at a time', () => {
-    expect(runChunks(input, Array.from({ length: input.length - 1 }, (_, i) => i + 1))).toBe(EXPECTED);
+    expect(
+      runChunks(
+        input,
+        Array.from({ length: input.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toBe(EXPECTED);
   });
 
   it('rewrites an unterminated last event at end of stream', () => {
@@ -121,7 +131,9 @@ describe('SSE field stream', () => {
     const bytes = Buffer.from(event);
     const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536));
     const out = (await buffer(Readable.from(chunks).pipe(sseFieldStream(PATHS, seal)))).toString();
-    expect(out.length).toBe(event.length - '"resp_big""resp_up0"'.length + JSON.stringify(sealed('resp_big')).length + JSON.stringify(sealed('resp_up0')).length);
+    expect(out.length).toBe(
+      event.length - '"resp_big""resp_up0"'.length + JSON.stringify(sealed('resp_big')).length + JSON.stringify(sealed('resp_up0')).length,
+    );
     expect(out.endsWith(`"id":"${sealed('resp_big')}","previous_response_id":"${sealed('resp_up0')}"}}\n\n`)).toBe(true);
   });
 

@@ -27,7 +27,13 @@ describe('StreamReplacer', () => {
     for (let a = 0; a < input.length; a++) {
       for (let b = a; b < input.length; b += 7) expect(feed(MASK, input, [a, b]).all, `cuts ${a},${b}`).toBe(want);
     }
-    expect(feed(MASK, input, Array.from({ length: input.length - 1 }, (_, i) => i + 1)).all).toBe(want);
+    expect(
+      feed(
+        MASK,
+        input,
+        Array.from({ length: input.length - 1 }, (_, i) => i + 1),
+      ).all,
+    ).toBe(want);
   });
 
   it('holds back only the longest chunk tail that could start a match', () => {

@@ -6,7 +6,15 @@ import type { AttemptOutcome } from '../policy/retry-policy.js';
 import { runFailover, type AttemptContext, type AttemptResponse, type FailoverOptions } from './failover.js';
 
 const backend = (name: string): CompiledBackend => ({
-  id: `ns/r/${name}`, name, baseURL: 'http://x/v1', origin: 'http://x', basePath: '/v1', apiKey: undefined, model: 'm', priority: 0, weight: 1,
+  id: `ns/r/${name}`,
+  name,
+  baseURL: 'http://x/v1',
+  origin: 'http://x',
+  basePath: '/v1',
+  apiKey: undefined,
+  model: 'm',
+  priority: 0,
+  weight: 1,
 });
 const [a, b, c] = [backend('a'), backend('b'), backend('c')];
 const policy: RetryPolicy = { attempts: 3, budgetMs: 10_000, onConnectFailure: true, onTimeout: true, statuses: new Set([429, 500, 502, 503, 504]) };

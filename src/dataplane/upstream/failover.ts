@@ -10,14 +10,7 @@
 import type { Readable } from 'node:stream';
 import type { CompiledBackend, RetryPolicy, RouteTimeouts } from '../../model/routing-table.js';
 import type { BackendHealth } from '../policy/health.js';
-import {
-  attemptTimeouts,
-  decide,
-  healthVerdict,
-  parseRetryAfter,
-  type AttemptOutcome,
-  type StopReason,
-} from '../policy/retry-policy.js';
+import { attemptTimeouts, decide, healthVerdict, parseRetryAfter, type AttemptOutcome, type StopReason } from '../policy/retry-policy.js';
 import { classifyUpstreamError } from './attempt-outcome.js';
 
 /** The part of an upstream response the loop needs. */
@@ -144,7 +137,10 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
  */
 function untilAborted<R extends AttemptResponse>(p: Promise<R>, signal: AbortSignal): Promise<R> {
   if (signal.aborted) {
-    p.then((r) => r.body.destroy(), () => {});
+    p.then(
+      (r) => r.body.destroy(),
+      () => {},
+    );
     return Promise.reject(signal.reason);
   }
   return new Promise<R>((resolve, reject) => {

@@ -160,7 +160,8 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
   const hasBody = o.method !== 'HEAD' && response.statusCode !== 204 && response.statusCode !== 304;
   const stages: Transform[] = [...(decoded && hasBody ? decoders(coding.codings) : []), ...(transform ? [transform] : [])];
   // Errors anywhere in the chain reach its last stage (pipeline destroys every stream with the first error).
-  const body: Readable = stages.length === 0 ? response.body : (pipeline([response.body, ...stages], () => {}), stages[stages.length - 1]!);
+  if (stages.length > 0) pipeline([response.body, ...stages], () => {});
+  const body: Readable = stages.length === 0 ? response.body : stages[stages.length - 1]!;
   if (retell) {
     res.end(await upstreamErrorAsSse(response.statusCode, body, 5_000, { mask: credentials.needles, responses: progress }));
     return;
@@ -186,9 +187,10 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
 
   // A non-streaming JSON answer must be complete by the route's total deadline, retries included. Binary
   // downloads (audio, video content) are bounded by streamIdle instead: a slow reader must not lose a file.
-  const deadline = streaming || !contentType.includes('json')
-    ? undefined
-    : setTimeout(() => response.body.destroy(codedError('MG_DEADLINE')), Math.max(0, o.timeouts.totalMs - elapsedMs()));
+  const deadline =
+    streaming || !contentType.includes('json')
+      ? undefined
+      : setTimeout(() => response.body.destroy(codedError('MG_DEADLINE')), Math.max(0, o.timeouts.totalMs - elapsedMs()));
   const stopIdle = watchIdle(response.body, o.timeouts.streamIdleMs);
   const mask = credentials.needles.length > 0 ? new StreamReplacer(credentials.needles) : undefined;
   const failure = await relay(body, res, isStream ? (err) => streamFailure(err, o.timeouts, progress) : undefined, mask);

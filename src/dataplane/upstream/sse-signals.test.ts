@@ -64,6 +64,9 @@ describe('SSE keep-alive and error events', () => {
     });
     const body = await (await fetch(`${baseURL}/x`, { method: 'POST', body: '{}' })).text();
     expect(body).toBe('{"ok":true}');
-    expect(results).toEqual([{ committed: false, sent: 0 }, { committed: false, sent: 0 }]);
+    expect(results).toEqual([
+      { committed: false, sent: 0 },
+      { committed: false, sent: 0 },
+    ]);
   });
 });

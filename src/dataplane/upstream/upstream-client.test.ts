@@ -27,12 +27,23 @@ afterAll(async () => {
 });
 
 const backend = (origin: string): CompiledBackend => ({
-  id: 'ns/r/b', name: 'b', baseURL: `${origin}/v1`, origin, basePath: '/v1', apiKey: undefined, model: 'm', priority: 0, weight: 1,
+  id: 'ns/r/b',
+  name: 'b',
+  baseURL: `${origin}/v1`,
+  origin,
+  basePath: '/v1',
+  apiKey: undefined,
+  model: 'm',
+  priority: 0,
+  weight: 1,
 });
 
 async function get(client: UpstreamClient, origin: string): Promise<string> {
   const res = await client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, timeouts: DEFAULT_TIMEOUTS });
-  return res.body.setEncoding('utf8').toArray().then((parts) => parts.join(''));
+  return res.body
+    .setEncoding('utf8')
+    .toArray()
+    .then((parts) => parts.join(''));
 }
 
 describe('UpstreamClient', () => {

@@ -14,8 +14,8 @@ describe('id keys', () => {
     expect(decodeKey(key.toString('hex'), 'k')).toEqual(key);
     expect(decodeKey(key.toString('base64'), 'k')).toEqual(key);
     expect(decodeKey(key.toString('base64url'), 'k')).toEqual(key);
-    expect(decodeKey('hex:' + key.toString('hex'), 'k')).toEqual(key);
-    expect(decodeKey('base64:' + key.toString('base64'), 'k')).toEqual(key);
+    expect(decodeKey(`hex:${key.toString('hex')}`, 'k')).toEqual(key);
+    expect(decodeKey(`base64:${key.toString('base64')}`, 'k')).toEqual(key);
   });
 
   it('refuses short or garbled keys without echoing them', () => {
@@ -30,7 +30,7 @@ describe('id keys', () => {
     expect(String(err)).toContain('16 bytes');
     expect(String(err)).not.toContain(short);
     expect(() => decodeKey('not a key!', 'k')).toThrow(IdKeyError);
-    expect(() => decodeKey('hex:zz' + key.toString('hex'), 'k')).toThrow(IdKeyError);
+    expect(() => decodeKey(`hex:zz${key.toString('hex')}`, 'k')).toThrow(IdKeyError);
   });
 
   it('parses a list in order: first signs', () => {
@@ -43,7 +43,7 @@ describe('id keys', () => {
   it('loads from the flag, from a file, or reports none', async () => {
     expect(await loadIdKeys({ keys: key.toString('hex') })).toEqual({ keys: [key], source: 'keys' });
     const file = join(dir, 'keys');
-    writeFileSync(file, key.toString('base64') + '\n');
+    writeFileSync(file, `${key.toString('base64')}\n`);
     expect(await loadIdKeys({ keysFile: file })).toEqual({ keys: [key], source: 'file' });
     expect(await loadIdKeys({})).toEqual({ keys: [], source: 'none' });
     expect(await loadIdKeys({ keys: '  ', keysFile: '' })).toEqual({ keys: [], source: 'none' });

@@ -44,7 +44,10 @@ export function decodeKey(text: string, where: string): Buffer {
     key = Buffer.from(body, 'hex');
   } else {
     if (!BASE64.test(body)) throw new IdKeyError(`${where} is neither hex nor base64`);
-    key = Buffer.from(body.replace(/[-_]/g, (c) => (c === '-' ? '+' : '/')), 'base64');
+    key = Buffer.from(
+      body.replace(/[-_]/g, (c) => (c === '-' ? '+' : '/')),
+      'base64',
+    );
   }
   if (key.length < MIN_KEY_BYTES) {
     throw new IdKeyError(`${where} decodes to ${key.length} bytes; sealed-id keys need at least ${MIN_KEY_BYTES} (e.g. openssl rand -base64 32)`);

@@ -9,7 +9,12 @@ import { continuationBackend, resolveOwned } from './owned-object.js';
 import { IdSealer } from './sealed-id.js';
 
 const meta = (name: string) => ({ name, namespace: 'ns' });
-const obj = (kind: string, name: string, spec: Record<string, unknown>): RawObject => ({ apiVersion: 'modelgateway.io/v1alpha1', kind, metadata: meta(name), spec });
+const obj = (kind: string, name: string, spec: Record<string, unknown>): RawObject => ({
+  apiVersion: 'modelgateway.io/v1alpha1',
+  kind,
+  metadata: meta(name),
+  spec,
+});
 const up = (name: string, baseURL = 'http://127.0.0.1:9/v1') => ({ name, baseURL });
 
 function table(groupModels: string[], extra: RawObject[] = []): RoutingTable {

@@ -14,13 +14,7 @@ export interface OwnedObject {
 
 const FAMILY_OF: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
 
-export function resolveOwned(
-  table: RoutingTable,
-  token: CompiledToken,
-  sealer: IdSealer,
-  kind: SealedKind,
-  id: string,
-): OwnedObject | undefined {
+export function resolveOwned(table: RoutingTable, token: CompiledToken, sealer: IdSealer, kind: SealedKind, id: string): OwnedObject | undefined {
   const ref = sealer.unseal(kind, id);
   if (!ref) return undefined;
   // Ownership is the GatewayToken object (namespace/name): rotating its key keeps access, a different token never has it.
@@ -28,7 +22,7 @@ export function resolveOwned(
   // The token's current group (narrowed by its own list) must still allow the model the object was made with.
   if (!token.modelSet.has(ref.model)) return undefined;
   const route = table.routes.get(ref.model);
-  if (!route || !route.families.has(FAMILY_OF[kind])) return undefined;
+  if (!route?.families.has(FAMILY_OF[kind])) return undefined;
   const backend = route.backends.find((b) => b.name === ref.backend);
   if (!backend) return undefined;
   return { ref, route, backend };

@@ -7,8 +7,7 @@ import { GatewayError } from '../../model/errors.js';
 const NOUN: Readonly<Record<SealedKind, string>> = { video: 'video', response: 'response' };
 
 export const sealedErrors = {
-  notFound: (kind: SealedKind, param: string | null = null) =>
-    new GatewayError(404, `No ${NOUN[kind]} found with that id.`, { code: 'not_found', param }),
+  notFound: (kind: SealedKind, param: string | null = null) => new GatewayError(404, `No ${NOUN[kind]} found with that id.`, { code: 'not_found', param }),
   listNotSupported: () =>
     new GatewayError(
       400,

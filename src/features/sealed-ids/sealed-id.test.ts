@@ -63,7 +63,7 @@ describe('IdSealer', () => {
       for (let bit = 0; bit < 8; bit++) {
         const copy = Buffer.from(raw);
         copy[i]! ^= 1 << bit;
-        expect(s.unseal('video', 'video_' + copy.toString('base64url'))).toBeUndefined();
+        expect(s.unseal('video', `video_${copy.toString('base64url')}`)).toBeUndefined();
       }
     }
   });
@@ -72,19 +72,19 @@ describe('IdSealer', () => {
     const s = new IdSealer([k1]);
     const id = s.seal(ref);
     expect(s.unseal('video', id.slice(0, -1))).toBeUndefined();
-    expect(s.unseal('video', id + 'A')).toBeUndefined();
-    expect(s.unseal('video', id + '=')).toBeUndefined();
+    expect(s.unseal('video', `${id}A`)).toBeUndefined();
+    expect(s.unseal('video', `${id}=`)).toBeUndefined();
     expect(s.unseal('video', id.replace('video_', 'video_ '))).toBeUndefined();
     expect(s.unseal('video', ref.upstreamId)).toBeUndefined();
     expect(s.unseal('video', '')).toBeUndefined();
-    expect(s.unseal('video', 'video_' + 'A'.repeat(MAX_SEALED_ID_CHARS))).toBeUndefined();
+    expect(s.unseal('video', `video_${'A'.repeat(MAX_SEALED_ID_CHARS)}`)).toBeUndefined();
   });
 
   it('binds the kind: a video id is not a response id, even with the prefix swapped', () => {
     const s = new IdSealer([k1]);
     const id = s.seal(ref);
     expect(s.unseal('response', id)).toBeUndefined();
-    expect(s.unseal('response', 'resp_' + id.slice('video_'.length))).toBeUndefined();
+    expect(s.unseal('response', `resp_${id.slice('video_'.length)}`)).toBeUndefined();
   });
 
   it('rejects ids sealed with another key', () => {

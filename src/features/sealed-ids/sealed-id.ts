@@ -96,7 +96,12 @@ export class IdSealer {
 }
 
 function mac(subkey: Buffer, prefix: string, body: Buffer): Buffer {
-  return createHmac('sha256', subkey).update(prefix).update(Buffer.from([0])).update(body).digest().subarray(0, MAC_BYTES);
+  return createHmac('sha256', subkey)
+    .update(prefix)
+    .update(Buffer.from([0]))
+    .update(body)
+    .digest()
+    .subarray(0, MAC_BYTES);
 }
 
 /** Parses an authenticated body; a malformed one (only possible with a leaked key or a future version) is rejected. */

@@ -28,7 +28,9 @@ describe('sealingTransform', () => {
 
   it('gives back the id the client presented for the same upstream id (stable across key rotation), never across kinds', async () => {
     const known = { upstreamId: 'resp_1', sealedId: 'resp_PRESENTED' };
-    const r = JSON.parse(await run(sealingTransform({ body: 'response', ctx: { ...ctx, known } }, 200, 'application/json')!, ['{"id":"resp_1","previous_response_id":"resp_0"}']));
+    const r = JSON.parse(
+      await run(sealingTransform({ body: 'response', ctx: { ...ctx, known } }, 200, 'application/json')!, ['{"id":"resp_1","previous_response_id":"resp_0"}']),
+    );
     expect(r).toEqual({ id: 'resp_PRESENTED', previous_response_id: s('response', 'resp_0') });
     const v = JSON.parse(await run(sealingTransform({ body: 'video', ctx: { ...ctx, known } }, 200, 'application/json')!, ['{"id":"resp_1"}']));
     expect(v.id).toBe(s('video', 'resp_1'));

@@ -27,7 +27,9 @@ export function sealingTransform(choice: SealingChoice, statusCode: number, cont
     if (choice.body === 'none') return undefined;
     if (type.startsWith('text/event-stream')) {
       if (choice.body !== 'response') return undefined;
-      const track = progress && ((chunk: Buffer, from: number, to: number) => void (progress.lastSequenceNumber = readSequenceNumber(chunk, from, to) ?? progress.lastSequenceNumber));
+      const track =
+        progress &&
+        ((chunk: Buffer, from: number, to: number) => void (progress.lastSequenceNumber = readSequenceNumber(chunk, from, to) ?? progress.lastSequenceNumber));
       return sseFieldStream(EVENT_PATHS, seal(choice.ctx, 'response'), track);
     }
     return isJson ? jsonFieldStream(BODY_PATHS[choice.body], seal(choice.ctx, choice.body)) : undefined;

@@ -80,7 +80,10 @@ export class DirectoryWatchers {
     } catch (err) {
       if (!this.#warned.has(dir)) {
         this.#warned.add(dir);
-        this.#logger.warn({ dir: this.#display(dir), error: (err as Error).message }, 'cannot watch a config directory; its changes wait for the periodic rescan');
+        this.#logger.warn(
+          { dir: this.#display(dir), error: (err as Error).message },
+          'cannot watch a config directory; its changes wait for the periodic rescan',
+        );
       }
       return false;
     }

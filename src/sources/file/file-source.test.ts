@@ -7,13 +7,11 @@ import type { SourcedObject } from '../../compile/resources.js';
 import { FileSource } from './file-source.js';
 import type { ConfigSnapshot } from '../source.js';
 
-const group = (name: string, models = '["m"]') =>
-  `apiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: ${name}}\nspec: {models: ${models}}\n`;
+const group = (name: string, models = '["m"]') => `apiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: ${name}}\nspec: {models: ${models}}\n`;
 const secret = (name: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}}\nstringData: {token: t-${name}}\n`;
 
 /** The models of the snapshot's Groups, joined: tells versions of one object apart. */
-const models = (s: ConfigSnapshot | undefined) =>
-  (s?.objects ?? []).flatMap((o) => ((o.object.spec as { models?: string[] } | undefined)?.models ?? [])).join();
+const models = (s: ConfigSnapshot | undefined) => (s?.objects ?? []).flatMap((o) => (o.object.spec as { models?: string[] } | undefined)?.models ?? []).join();
 const names = (s: ConfigSnapshot | undefined) =>
   (s?.objects ?? []).map((o: SourcedObject) => `${String(o.object.kind)}/${String(o.object.metadata?.name)}`).sort();
 
@@ -200,7 +198,10 @@ describe('FileSource', () => {
   // watched file, so every later change waited for the periodic resync (disabled here).
   for (const [style, replace] of [
     ['mv over the file', async (file: string, text: string) => (await writeFile(`${file}.new`, text), await rename(`${file}.new`, file))],
-    ['rm && cp', async (file: string, text: string) => (await writeFile(join(dir, '..staged'), text), await rm(file), await copyFile(join(dir, '..staged'), file))],
+    [
+      'rm && cp',
+      async (file: string, text: string) => (await writeFile(join(dir, '..staged'), text), await rm(file), await copyFile(join(dir, '..staged'), file)),
+    ],
   ] as const) {
     it(`sees every one of several replacements by ${style}, and writes after them`, async () => {
       const file = join(dir, 'g.yaml');
@@ -230,7 +231,10 @@ describe('FileSource', () => {
   // Regression (issue 12, item 2): `{ sleep .5; cat good.yaml; } > gateway.yaml` served an empty file for 0.5 s.
   describe('a file being written never serves fewer objects than its last good version', () => {
     const two = `${group('a', '["v1"]')}---\n${group('b', '["v1"]')}`;
-    const held = () => logs.records.filter((r) => String(r.msg).startsWith('manifest file takes objects or fields away') || String(r.msg).startsWith('manifest file removed; keeping')).length;
+    const held = () =>
+      logs.records.filter(
+        (r) => String(r.msg).startsWith('manifest file takes objects or fields away') || String(r.msg).startsWith('manifest file removed; keeping'),
+      ).length;
     const fewest = () => Math.min(...snapshots.map((s) => s.objects.length));
 
     it('emptied, then written after a pause: the old objects serve until the new ones arrive', async () => {

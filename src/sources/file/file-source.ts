@@ -127,9 +127,11 @@ export class FileSource implements ConfigSource {
 
   /** Rescans run one at a time, in order. */
   #enqueue(): void {
-    this.#queue = this.#queue.then(() => this.#rescan(false)).catch((err: unknown) => {
-      this.#logger.error({ error: (err as Error).message }, 'config rescan failed; the last good config keeps serving');
-    });
+    this.#queue = this.#queue
+      .then(() => this.#rescan(false))
+      .catch((err: unknown) => {
+        this.#logger.error({ error: (err as Error).message }, 'config rescan failed; the last good config keeps serving');
+      });
   }
 
   async #rescan(initial: boolean): Promise<void> {
@@ -186,7 +188,9 @@ export class FileSource implements ConfigSource {
     if (!initial && entry && takesAway(entry.objects, parsed.objects)) {
       this.#logger.info(
         { file: name, objects: entry.objects.length, newObjects: parsed.objects.length, settleMs: this.#settleMs },
-        signature === GONE ? 'manifest file removed; keeping its objects until it stays removed' : 'manifest file takes objects or fields away; keeping its last version until it stops changing',
+        signature === GONE
+          ? 'manifest file removed; keeping its objects until it stays removed'
+          : 'manifest file takes objects or fields away; keeping its last version until it stops changing',
       );
       this.#files.set(file, { signature, objects: entry.objects, broken: false, held: { since: now, objects: parsed.objects } });
       return false;
@@ -213,10 +217,13 @@ export class FileSource implements ConfigSource {
     clearTimeout(this.#settle?.timer);
     this.#settle = undefined;
     if (!Number.isFinite(due) || this.#stopped) return;
-    const timer = setTimeout(() => {
-      this.#settle = undefined;
-      this.#enqueue();
-    }, Math.max(0, due - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.#settle = undefined;
+        this.#enqueue();
+      },
+      Math.max(0, due - Date.now()),
+    );
     timer.unref();
     this.#settle = { timer, at: due };
   }

@@ -87,10 +87,7 @@ export async function readManifestFile(file: string, display: (file: string) => 
  * Parses every manifest file under `paths`. A file that cannot be read or parsed contributes errors (with
  * file and line) and none of its objects; other files are unaffected. `display` names files in messages.
  */
-export async function readManifestFiles(
-  paths: readonly string[],
-  display: (file: string) => string = displayPath,
-): Promise<ParsedManifests> {
+export async function readManifestFiles(paths: readonly string[], display: (file: string) => string = displayPath): Promise<ParsedManifests> {
   const out: ParsedManifests = { objects: [], errors: [] };
   for (const file of await listManifestFiles(paths)) {
     const parsed = await readManifestFile(file, display);

@@ -37,7 +37,14 @@ export type NamespaceScope = readonly string[] | 'all';
 export function resolveNamespaces(spec: string | undefined, kc: KubeConfig | undefined, options: KubeConfigOptions = {}): NamespaceScope {
   const text = (spec ?? '').trim();
   if (text === '*') return 'all';
-  const list = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (list.length > 0) {
     if (list.includes('*')) throw new Error('--namespaces: "*" cannot be combined with names');
     return list;

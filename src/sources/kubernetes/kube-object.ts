@@ -20,12 +20,17 @@ export type KubeObject = {
 export function slimObject(item: KubeObject, defaults?: { apiVersion: string; kind: string }): KubeObject {
   const m = item.metadata;
   // One literal: the five fields in the object itself, not four there and the fifth in a separate property array.
-  const metadata = { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, generation: m.generation, creationTimestamp: m.creationTimestamp };
+  const metadata = {
+    name: m.name,
+    namespace: m.namespace,
+    resourceVersion: m.resourceVersion,
+    generation: m.generation,
+    creationTimestamp: m.creationTimestamp,
+  };
   const apiVersion = item.apiVersion === undefined || item.apiVersion === defaults?.apiVersion ? defaults?.apiVersion : item.apiVersion;
   const kind = item.kind === undefined || item.kind === defaults?.kind ? defaults?.kind : item.kind;
   // Literals again, per shape: a Secret's type and data, or a custom resource's spec and status.
   const out: KubeObject =
-    kind === 'Secret' ? { apiVersion, kind, metadata, type: item.type, data: item.data }
-    : { apiVersion, kind, metadata, spec: item.spec, status: item.status };
+    kind === 'Secret' ? { apiVersion, kind, metadata, type: item.type, data: item.data } : { apiVersion, kind, metadata, spec: item.spec, status: item.status };
   return out;
 }

@@ -12,7 +12,7 @@ import type { NamespaceScope } from './kube-config.js';
 import { customResourceEndpoint, secretEndpoint } from './kube-endpoints.js';
 import { ReconnectSignal, type ReconnectSignalOptions } from './reconnect-signal.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
-import { type KubeObject } from './kube-object.js';
+import type { KubeObject } from './kube-object.js';
 import type { ConfigSnapshot, ConfigSource } from '../source.js';
 
 export const DEFAULT_SECRET_SELECTOR = 'modelgateway.io/secret=true';

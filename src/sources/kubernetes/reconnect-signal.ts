@@ -104,7 +104,10 @@ export class ReconnectSignal {
     this.#probeTimer = undefined;
     const woken = this.#waiters.filter((w) => w.outage);
     if (woken.length > 0) {
-      this.#logger?.info({ waiting: woken.length, probes: this.#probes }, 'kubernetes API server answers again; retrying every resource that was waiting for it');
+      this.#logger?.info(
+        { waiting: woken.length, probes: this.#probes },
+        'kubernetes API server answers again; retrying every resource that was waiting for it',
+      );
     }
     this.#probes = 0;
     for (const w of woken) {

@@ -32,7 +32,9 @@ export interface WatchClient {
   watch(
     path: string,
     query: Record<string, string | number | boolean | undefined>,
+    // biome-ignore lint/suspicious/noExplicitAny: the client's own signature; events are untyped JSON, checked in #onEvent.
     callback: (phase: string, obj: any) => void,
+    // biome-ignore lint/suspicious/noExplicitAny: the client's own signature (any error value).
     done: (err: any) => void,
   ): Promise<AbortController>;
 }
@@ -144,7 +146,10 @@ export class Reflector {
         this.stats.errors++;
         const delay = backoff.next();
         if (isGone(err)) this.#rv = undefined;
-        logger?.warn({ resource: endpoint.description, err: describe(err), retryInMs: delay }, 'kubernetes list/watch failed; keeping the last snapshot and retrying');
+        logger?.warn(
+          { resource: endpoint.description, err: describe(err), retryInMs: delay },
+          'kubernetes list/watch failed; keeping the last snapshot and retrying',
+        );
         await this.#pause(delay, isOutageError(err));
       }
     }
@@ -197,7 +202,13 @@ export class Reflector {
   }
 
   #watchOnce(): Promise<{ outcome: Outcome; events: number }> {
-    const { endpoint, watch, reconnect, watchTimeoutSeconds: [lo, hi], random } = this.#o;
+    const {
+      endpoint,
+      watch,
+      reconnect,
+      watchTimeoutSeconds: [lo, hi],
+      random,
+    } = this.#o;
     // stop() may have come while the list was in flight (lists cannot be aborted): do not open a watch then.
     if (this.#stop.signal.aborted) return Promise.resolve({ outcome: 'stopped', events: 0 });
     this.stats.watches++;
@@ -235,6 +246,7 @@ export class Reflector {
         timeoutSeconds: Math.round(lo + (hi - lo) * random()),
         ...(endpoint.labelSelector ? { labelSelector: endpoint.labelSelector } : {}),
       };
+      // biome-ignore lint/suspicious/noExplicitAny: untyped watch event JSON, checked field by field in #onEvent.
       const onEvent = (phase: string, obj: any) => {
         if (outcome) return;
         events++;
@@ -252,6 +264,7 @@ export class Reflector {
     });
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: untyped watch event JSON from the API server, checked field by field here.
   #onEvent(phase: string, obj: any, end: (o: Outcome) => void): void {
     if (phase === 'ERROR') {
       // A Status object: 410 means our resourceVersion was compacted away.

@@ -99,11 +99,29 @@ describe('kubeRequest connection reuse', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mg-kube-client-'));
     try {
       const cert = (name: string) => {
-        execFileSync('openssl', [
-          'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-          '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-          '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`),
-        ], { stdio: 'ignore' });
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:prime256v1',
+            '-nodes',
+            '-days',
+            '1',
+            '-subj',
+            '/CN=127.0.0.1',
+            '-addext',
+            'subjectAltName=IP:127.0.0.1',
+            '-keyout',
+            join(dir, `${name}.key`),
+            '-out',
+            join(dir, `${name}.crt`),
+          ],
+          { stdio: 'ignore' },
+        );
         return readFileSync(join(dir, `${name}.crt`), 'utf8');
       };
       const serving = cert('serving');

@@ -53,14 +53,35 @@ describe('loadKubeConfig', () => {
     const root = join(dir, 'pod');
     const sa = join(root, SERVICE_ACCOUNT_DIR);
     mkdirSync(sa, { recursive: true });
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(root, 'key.pem'), '-out', join(sa, 'ca.crt'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(root, 'key.pem'),
+        '-out',
+        join(sa, 'ca.crt'),
+      ],
+      { stdio: 'ignore' },
+    );
     writeFileSync(join(sa, 'token'), 'projected-sa-token\n');
     writeFileSync(join(sa, 'namespace'), 'gateway-ns');
-    api = new FakeApiServer({ tls: { key: readFileSync(join(root, 'key.pem'), 'utf8'), cert: readFileSync(join(sa, 'ca.crt'), 'utf8') }, requireToken: 'projected-sa-token' });
+    api = new FakeApiServer({
+      tls: { key: readFileSync(join(root, 'key.pem'), 'utf8'), cert: readFileSync(join(sa, 'ca.crt'), 'utf8') },
+      requireToken: 'projected-sa-token',
+    });
     await api.start();
     const port = new URL(api.url).port;
     const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };

@@ -30,13 +30,26 @@ describe('connectionFingerprint', () => {
     for (const cluster of changed) expect(await connectionFingerprint(kubeConfig(cluster))).not.toBe(base);
   });
 
-  it('counts a client certificate from an exec credential plugin, not only the kubeconfig\'s', async () => {
+  it("counts a client certificate from an exec credential plugin, not only the kubeconfig's", async () => {
     const withExecCert = (cert: string) => {
       const kc = new KubeConfig();
-      const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { clientCertificateData: cert, clientKeyData: 'key' } };
+      const credential = {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        status: { clientCertificateData: cert, clientKeyData: 'key' },
+      };
       kc.loadFromOptions({
         clusters: [{ name: 'c', server: 'https://10.0.0.1:443' }],
-        users: [{ name: 'u', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', `console.log(${JSON.stringify(JSON.stringify(credential))})`] } }],
+        users: [
+          {
+            name: 'u',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: ['-e', `console.log(${JSON.stringify(JSON.stringify(credential))})`],
+            },
+          },
+        ],
         contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
         currentContext: 'x',
       });

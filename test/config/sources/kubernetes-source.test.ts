@@ -37,7 +37,10 @@ async function setup(opts: Partial<KubernetesSourceOptions> = {}, apiOpts: FakeA
 
 const apply = (x: unknown) => api!.apply(x as KubeObj);
 const names = (s: { objects: readonly { object: { kind?: unknown; metadata?: { name?: unknown } } }[] }, kind: string) =>
-  s.objects.filter((x) => x.object.kind === kind).map((x) => x.object.metadata?.name).sort();
+  s.objects
+    .filter((x) => x.object.kind === kind)
+    .map((x) => x.object.metadata?.name)
+    .sort();
 
 describe('KubernetesSource', () => {
   it('reads only Secrets carrying the label selector, and asks the API server for exactly those', async () => {
