@@ -63,7 +63,7 @@ export async function startBare(upstreamPort: number, dir: string, nodeArgs: str
  * Node flags the gateway runs with in production: the container image's entry point (Dockerfile) and the
  * `model-gateway` bin's shebang. Node 24 lets V8's young generation grow to 2 × 64 MB of semi-space and an idle
  * process keeps those pages; 4 MB semi-spaces keep the idle RSS with 10k tokens / 1k routes ~40 MB lower, for
- * more frequent young-generation collections under load (README, Performance). --expose-gc lets the gateway
+ * more frequent young-generation collections under load (docs/performance.md). --expose-gc lets the gateway
  * release the memory of config compiles once the config is quiet (src/runtime/memory-release.ts).
  */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];

@@ -136,8 +136,8 @@ describe('serve options', () => {
     expect(parseServeArgs(['--version'], {}).kind).toBe('version');
   });
 
-  it("the README's flag table is exactly the one rendered from the option table", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain(renderOptionsMarkdown());
+  it("the command-line page's flag table is exactly the one rendered from the option table", () => {
+    const page = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    expect(page).toContain(renderOptionsMarkdown());
   });
 });

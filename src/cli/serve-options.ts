@@ -1,5 +1,5 @@
 // The one table of `serve` flags: name, environment variable, default, meaning and how a value is checked.
-// --help and the README's table are both rendered from it, so they cannot drift (a test compares the README).
+// --help and the table in docs/cli.md are both rendered from it, so they cannot drift (a test compares the page).
 // Pure: argv and env in, typed options or a one-line error out; no I/O.
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../model/limits.js';
@@ -324,7 +324,7 @@ export function renderHelp(version: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The README's flag table (Markdown), rendered from the same table as --help. */
+/** The flag table of docs/cli.md (Markdown), rendered from the same table as --help. */
 export function renderOptionsMarkdown(): string {
   const rows = SERVE_OPTIONS.map((o) => {
     const cell = (t: string) => t.replaceAll('|', '\\|'); // GitHub tables split on | even inside code spans

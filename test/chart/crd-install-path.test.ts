@@ -1,8 +1,8 @@
-// The CRDs have one documented way in: their chart, model-gateway-crds. Following two README sections once meant
+// The CRDs have one documented way in: their chart, model-gateway-crds. Following two documented sections once meant
 // `kubectl apply -f crds/` and then `helm upgrade --install model-gateway-crds`, which Helm refuses ("invalid
 // ownership metadata": it takes over only objects carrying its release's annotations and managed-by label). These
-// checks keep the README and NOTES.txt on that one path (same release, chart and namespace everywhere) and keep the
-// README's adoption recipe for kubectl-applied CRDs exact: the metadata Helm's ownership check reads, on exactly
+// checks keep the documentation (README and docs/) and NOTES.txt on that one path (same release, chart and namespace
+// everywhere) and keep the adoption recipe for kubectl-applied CRDs exact: the metadata Helm's ownership check reads, on exactly
 // the CRDs the chart renders.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +12,10 @@ import { read, readYaml, readYamlDocuments, ROOT } from './repo.js';
 type Obj = Record<string, any>;
 
 const CRD_CHART = 'charts/model-gateway-crds';
-const readme = read('README.md');
-/** Every ```sh block of the README, as text. */
+const kubernetesPage = read('docs/kubernetes.md');
+const helmPage = read('docs/helm.md');
+const readme = [read('README.md'), kubernetesPage, helmPage, read('docs/testing.md')].join('\n');
+/** Every ```sh block of the documentation, as text. */
 const shellBlocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const renderedCrds = readYamlDocuments('test/chart/rendered/crds.yaml') as Obj[];
 
@@ -38,12 +40,12 @@ describe('the CRDs are installed one way: the model-gateway-crds chart', () => {
   const notes = read('test/chart/rendered/default.notes.txt');
   const notesCommands = crdChartCommands(notes);
 
-  it('no README command applies crds/ with kubectl (only a server-side dry run checks them)', () => {
+  it('no documented command applies crds/ with kubectl (only a server-side dry run checks them)', () => {
     const applies = shellBlocks.flatMap((b) => b.split('\n')).filter((l) => /kubectl apply\b.*-f\s+crds\/?(\s|$)/.test(l));
     expect(applies.filter((l) => !/--dry-run/.test(l))).toEqual([]);
   });
 
-  it('the README and NOTES.txt name the same release of the same chart in the same namespace', () => {
+  it('the documentation and NOTES.txt name the same release of the same chart in the same namespace', () => {
     expect(readmeCommands.length).toBeGreaterThanOrEqual(3); // Kubernetes section, Helm section, adoption recipe
     expect(notesCommands).toHaveLength(1); // the warning shown while the CRDs are missing
     for (const c of [...readmeCommands, ...notesCommands]) {
@@ -52,10 +54,12 @@ describe('the CRDs are installed one way: the model-gateway-crds chart', () => {
     }
   });
 
-  it('the Kubernetes and Helm sections both install the CRDs with the chart', () => {
-    const section = (heading: string) => readme.slice(readme.indexOf(`## ${heading}`), readme.indexOf('\n## ', readme.indexOf(`## ${heading}`) + 3));
-    for (const heading of ['Running against a Kubernetes cluster', 'Install with Helm']) {
-      expect(crdChartCommands(section(heading)).length, heading).toBeGreaterThan(0);
+  it('the Kubernetes and Helm pages both install the CRDs with the chart', () => {
+    for (const [name, page] of [
+      ['kubernetes', kubernetesPage],
+      ['helm', helmPage],
+    ] as const) {
+      expect(crdChartCommands(page).length, name).toBeGreaterThan(0);
     }
   });
 });
@@ -64,7 +68,7 @@ describe('adopting CRDs applied earlier with kubectl', () => {
   const recipe = shellBlocks.find((b) => b.includes('kubectl annotate crd'));
   const install = crdChartCommands(readme)[0]!;
 
-  it('the README has the recipe, ending with the chart install', () => {
+  it('the documentation has the recipe, ending with the chart install', () => {
     expect(recipe).toBeDefined();
     expect(crdChartCommands(recipe!).at(-1)).toEqual(install);
   });
