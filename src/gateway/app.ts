@@ -6,18 +6,18 @@ import { FAMILIES } from '../model/families.js';
 import { accessLog } from '../dataplane/observe/access-log.js';
 import { authMiddleware } from '../dataplane/request/auth.js';
 import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
-import { getContext } from '../dataplane/exchange/context.js';
+import { exchangeOf } from '../dataplane/exchange/exchange.js';
 import { errors, sendError, toGatewayError } from '../model/errors.js';
 import { familyHandler } from '../dataplane/handlers/family-handler.js';
 import { FAMILY_PATHS } from '../model/families.js';
 import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
 import { requestId } from '../dataplane/request/request-id.js';
 import { RouteRegistry } from '../dataplane/server/route-registry.js';
-import { sealedCreateHooks } from '../features/sealed-ids/sealed-create.js';
+import { sealedCreateTransforms } from '../features/sealed-ids/sealed-create.js';
 import { registerSealedRoutes } from '../features/sealed-ids/sealed-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ResponseTransform } from '../dataplane/upstream/forward.js';
+import { usageTap } from '../dataplane/observe/usage-tap.js';
 import { UpstreamClient } from '../dataplane/upstream/upstream-client.js';
 import { registerBackendStateGauge } from '../dataplane/observe/backend-metrics.js';
 import { registerBufferedBodyGauge } from '../dataplane/observe/body-metrics.js';
@@ -48,8 +48,6 @@ export interface AppDeps {
   readonly random?: Random;
   /** Passive backend health (outlier ejection) of this replica. Default: a new one with the default thresholds. */
   readonly health?: BackendHealth;
-  /** Optional response-body rewrite for proxied responses (e.g. sealed ids). Default: bytes relayed untouched. */
-  readonly transformResponse?: ResponseTransform;
   /**
    * HMAC keys for sealed video/response ids (first signs, all verify; each >= 32 bytes; see features/sealed-ids/id-keys.ts).
    * Default: a random key, with a warning: ids then do not survive a restart and other replicas cannot serve them.
@@ -120,8 +118,9 @@ export function createApp(deps: AppDeps): Express {
     health,
     limits,
     random: deps.random ?? Math.random,
-    ...(deps.transformResponse ? { transform: deps.transformResponse } : {}),
-    hooks: sealedCreateHooks(sealer),
+    // Every exchange's transforms; features add per-request ones (the sealed ids of videos and responses).
+    transforms: [usageTap(deps.metrics)],
+    factories: sealedCreateTransforms(sealer),
     budget,
   };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
@@ -135,13 +134,13 @@ export function createApp(deps: AppDeps): Express {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (req.socket.destroyed) {
       // The client is gone (e.g. hung up mid-upload): nobody to answer, nothing unexpected to log.
-      getContext(res).aborted = true;
+      exchangeOf(res).aborted = true;
       return;
     }
     const gatewayError = toGatewayError(err);
     // Only unexpected failures are logged here (the access log covers the rest); their messages come from
     // code, not from request data.
-    if (gatewayError.status === 500) deps.logger.error({ reqId: getContext(res)?.id, err }, 'unhandled error');
+    if (gatewayError.status === 500) deps.logger.error({ reqId: exchangeOf(res)?.id, err }, 'unhandled error');
     // Refused before a large body was read to its end (413, 415, 503 body budget, 401 …): the connection is
     // closed after the answer, lingering so that a client still sending gets to read it.
     if (!res.headersSent && lingerForUnreadBody(req)) closeAfterDraining(req, res, linger);

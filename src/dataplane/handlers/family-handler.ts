@@ -1,34 +1,25 @@
-// The handler shared by every POST family: read the payload once, resolve and authorize the model, plan the
-// backends and forward. Thin on purpose; the work lives in payload.ts and proxy/.
+// The handler shared by every POST family: read the payload once, resolve and authorize the model, let the
+// exchange's transforms prepare the call (a feature may refuse it or pin its backend), and forward. Thin on
+// purpose; the work lives in request/, the transforms and upstream/.
 import type { Request, Response } from 'express';
-import type { Family } from '../../model/families.js';
-import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
-import type { AppLimits } from '../../model/limits.js';
-import { forward, type ForwardDeps, type ResponseTransform } from '../upstream/forward.js';
-import { planAttempts, type Random } from '../policy/plan.js';
-import { clientGone, getContext, type RequestContext } from '../exchange/context.js';
 import { errors } from '../../model/errors.js';
+import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/families.js';
+import type { AppLimits } from '../../model/limits.js';
+import { authenticatedOf, clientGone, type Routed, routed } from '../exchange/exchange.js';
+import { type ExchangeTransform, membersFor, type RequestPlan, type TransformFactory } from '../exchange/transform.js';
+import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
-import { FAMILY_PATHS, MULTIPART_FAMILIES } from '../../model/families.js';
-import { bodyBuilder, readPayload, type Payload } from '../request/payload.js';
+import { bodyBuilder, modelRename, readPayload } from '../request/payload.js';
 import { readBody } from '../request/read-body.js';
-
-/**
- * A per-family step between authorization and forwarding (e.g. sealed ids: unseal a previous_response_id,
- * pin the backend that holds it, seal the ids of the answer). May throw a GatewayError.
- */
-export type CreateHook = (args: { payload: Payload; route: CompiledRoute; ctx: RequestContext }) => {
-  readonly payload?: Payload;
-  /** Replaces the planned backends (in order). */
-  readonly backends?: readonly CompiledBackend[];
-  readonly transform?: ResponseTransform;
-};
+import { type ForwardDeps, forward } from '../upstream/forward.js';
 
 export interface FamilyHandlerDeps extends ForwardDeps {
   readonly limits: AppLimits;
   readonly random: Random;
-  readonly transform?: ResponseTransform;
-  readonly hooks?: Partial<Record<Family, CreateHook>>;
+  /** Transforms every exchange gets (the usage tap), after the per-request ones. */
+  readonly transforms: readonly ExchangeTransform[];
+  /** Per-request transforms of a family, from the features wired in gateway/app.ts (e.g. sealed ids). */
+  readonly factories?: Partial<Record<Family, TransformFactory>>;
   /** Process-wide cap on buffered request bodies; absent: no cap. */
   readonly budget?: BodyBudget;
 }
@@ -37,45 +28,53 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   const path = FAMILY_PATHS[family];
   const publicPath = `/v1${path}`;
   const accept = { multipart: MULTIPART_FAMILIES.has(family), path: publicPath };
+  const factory = deps.factories?.[family];
   return async (req: Request, res: Response): Promise<void> => {
-    const ctx = getContext(res);
-    ctx.family = family;
-    const reservation = deps.budget?.open(res);
-    let payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept);
-    // The client may have left while a large form was being parsed (that yields to the event loop; its 'close'
-    // has then fired already and forward() would never see it), or the connection was answered 408 meanwhile:
-    // do not send a request nobody reads.
+    const x = authenticatedOf(res);
+    x.family = family;
+    const reservation = deps.budget?.open(x);
+    const payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept);
+    // The client may have left while a large form was being parsed (that yields to the event loop; the exchange
+    // has then seen its response close already), or the connection was answered 408 meanwhile: do not send a
+    // request nobody reads.
     if (clientGone(req, res)) {
-      ctx.aborted = true;
+      x.aborted = true;
       return;
     }
-    const route = ctx.table!.routes.get(payload.model);
+    const route = x.table.routes.get(payload.model);
     if (!route) throw errors.modelNotFound(payload.model);
-    ctx.route = route; // known model: safe as a metrics label from here on, even when refused below
-    if (!ctx.token!.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
+    const r = routed(x, route, family); // a known model: safe as a metrics label from here on, even when refused below
+    if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
-    const hooked = deps.hooks?.[family]?.({ payload, route, ctx });
-    if (hooked?.payload) payload = hooked.payload;
-    const transform = hooked?.transform ?? deps.transform;
+    const transforms = exchangeTransforms(r, payload.model, factory, deps.transforms);
+    const plan: RequestPlan = {
+      member: (name) => (payload.kind === 'json' ? payload.json.string(name) : undefined),
+      backends: planAttempts(route.backends, deps.random, deps.health),
+    };
+    for (const t of transforms) {
+      const pending = t.prepare?.(plan);
+      if (pending) await pending;
+    }
     const q = req.url.indexOf('?');
-    const backends = hooked?.backends ?? planAttempts(route.backends, deps.random, deps.health);
-    const body = counted(bodyBuilder(payload), payload.raw, reservation);
-    await forward(deps, {
-      req,
-      res,
-      ctx,
+    await forward(deps, r, req, res, {
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
-      backends,
-      timeouts: route.timeouts,
-      retry: route.retry,
+      backends: plan.backends,
       streaming: payload.kind === 'json' && payload.json.isTrue('stream'),
-      keepAliveMs: route.keepAliveMs,
-      body,
-      ...(transform ? { transform } : {}),
-      labels: { family, model: route.model },
+      body: counted(
+        bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
+        payload.raw,
+        reservation,
+      ),
+      transforms,
     });
   };
+}
+
+/** The model rename, then the feature's transform for this request, then those every exchange gets. */
+function exchangeTransforms(x: Routed, model: string, factory: TransformFactory | undefined, always: readonly ExchangeTransform[]): ExchangeTransform[] {
+  const own = factory?.(x);
+  return own ? [modelRename(model), own, ...always] : [modelRename(model), ...always];
 }
 
 /** Counts each rewritten body (a copy beside the client's bytes, held for failover replays) against the budget once. */

@@ -2,7 +2,7 @@
 // depends only on the (immutable) token, so it is serialised once per token per table and cached weakly.
 import type { Request, Response } from 'express';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
-import { getContext } from '../exchange/context.js';
+import { authenticatedOf } from '../exchange/exchange.js';
 import { errors } from '../../model/errors.js';
 
 interface ModelObject {
@@ -33,17 +33,17 @@ export function modelList(table: RoutingTable, token: CompiledToken): string {
 }
 
 export function listModels(_req: Request, res: Response): void {
-  const ctx = getContext(res);
-  res.type('application/json').send(modelList(ctx.table!, ctx.token!));
+  const x = authenticatedOf(res);
+  res.type('application/json').send(modelList(x.table, x.token));
 }
 
 /** The wildcard param arrives as decoded path segments; %2F inside one segment is already a "/". */
 export function retrieveModel(req: Request, res: Response): void {
-  const ctx = getContext(res);
+  const x = authenticatedOf(res);
   const raw = (req.params as Record<string, string | string[]>)['model'];
   const id = Array.isArray(raw) ? raw.join('/') : (raw ?? '');
-  const route = ctx.table!.routes.get(id);
+  const route = x.table.routes.get(id);
   if (!route) throw errors.modelNotFound(id);
-  if (!ctx.token!.modelSet.has(id)) throw errors.modelNotAllowed(id);
+  if (!x.token.modelSet.has(id)) throw errors.modelNotAllowed(id);
   res.json(modelObject(route));
 }

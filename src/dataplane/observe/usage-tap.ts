@@ -2,6 +2,8 @@
 // past, and at the end reads the last `usage` object in that tail. OpenAI-shaped bodies put usage at the end
 // (chat/embeddings JSON, the final chat chunk with stream_options.include_usage, response.completed), so the
 // tail is enough; when it is not there, nothing is recorded.
+import type { Metrics } from '../../observability/metrics.js';
+import type { AnswerStage, ExchangeTransform } from '../exchange/transform.js';
 
 export interface TokenUsage {
   readonly input: number | undefined;
@@ -58,4 +60,42 @@ function count(digits: string | undefined): number | undefined {
   if (digits === undefined) return undefined;
   const n = Number(digits);
   return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/**
+ * The usage tap as an exchange transform: on a successful JSON or event-stream answer it keeps the tail of what
+ * the client gets and, when the body completes, feeds the token counts it finds to `gen_ai_client_token_usage`;
+ * the first chunk of a stream feeds time to first token. Observes only: the bytes pass untouched.
+ */
+export function usageTap(metrics: Metrics): ExchangeTransform {
+  return {
+    answer({ exchange: x, statusCode, isStream, contentType }): AnswerStage | undefined {
+      const wantsUsage = statusCode < 300 && (isStream || contentType.includes('json'));
+      if (!isStream && !wantsUsage) return undefined;
+      const labels = { family: x.family, model: x.route.model };
+      const tail = wantsUsage ? new TailBuffer() : undefined;
+      let first = isStream;
+      return {
+        observe(chunk) {
+          if (first) {
+            first = false;
+            metrics.timeToFirstToken.observe(labels, Number(process.hrtime.bigint() - x.start) / 1e9);
+          }
+          tail?.push(chunk);
+        },
+        end() {
+          if (!tail) return;
+          // Runs as the upstream body ends, before the client's response is finished: a throw here would leave the
+          // client hanging. Usage metrics are best effort.
+          try {
+            const usage = extractUsage(tail.text());
+            if (usage?.input !== undefined) metrics.tokenUsage.observe({ ...labels, type: 'input' }, usage.input);
+            if (usage?.output !== undefined) metrics.tokenUsage.observe({ ...labels, type: 'output' }, usage.output);
+          } catch {
+            // An upstream body the tap cannot account for is not the client's problem.
+          }
+        },
+      };
+    },
+  };
 }

@@ -3,7 +3,7 @@
 import { sha256Hex } from '../../model/digest.js';
 import type { NextFunction, Request, Response } from 'express';
 import type { CompiledToken, RoutingTable, TableHolder } from '../../model/routing-table.js';
-import { getContext } from '../exchange/context.js';
+import { exchangeOf } from '../exchange/exchange.js';
 import { errors, GatewayError } from '../../model/errors.js';
 
 /** Pure: the token a header authenticates, or the error to answer with. */
@@ -25,7 +25,7 @@ export function authMiddleware(tables: TableHolder) {
     if (!table) return next(errors.notReady());
     const result = authenticate(table, req.headers.authorization, Date.now());
     if (result instanceof GatewayError) return next(result);
-    const ctx = getContext(res);
+    const ctx = exchangeOf(res);
     ctx.table = table;
     ctx.token = result;
     next();

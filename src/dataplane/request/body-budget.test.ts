@@ -1,10 +1,17 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
+import { Exchange } from '../exchange/exchange.js';
 import { describe, expect, it } from 'vitest';
 import { BodyBudget, defaultBufferedBudget, MAX_DEFAULT_BUFFERED_BYTES, MIN_DEFAULT_BUFFERED_BYTES } from './body-budget.js';
 
 const MiB = 1024 * 1024;
-const response = (closed = false) => Object.assign(new EventEmitter(), { closed, destroyed: closed }) as unknown as Response & EventEmitter;
+const response = () => Object.assign(new EventEmitter(), { writableFinished: true }) as unknown as Response & EventEmitter;
+/** An exchange on a fake response; closed at once when asked (the client left before the handler ran). */
+const exchange = (res = response(), closed = false) => {
+  const x = new Exchange('id', res);
+  if (closed) res.emit('close');
+  return x;
+};
 
 describe('defaultBufferedBudget', () => {
   it.each([
@@ -18,9 +25,9 @@ describe('BodyBudget', () => {
   it('refuses what does not fit, lets a lone request through, releases once on close', () => {
     const budget = new BodyBudget(10);
     const resA = response();
-    const a = budget.open(resA);
+    const a = budget.open(exchange(resA));
     expect(a.tryReserve(6)).toBe(true);
-    const b = budget.open(response());
+    const b = budget.open(exchange());
     expect(b.tryReserve(5)).toBe(false);
     expect(b.tryReserve(4)).toBe(true);
     a.add(7); // a derived copy may go over
@@ -38,7 +45,7 @@ describe('BodyBudget', () => {
 
   it('a response already closed (the client left before the handler ran) can reserve nothing', () => {
     const budget = new BodyBudget(10);
-    const r = budget.open(response(true));
+    const r = budget.open(exchange(response(), true));
     expect(r.tryReserve(1)).toBe(false);
     r.add(5);
     expect(budget.used).toBe(0);

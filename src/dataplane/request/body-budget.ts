@@ -7,7 +7,7 @@
 // a client that went away. Pure bookkeeping: no I/O, no timers. Answers are not counted because none is ever held
 // whole: the gateway rewrites them (sealed ids, masked keys) as they stream, a few bytes at a time (proxy/*-scan.ts).
 import { freemem, totalmem } from 'node:os';
-import type { Response } from 'express';
+import type { Exchange } from '../exchange/exchange.js';
 
 const MiB = 1024 * 1024;
 /** Upper bound of the derived default: five 100 MiB uploads, or 25 maximal JSON bodies, at once. */
@@ -53,13 +53,13 @@ export class BodyBudget {
     return this.#used + bytes <= this.limit;
   }
 
-  /** One request's share, released (once) when its response closes. */
-  open(res: Response): BodyReservation {
+  /**
+   * One request's share, released (once) when its response is over: finished, errored, or its connection gone
+   * (client abort, drain cut). A request whose response is already over can reserve nothing.
+   */
+  open(exchange: Pick<Exchange, 'onEnd'>): BodyReservation {
     const r = new BodyReservation(this);
-    // 'close' fires for every response: finished, errored, or its connection gone (client abort, drain cut).
-    // Once it has fired it never fires again: a request whose client is already gone can reserve nothing.
-    if (res.closed || res.destroyed) r.release();
-    else res.once('close', () => r.release());
+    exchange.onEnd(() => r.release());
     return r;
   }
 

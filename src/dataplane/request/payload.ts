@@ -6,6 +6,7 @@ import type { AppLimits } from '../../model/limits.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from './multipart.js';
 import { errors } from '../../model/errors.js';
+import type { ExchangeTransform } from '../exchange/transform.js';
 import { readJsonBody, type JsonBody } from './json-body.js';
 import { WantedKeys } from './json-scan.js';
 
@@ -21,8 +22,6 @@ export type Payload =
       readonly raw: Buffer;
       readonly json: JsonBody;
       readonly model: string;
-      /** Members to set (serialised JSON values) in every body sent upstream, besides the model. */
-      readonly overrides?: Readonly<Record<string, string>>;
     }
   | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
 
@@ -87,26 +86,43 @@ export async function readPayload(
 }
 
 /**
- * Body for one backend. When the upstream model name equals the public one and nothing else is set, the
- * client's bytes go as they came, unless a member the gateway reads is ambiguous (duplicated, or its key
- * written with escapes): parsers differ on which duplicate counts, so the upstream could serve another model,
- * or continue another response, than the one the gateway checked. Otherwise the members are spliced in (the
- * ambiguous ones collapsed to the value the gateway read), once per distinct upstream name.
+ * The model rename, as a transform: a backend whose upstream model name differs from the public one gets it in
+ * the body's `model` (the form's `model` field for uploads).
  */
-export function bodyBuilder(p: Payload): (backend: CompiledBackend) => OutgoingBody {
+export function modelRename(publicModel: string): ExchangeTransform {
+  return { members: (backend) => (backend.model === publicModel ? undefined : { model: JSON.stringify(backend.model) }) };
+}
+
+/**
+ * Body for one backend, given the members the exchange's transforms set for it. With none, the client's bytes go
+ * as they came, unless a member the gateway reads is ambiguous (duplicated, or its key written with escapes):
+ * parsers differ on which duplicate counts, so the upstream could serve another model, or continue another
+ * response, than the one the gateway checked. Otherwise the members are spliced in (the ambiguous ones collapsed
+ * to the value the gateway read), once per distinct set of members. A form only takes a `model`.
+ */
+export function bodyBuilder(
+  p: Payload,
+  membersOf: (backend: CompiledBackend) => Readonly<Record<string, string>> | undefined,
+): (backend: CompiledBackend) => OutgoingBody {
   const cache = new Map<string, OutgoingBody>();
-  const collapse = p.kind === 'json' ? p.json.ambiguousMembers() : {};
-  const exact = p.kind === 'multipart' || (p.overrides === undefined && Object.keys(collapse).length === 0);
+  if (p.kind === 'multipart') {
+    return (backend) => {
+      const renamed = membersOf(backend)?.['model'];
+      const model = renamed === undefined ? p.model : (JSON.parse(renamed) as string);
+      if (model === p.model) return { body: p.raw, contentType: p.contentType };
+      let out = cache.get(model);
+      if (!out) cache.set(model, (out = encodeMultipart(p.form, model)));
+      return out;
+    };
+  }
+  const collapse = p.json.ambiguousMembers();
+  const ambiguous = Object.keys(collapse).length > 0;
   return (backend) => {
-    if (backend.model === p.model && exact) return { body: p.raw, contentType: p.kind === 'json' ? JSON_TYPE : p.contentType };
-    let out = cache.get(backend.model);
-    if (!out) {
-      out =
-        p.kind === 'json'
-          ? { body: p.json.with({ ...collapse, ...p.overrides, model: JSON.stringify(backend.model) }), contentType: JSON_TYPE }
-          : encodeMultipart(p.form, backend.model);
-      cache.set(backend.model, out);
-    }
+    const members = membersOf(backend);
+    if (!members && !ambiguous) return { body: p.raw, contentType: JSON_TYPE };
+    const key = members ? JSON.stringify(members) : '';
+    let out = cache.get(key);
+    if (!out) cache.set(key, (out = { body: p.json.with({ ...collapse, ...members }), contentType: JSON_TYPE }));
     return out;
   };
 }

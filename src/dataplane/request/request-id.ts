@@ -2,7 +2,7 @@
 // else gets a fresh one. "Sane" is short and made of characters that cannot smuggle anything into logs.
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { setContext } from '../exchange/context.js';
+import { attachExchange, Exchange } from '../exchange/exchange.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -13,6 +13,6 @@ export function chooseRequestId(incoming: string | string[] | undefined): string
 export function requestId(req: Request, res: Response, next: NextFunction): void {
   const id = chooseRequestId(req.headers['x-request-id']);
   res.setHeader('x-request-id', id);
-  setContext(res, { id, start: process.hrtime.bigint(), attempts: 0 });
+  attachExchange(res, new Exchange(id, res));
   next();
 }

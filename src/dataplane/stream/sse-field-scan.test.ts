@@ -7,7 +7,8 @@ import { IdSealer } from '../../features/sealed-ids/sealed-id.js';
 import { ChunkSplice, FieldPaths } from './json-field-scan.js';
 import { sealingTransform } from '../../features/sealed-ids/sealing-transforms.js';
 import { SseDataScanner, sseFieldStream } from './sse-field-scan.js';
-import { readSequenceNumber, type StreamProgress } from '../upstream/sse-signals.js';
+import type { StreamProgress } from '../exchange/transform.js';
+import { readSequenceNumber } from '../upstream/sse-signals.js';
 
 const sealer = new IdSealer([randomBytes(32)]);
 const ctx: SealContext = { sealer, model: 'gpt-x', backend: 'primary', owner: 'ns/alice' };

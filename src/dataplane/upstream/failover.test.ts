@@ -37,15 +37,20 @@ function harness(behaviours: Record<string, Behaviour>, overrides: Partial<Failo
     bodies.push(body);
     return Promise.resolve({ statusCode: beh.status, headers: beh.headers ?? {}, body });
   };
+  const arrived = Date.now();
   const run = (extra: Partial<FailoverOptions<AttemptResponse>> = {}) =>
     runFailover<AttemptResponse>({
       backends: [a, b, c],
       policy,
       timeouts: DEFAULT_TIMEOUTS,
       budgetMs: policy.budgetMs,
-      startedAt: Date.now(),
-      now: Date.now,
-      clientSignal: client.signal,
+      now: () => Date.now() - arrived,
+      client: {
+        get aborted() {
+          return client.signal.aborted;
+        },
+        onEnd: (fn: () => void) => client.signal.addEventListener('abort', fn),
+      },
       send,
       onAttempt: (be, o) => outcomes.push([be.name, o]),
       ...overrides,
@@ -139,12 +144,12 @@ describe('runFailover', () => {
     health.recordFailure('ns/r/a');
     const h = harness({ a: { status: 200 }, b: { status: 200 }, c: { status: 200 } });
     const t0 = performance.now();
-    expect(await h.run({ backends: [a], health, startedAt: 0, now: () => performance.now() - t0 })).toMatchObject({ ok: true });
+    expect(await h.run({ backends: [a], health, now: () => performance.now() - t0 })).toMatchObject({ ok: true });
     expect(health.state('ns/r/a')).toBe('healthy');
   });
 
   it('reports a budget that ran out before any attempt', async () => {
     const h = harness({ a: { status: 200 }, b: { status: 200 }, c: { status: 200 } });
-    expect(await h.run({ startedAt: Date.now() - 20_000 })).toMatchObject({ ok: false, attempts: 0, reason: 'budget', last: undefined });
+    expect(await h.run({ now: () => 20_000 })).toMatchObject({ ok: false, attempts: 0, reason: 'budget', last: undefined });
   });
 });

@@ -21,8 +21,6 @@ export interface AttemptResponse {
 }
 
 export interface AttemptContext {
-  /** 1-based number of this attempt within the request. */
-  readonly attempt: number;
   /** Deadline for the response headers of this attempt (already clipped to the budget). */
   readonly headersMs: number;
   /** Aborted when the attempt times out or the client goes away; keep it on the request for its whole life. */
@@ -34,13 +32,12 @@ export interface FailoverOptions<R extends AttemptResponse> {
   readonly backends: readonly CompiledBackend[];
   readonly policy: RetryPolicy;
   readonly timeouts: RouteTimeouts;
-  /** The request's time budget (requestBudgetMs), counted from startedAt. */
+  /** The request's time budget (requestBudgetMs). */
   readonly budgetMs: number;
-  /** Arrival of the request on the now() clock. */
-  readonly startedAt: number;
+  /** Milliseconds since the request arrived. */
   readonly now: () => number;
-  /** Aborted when the client goes away. */
-  readonly clientSignal: AbortSignal;
+  /** The client: whether it has gone away, and a hook run when its response is over (the exchange's). */
+  readonly client: ClientSide;
   readonly health?: BackendHealth | undefined;
   send(backend: CompiledBackend, ctx: AttemptContext): Promise<R>;
   onAttempt?(backend: CompiledBackend, outcome: AttemptOutcome, durationMs: number): void;
@@ -64,6 +61,19 @@ export type FailoverResult<R extends AttemptResponse> =
       readonly reason: StopReason;
     };
 
+/** What an attempt needs to know of the client side: an Exchange is one. */
+export interface ClientSide {
+  readonly aborted: boolean;
+  onEnd(fn: () => void): void;
+}
+
+class ClientGone extends Error {
+  constructor() {
+    super('the client went away');
+    this.name = 'AbortError';
+  }
+}
+
 class AttemptTimeout extends Error {
   constructor() {
     super('attempt timed out before response headers');
@@ -77,29 +87,31 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
   let lastBackend: CompiledBackend | undefined;
   for (let i = 0; i < o.backends.length; i++) {
     const backend = o.backends[i]!;
-    if (o.clientSignal.aborted) return { ok: false, last: { kind: 'aborted' }, backend: lastBackend, attempts, reason: 'client-gone' };
-    const t = attemptTimeouts(o.timeouts, o.budgetMs, o.now() - o.startedAt);
+    if (o.client.aborted) return { ok: false, last: { kind: 'aborted' }, backend: lastBackend, attempts, reason: 'client-gone' };
+    const t = attemptTimeouts(o.timeouts, o.budgetMs, o.now());
     if (!t) return { ok: false, last, backend: lastBackend, attempts, reason: 'budget' };
     attempts++;
     lastBackend = backend;
 
-    // One controller per attempt, aborted by its headers deadline or by the client leaving (for as long as the
-    // response lives: undici keeps the signal for the body). Cheaper than AbortSignal.any(), which cost ~5 µs
-    // per request in the benchmark's profile.
-    const timer = new AbortController();
-    o.clientSignal.addEventListener('abort', () => timer.abort(o.clientSignal.reason), { once: true });
-    const signal = timer.signal;
-    const handle = setTimeout(() => timer.abort(new AttemptTimeout()), t.headersMs);
+    // One abort per attempt, by its headers deadline or by the client leaving (for as long as the response lives:
+    // undici keeps the signal for the body). Cheaper than AbortSignal.any(), which cost ~5 µs per request in the
+    // benchmark's profile.
+    const abort = new AttemptAbort();
+    o.client.onEnd(() => {
+      if (o.client.aborted) abort.abort(new ClientGone());
+    });
+    const signal = abort.signal;
+    const handle = setTimeout(() => abort.abort(new AttemptTimeout()), t.headersMs);
     const startedAt = o.now();
     const healthStartedAt = o.health?.now() ?? 0;
     let response: R | undefined;
     let outcome: AttemptOutcome;
     try {
-      response = await untilAborted(o.send(backend, { attempt: attempts, headersMs: t.headersMs, signal }), signal);
+      response = await abort.race(o.send(backend, { headersMs: t.headersMs, signal }));
       const retryAfterMs = response.statusCode === 429 ? parseRetryAfter((name) => header(response!, name), Date.now()) : undefined;
       outcome = { kind: 'response', status: response.statusCode, retryAfterMs };
     } catch (err) {
-      outcome = classifyUpstreamError(err, o.clientSignal.aborted ? 'client' : timer.signal.aborted ? 'timeout' : undefined);
+      outcome = classifyUpstreamError(err, o.client.aborted ? 'client' : signal.aborted ? 'timeout' : undefined);
     } finally {
       clearTimeout(handle);
     }
@@ -112,8 +124,8 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
       {
         attemptsMade: attempts,
         backendsLeft: o.backends.length - i - 1,
-        elapsedMs: o.now() - o.startedAt,
-        clientGone: o.clientSignal.aborted,
+        elapsedMs: o.now(),
+        clientGone: o.client.aborted,
         responseStarted: false,
       },
       o.policy,
@@ -131,37 +143,51 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
 }
 
 /**
- * The send promise, or a rejection as soon as the signal fires. undici honours an abort only once a request is
- * dispatched to a connection; one still queued behind the pool's connection limit would otherwise keep the
- * attempt waiting past its deadline. A response that arrives after the abort is discarded.
+ * One attempt's abort: the signal undici gets, and the attempt's pending send rejected at once when it fires.
+ * undici honours an abort only once a request is dispatched to a connection; one still queued behind the pool's
+ * connection limit would otherwise keep the attempt waiting past its deadline. A response that arrives after the
+ * abort is discarded. No listener of its own: abort() rejects directly.
  */
-function untilAborted<R extends AttemptResponse>(p: Promise<R>, signal: AbortSignal): Promise<R> {
-  if (signal.aborted) {
-    p.then(
-      (r) => r.body.destroy(),
-      () => {},
-    );
-    return Promise.reject(signal.reason);
+class AttemptAbort {
+  readonly #controller = new AbortController();
+  #reject: ((reason: unknown) => void) | undefined;
+  #settled = false;
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
   }
-  return new Promise<R>((resolve, reject) => {
-    let done = false;
-    const onAbort = () => {
-      done = true;
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (r) => {
-        signal.removeEventListener('abort', onAbort);
-        if (done) r.body.destroy();
-        else resolve(r);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        if (!done) reject(e);
-      },
-    );
-  });
+
+  abort(reason: unknown): void {
+    if (this.#controller.signal.aborted) return;
+    this.#controller.abort(reason);
+    if (!this.#settled && this.#reject) {
+      this.#settled = true;
+      this.#reject(reason);
+    }
+  }
+
+  race<R extends AttemptResponse>(p: Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      p.then(
+        (r) => {
+          if (this.#settled) r.body.destroy();
+          else {
+            this.#settled = true;
+            resolve(r);
+          }
+        },
+        (e: unknown) => {
+          if (this.#settled) return;
+          this.#settled = true;
+          reject(e);
+        },
+      );
+      if (this.#controller.signal.aborted) {
+        this.#settled = true;
+        reject(this.#controller.signal.reason);
+      } else this.#reject = reject;
+    });
+  }
 }
 
 function record(health: BackendHealth | undefined, id: string, outcome: AttemptOutcome, startedAt: number): void {

@@ -1,46 +1,30 @@
-// Forwards one client request to the planned backends under the route's failover policy (failover.ts), then
-// relays the chosen upstream response: status and headers as they came (minus hop-by-hop), the body piped chunk
-// by chunk with back-pressure (SSE included: nothing is buffered), a cheap tap for time-to-first-token and token
-// usage, and a client disconnect aborting the upstream request. A compressed answer is decoded on the way
-// (content-decoding.ts), and the backend's credentials are masked in everything relayed (credentials.ts).
-// Streams that fail after their status line went out end with an SSE error event; a non-streaming response is
-// cut at the route's total deadline.
+// Forwards one exchange to the planned backends under the route's failover policy (failover.ts), then relays the
+// chosen upstream response: status and headers as they came (minus hop-by-hop), the body piped chunk by chunk with
+// back-pressure (SSE included: nothing is buffered), through the answer stages of the exchange's transforms (id
+// sealing, the usage tap, …), the client leaving aborting the upstream request (the exchange's signal). A compressed
+// answer is decoded on the way (content-decoding.ts), and the backend's credentials are masked in everything
+// relayed (credentials.ts), after every transform. Streams that fail after their status line went out end with an
+// SSE error event; a non-streaming response is cut at the route's total deadline.
 import type { Request, Response } from 'express';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream';
-import type { Family } from '../../model/families.js';
-import type { CompiledBackend, RetryPolicy, RouteTimeouts } from '../../model/routing-table.js';
-import type { OutgoingBody } from '../request/payload.js';
-import type { RequestContext } from '../exchange/context.js';
 import { errors, GatewayError } from '../../model/errors.js';
+import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { Routed } from '../exchange/exchange.js';
+import type { Answer, AnswerStage, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
+import { RequestTiming, serverTiming } from '../observe/request-timing.js';
 import type { BackendHealth } from '../policy/health.js';
 import { finalError, outcomeLabel, requestBudgetMs } from '../policy/retry-policy.js';
+import type { OutgoingBody } from '../request/payload.js';
+import { StreamReplacer } from '../stream/stream-replace.js';
 import { errorCode } from './attempt-outcome.js';
 import { bodyCoding, decoders } from './content-decoding.js';
 import { credentialsOf } from './credentials.js';
 import { runFailover } from './failover.js';
 import { downstreamHeaders, upstreamRequestHeaders } from './headers.js';
-import { SseKeepAlive, sseErrorEvent, upstreamErrorAsSse, type StreamProgress } from './sse-signals.js';
-import { StreamReplacer } from '../stream/stream-replace.js';
+import { SseKeepAlive, sseErrorEvent, upstreamErrorAsSse } from './sse-signals.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js';
-import { RequestTiming, serverTiming } from '../observe/request-timing.js';
-import { extractUsage, TailBuffer } from '../observe/usage-tap.js';
-
-export interface ResponseInfo {
-  readonly backend: CompiledBackend;
-  readonly statusCode: number;
-  readonly headers: UpstreamResponse['headers'];
-  /** Set for the Responses family: a transform that reads its event stream records the sequence here. */
-  readonly progress?: StreamProgress | undefined;
-}
-
-/**
- * Optional body rewrite (e.g. replacing upstream ids in JSON or SSE bodies). Return undefined to relay the
- * bytes untouched. When a transform is used, content-length is dropped (the body is sent chunked). It sees the
- * body decoded when the upstream compressed it.
- */
-export type ResponseTransform = (info: ResponseInfo) => Transform | undefined;
 
 export interface ForwardDeps {
   readonly upstream: UpstreamClient;
@@ -49,72 +33,52 @@ export interface ForwardDeps {
   readonly health?: BackendHealth;
 }
 
-export interface ForwardOptions {
-  readonly req: Request;
-  readonly res: Response;
-  readonly ctx: RequestContext;
+/** One call upstream for an exchange whose route is known. */
+export interface ForwardCall {
   readonly method: string;
   /** Path below the backend's base URL, e.g. "/chat/completions", with the client's query string if any. */
   readonly path: string;
-  /** Planned order (planAttempts); each is tried at most once. */
+  /** Planned order (planAttempts, or pinned by a transform); each is tried at most once. */
   readonly backends: readonly CompiledBackend[];
-  readonly timeouts: RouteTimeouts;
-  /** The route's failover policy (compiled with the route: an empty spec.retry has its defaults there). */
-  readonly retry: RetryPolicy;
-  /** The client asked for an event stream ("stream": true). */
-  readonly streaming?: boolean;
-  /** SSE keep-alive interval while a streaming request waits for its first upstream byte; 0 or absent = off. */
-  readonly keepAliveMs?: number;
+  /** The client asked for an event stream ("stream": true): keep-alives while waiting, no total deadline. */
+  readonly streaming: boolean;
   /** The request body for a backend (its upstream model name differs per backend); null for no body. */
   readonly body: (backend: CompiledBackend) => OutgoingBody | null;
-  readonly transform?: ResponseTransform;
-  /** Labels for TTFT and usage metrics. */
-  readonly labels: { family: Family; model: string };
+  /** The exchange's transforms; their answer stages are put on the relayed answer, in order. */
+  readonly transforms: readonly ExchangeTransform[];
 }
 
 /** Resolves when the response has been relayed, or the client went away. Rejects with a GatewayError before any byte was sent. */
-export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<void> {
-  const { req, res, ctx } = o;
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) {
-      ctx.aborted = true;
-      abort.abort();
-    }
-  });
-
-  const retry = o.retry;
-  const streaming = o.streaming ?? false;
-  const keepAlive = streaming && (o.keepAliveMs ?? 0) > 0 ? new SseKeepAlive(res, o.keepAliveMs!) : undefined;
-  const elapsedMs = () => Number(process.hrtime.bigint() - ctx.start) / 1e6;
-  const timing = new RequestTiming(ctx.start);
+export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: Response, call: ForwardCall): Promise<void> {
+  const { timeouts, retry, model } = x.route;
+  const family = x.family;
+  const keepAlive = call.streaming && x.route.keepAliveMs > 0 ? new SseKeepAlive(res, x.route.keepAliveMs) : undefined;
+  const elapsedMs = () => Number(process.hrtime.bigint() - x.start) / 1e6;
+  const timing = new RequestTiming(x.start);
   const result = await runFailover<UpstreamResponse>({
-    backends: o.backends,
+    backends: call.backends,
     policy: retry,
-    timeouts: o.timeouts,
-    budgetMs: requestBudgetMs(retry, o.timeouts, streaming),
-    startedAt: 0,
+    timeouts,
+    budgetMs: requestBudgetMs(retry, timeouts, call.streaming),
     now: elapsedMs,
-    clientSignal: abort.signal,
+    client: x,
     health: deps.health,
     send: (backend, attempt) => {
-      ctx.backend = backend.name;
-      const out = o.body(backend);
+      x.backend = backend.name;
+      const out = call.body(backend);
       timing.sent();
       return deps.upstream.request({
         backend,
-        method: o.method,
-        path: backend.basePath + o.path,
+        method: call.method,
+        path: backend.basePath + call.path,
         headers: upstreamRequestHeaders(req.headers, {
           credentials: credentialsOf(backend).sent,
           contentType: out?.contentType,
           contentLength: out?.body.length ?? 0,
-          requestId: ctx.id,
+          requestId: x.id,
         }),
         body: out?.body ?? null,
-        // Both deadlines are ours (precise native timers; undici's fire up to ~0.5 s late): the attempt's
-        // headers deadline in failover.ts, the silence inside the body in watchIdle below.
-        timeouts: { ...o.timeouts, firstByteMs: attempt.headersMs, streamIdleMs: 0 },
+        connectMs: timeouts.connectMs,
         signal: attempt.signal,
       });
     },
@@ -124,14 +88,14 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     },
   });
   keepAlive?.stop();
-  ctx.attempts = result.attempts;
+  x.attempts = result.attempts;
   const committed = keepAlive?.committed ?? false;
   // Error events the gateway writes into a Responses stream are Responses-shaped and continue the upstream's
   // sequence_number (sseErrorEvent); any answer of the family may be a stream (GET /v1/responses/{id}?stream=true).
-  const progress: StreamProgress | undefined = o.labels.family === 'responses' ? { lastSequenceNumber: undefined } : undefined;
+  const progress: StreamProgress | undefined = family === 'responses' ? { lastSequenceNumber: undefined } : undefined;
   if (!result.ok) {
     if (result.reason === 'client-gone') return;
-    const e = finalError(result.last, o.labels.model, result.attempts);
+    const e = finalError(result.last, model, result.attempts);
     return failUnrelayed(res, committed, result.attempts, new GatewayError(e.status, e.message, { code: e.code }), progress);
   }
 
@@ -141,34 +105,37 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     // to …") would show the client an upstream's URLs. Not followed either: a redirect means a misconfigured
     // baseURL, which should be fixed, not hidden. Passive health counted it as a failure (healthVerdict).
     discard(response.body);
-    return failUnrelayed(res, committed, result.attempts, errors.upstreamRedirect(o.labels.model), progress);
+    return failUnrelayed(res, committed, result.attempts, errors.upstreamRedirect(model), progress);
   }
   const contentType = String(response.headers['content-type'] ?? '');
   const isStream = contentType.startsWith('text/event-stream');
   // The 200 already went out with the keep-alives: an upstream error can only be told as an error event (read
-  // through the transform too: an error body may quote an upstream id).
+  // through the transforms too: an error body may quote an upstream id).
   const retell = committed && !(isStream && response.statusCode < 300);
-  const transform = o.transform?.({ backend, statusCode: response.statusCode, headers: response.headers, progress });
+  const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
+  const stages = answerStages(call.transforms, answer);
+  const rewrites = stages.flatMap((s) => (s.rewrite ? [s.rewrite] : []));
   const credentials = credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
-  if (coding.kind === 'unsupported' && (retell || transform !== undefined || credentials.needles.length > 0)) {
+  if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || credentials.needles.length > 0)) {
     // Relayed raw, a body in an unknown coding would carry ids unsealed or credentials unmasked.
+    for (const r of rewrites) r.destroy();
     discard(response.body);
-    return failUnrelayed(res, committed, result.attempts, errors.upstreamEncoding(o.labels.model), progress);
+    return failUnrelayed(res, committed, result.attempts, errors.upstreamEncoding(model), progress);
   }
   const decoded = coding.kind === 'decodable';
-  const hasBody = o.method !== 'HEAD' && response.statusCode !== 204 && response.statusCode !== 304;
-  const stages: Transform[] = [...(decoded && hasBody ? decoders(coding.codings) : []), ...(transform ? [transform] : [])];
+  const hasBody = call.method !== 'HEAD' && response.statusCode !== 204 && response.statusCode !== 304;
+  const chain: Transform[] = [...(decoded && hasBody ? decoders(coding.codings) : []), ...rewrites];
   // Errors anywhere in the chain reach its last stage (pipeline destroys every stream with the first error).
-  if (stages.length > 0) pipeline([response.body, ...stages], () => {});
-  const body: Readable = stages.length === 0 ? response.body : stages[stages.length - 1]!;
+  if (chain.length > 0) pipeline([response.body, ...chain], () => {});
+  const body: Readable = chain.length === 0 ? response.body : chain[chain.length - 1]!;
   if (retell) {
     res.end(await upstreamErrorAsSse(response.statusCode, body, 5_000, { mask: credentials.needles, responses: progress }));
     return;
   }
   const gatewayMs = timing.gatewayMs();
   if (!committed) {
-    const headers = downstreamHeaders(response.headers, { keepLength: stages.length === 0 && !decoded, decoded, mask: credentials.texts });
+    const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0, decoded, mask: credentials.texts });
     headers['x-model-gateway-backend'] = backend.name;
     headers['x-model-gateway-attempts'] = String(result.attempts);
     headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
@@ -179,24 +146,38 @@ export async function forward(deps: ForwardDeps, o: ForwardOptions): Promise<voi
     if (isStream && response.body.readableLength === 0) res.flushHeaders();
   }
   // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's
-  // includes relaying its body, so it is taken when the response has finished.
-  const family = { family: o.labels.family };
-  if (isStream) deps.metrics.overhead.observe(family, gatewayMs / 1e3);
-  else res.once('finish', () => deps.metrics.overhead.observe(family, timing.gatewayMs() / 1e3));
-  tapBody(deps.metrics, o, response.statusCode, body, isStream, contentType);
+  // includes relaying its body, so it is taken when the exchange ends.
+  const labels = { family };
+  if (isStream) deps.metrics.overhead.observe(labels, gatewayMs / 1e3);
+  else
+    x.onEnd(() => {
+      if (!x.aborted) deps.metrics.overhead.observe(labels, timing.gatewayMs() / 1e3);
+    });
 
   // A non-streaming JSON answer must be complete by the route's total deadline, retries included. Binary
   // downloads (audio, video content) are bounded by streamIdle instead: a slow reader must not lose a file.
-  const deadline =
-    streaming || !contentType.includes('json')
-      ? undefined
-      : setTimeout(() => response.body.destroy(codedError('MG_DEADLINE')), Math.max(0, o.timeouts.totalMs - elapsedMs()));
-  const stopIdle = watchIdle(response.body, o.timeouts.streamIdleMs);
+  const totalMs = call.streaming || !contentType.includes('json') ? undefined : Math.max(0, timeouts.totalMs - elapsedMs());
+  const watch = new BodyDeadlines(response.body, timeouts.streamIdleMs, totalMs);
   const mask = credentials.needles.length > 0 ? new StreamReplacer(credentials.needles) : undefined;
-  const failure = await relay(body, res, isStream ? (err) => streamFailure(err, o.timeouts, progress) : undefined, mask);
-  stopIdle();
-  if (deadline) clearTimeout(deadline);
-  if (failure && !abort.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+  const observers = stages.filter((s) => s.observe !== undefined || s.end !== undefined);
+  const failure = await relay(body, res, x, {
+    trailer: isStream ? (err) => streamFailure(err, timeouts, progress) : undefined,
+    mask,
+    observers,
+    watch,
+  });
+  watch.stop();
+  if (failure && !x.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+}
+
+/** The stage each transform puts on this answer, in the transforms' order. */
+function answerStages(transforms: readonly ExchangeTransform[], answer: Answer): AnswerStage[] {
+  const out: AnswerStage[] = [];
+  for (const t of transforms) {
+    const stage = t.answer?.(answer);
+    if (stage) out.push(stage);
+  }
+  return out;
 }
 
 /**
@@ -232,23 +213,52 @@ function codedError(code: 'MG_DEADLINE' | 'MG_STREAM_IDLE'): Error {
 }
 
 /**
- * Ends an upstream body that stays silent for longer than ms. Time during which the body is paused by
- * back-pressure does not count: then the client is the slow one, not the upstream.
+ * The body phase's deadlines on one timer: silence inside the body longer than idleMs (time during which the body
+ * is paused by back-pressure does not count: then the client is the slow one, not the upstream) and, for a JSON
+ * answer, the route's total deadline. The relay reports each chunk with touch(), a clock read: no listener and no
+ * timer update per chunk. The timer fires only when a deadline may have passed, and is re-armed for what is left.
  */
-function watchIdle(body: Readable, ms: number): () => void {
-  if (ms <= 0) return () => {};
-  const timer = setTimeout(() => {
-    if (body.readableFlowing === false) timer.refresh();
-    else body.destroy(codedError('MG_STREAM_IDLE'));
-  }, ms);
-  const onData = () => timer.refresh();
-  const stop = () => {
-    clearTimeout(timer);
-    body.off('data', onData);
-  };
-  body.on('data', onData);
-  body.once('close', stop);
-  return stop;
+class BodyDeadlines {
+  readonly #body: Readable;
+  readonly #idleMs: number;
+  readonly #totalAt: number | undefined;
+  #last: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(body: Readable, idleMs: number, totalMs: number | undefined) {
+    this.#body = body;
+    this.#idleMs = idleMs;
+    const now = performance.now();
+    this.#last = now;
+    this.#totalAt = totalMs === undefined ? undefined : now + totalMs;
+    this.#arm(now);
+  }
+
+  touch(): void {
+    this.#last = performance.now();
+  }
+
+  stop(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(now: number): void {
+    const idleIn = this.#idleMs > 0 ? this.#last + this.#idleMs - now : Number.POSITIVE_INFINITY;
+    const totalIn = this.#totalAt === undefined ? Number.POSITIVE_INFINITY : this.#totalAt - now;
+    const delay = Math.min(idleIn, totalIn);
+    this.#timer = delay === Number.POSITIVE_INFINITY ? undefined : setTimeout(() => this.#check(), Math.max(0, delay));
+  }
+
+  #check(): void {
+    const now = performance.now();
+    if (this.#totalAt !== undefined && now >= this.#totalAt) return void this.#body.destroy(codedError('MG_DEADLINE'));
+    if (this.#idleMs > 0 && now - this.#last >= this.#idleMs) {
+      if (this.#body.readableFlowing !== false) return void this.#body.destroy(codedError('MG_STREAM_IDLE'));
+      this.#last = now; // paused by the client: the silence is not the upstream's
+    }
+    this.#arm(now);
+  }
 }
 
 /** The error event that ends a stream the upstream broke off after it had started. */
@@ -276,16 +286,27 @@ function cut(src: Readable, dst: Response): void {
   if (!src.destroyed) src.destroy();
 }
 
+interface RelayOptions {
+  /** When the source fails (event streams): the last event to send before ending cleanly. */
+  readonly trailer: ((err: unknown) => string) | undefined;
+  /** Masks the backend's credentials in every byte the client gets. */
+  readonly mask: StreamReplacer | undefined;
+  /** The transforms' observers: each chunk (before masking), then end() when the body completed. */
+  readonly observers: readonly AnswerStage[];
+  readonly watch: BodyDeadlines;
+}
+
 /**
- * Relays src to dst with back-pressure (as src.pipe(dst) would), passing every chunk through `mask` when given.
- * pipe() and pipeline() are not used: pipeline() allocates an AbortController per call and aborts it on
+ * Relays src to dst with back-pressure (as src.pipe(dst) would), passing every chunk to the observers and through
+ * the mask. pipe() and pipeline() are not used: pipeline() allocates an AbortController per call and aborts it on
  * completion, which builds a DOMException with a stack trace for every request (about 5% of CPU in a profile),
  * and pipe() offers no place for the mask, which must see every byte the client gets.
- * When the source fails and `trailer` is given (event streams), the client gets that last event and a clean
- * end instead of a cut connection, so SDKs report an error rather than a network failure.
+ * When the source fails and a trailer is given (event streams), the client gets that last event and a clean
+ * end instead of a cut connection, so SDKs report an error rather than a network failure. The client leaving
+ * (the exchange ending first) cuts the source.
  * Resolves with the source's error, if it failed.
  */
-function relay(src: Readable, dst: Response, trailer?: (err: unknown) => string, mask?: StreamReplacer): Promise<unknown> {
+function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promise<unknown> {
   return new Promise((resolve) => {
     let settled = false;
     let failure: unknown;
@@ -298,12 +319,13 @@ function relay(src: Readable, dst: Response, trailer?: (err: unknown) => string,
       src.off('error', onError);
       src.off('data', onData);
       src.off('end', onEnd);
-      dst.off('close', onClose);
       dst.off('drain', onDrain);
       resolve(failure);
     };
     const onData = (chunk: Buffer) => {
-      const out = mask ? mask.push(chunk) : chunk;
+      o.watch.touch();
+      for (const s of o.observers) s.observe?.(chunk);
+      const out = o.mask ? o.mask.push(chunk) : chunk;
       if (out.length === 0) return;
       if (out.length >= 2) [prevByte, lastByte] = [out[out.length - 2]!, out[out.length - 1]!];
       else [prevByte, lastByte] = [lastByte, out[0]!];
@@ -318,64 +340,37 @@ function relay(src: Readable, dst: Response, trailer?: (err: unknown) => string,
       src.resume();
     };
     const onEnd = () => {
-      const rest = mask?.end();
+      for (const s of o.observers) s.end?.();
+      const rest = o.mask?.end();
       if (rest && rest.length > 0) dst.end(rest);
       else dst.end();
+      settle();
     };
     const onError = (err: unknown) => {
       failure = err;
-      if (trailer && !dst.destroyed && !dst.writableEnded) {
+      if (o.trailer && !dst.destroyed && !dst.writableEnded) {
         if (!src.destroyed) src.destroy();
         // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
         // dropped: it is the start of a credential or of a cut event.
         const atBoundary = prevByte === 0x0a && lastByte === 0x0a;
-        dst.end((atBoundary ? '' : '\n\n') + trailer(err));
+        dst.end((atBoundary ? '' : '\n\n') + o.trailer(err));
       } else cut(src, dst);
       settle();
     };
-    const onClose = () => {
-      if (!dst.writableFinished) cut(src, dst);
-      settle();
-    };
-    if (dst.destroyed) {
-      // The client left between the upstream's answer and here: its 'close' has already fired.
+    if (x.aborted || dst.destroyed) {
+      // The client left between the upstream's answer and here.
       cut(src, dst);
       settle();
       return;
     }
     src.on('error', onError);
     src.once('end', onEnd);
-    dst.on('close', onClose);
+    // The exchange's end hook (no listener of our own): a response that ends before the body did was cut.
+    x.onEnd(() => {
+      if (settled) return;
+      cut(src, dst);
+      settle();
+    });
     src.on('data', onData);
   });
-}
-
-/** Observes the (decoded) body as it flows past: first-chunk time for streams and the tail for token usage. */
-function tapBody(metrics: Metrics, o: ForwardOptions, statusCode: number, body: Readable, isStream: boolean, contentType: string): void {
-  const wantsUsage = statusCode < 300 && (isStream || contentType.includes('json'));
-  if (!isStream && !wantsUsage) return;
-  const tail = wantsUsage ? new TailBuffer() : undefined;
-  let first = isStream;
-  body.on('data', (chunk: Buffer) => {
-    if (first) {
-      first = false;
-      const seconds = Number(process.hrtime.bigint() - o.ctx.start) / 1e9;
-      metrics.timeToFirstToken.observe(o.labels, seconds);
-    }
-    tail?.push(chunk);
-  });
-  if (tail) {
-    body.once('end', () => {
-      // Runs inside the upstream body's 'end' event, before the relay finishes the client's response: a throw
-      // here would be an uncaught exception and leave the client hanging. Usage metrics are best effort.
-      try {
-        const usage = extractUsage(tail.text());
-        if (!usage) return;
-        if (usage.input !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'input' }, usage.input);
-        if (usage.output !== undefined) metrics.tokenUsage.observe({ ...o.labels, type: 'output' }, usage.output);
-      } catch {
-        // An upstream body the tap cannot account for is not the client's problem.
-      }
-    });
-  }
 }

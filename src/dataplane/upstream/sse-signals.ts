@@ -5,6 +5,7 @@
 // `sequence_number`): clients that validate every event against that API (the Vercel AI SDK) need both.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { StreamProgress } from '../exchange/transform.js';
 import { StreamReplacer, type Needle } from '../stream/stream-replace.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -18,12 +19,6 @@ export interface SseError {
   readonly message: string;
   readonly type: string;
   readonly code: string | null;
-}
-
-/** What the gateway learns about a Responses event stream it relays, for an error event it may have to end it with. */
-export interface StreamProgress {
-  /** The last `sequence_number` seen in the upstream's events. */
-  lastSequenceNumber: number | undefined;
 }
 
 const SEQUENCE_NUMBER = Buffer.from('"sequence_number"');

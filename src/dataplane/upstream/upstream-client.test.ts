@@ -39,7 +39,7 @@ const backend = (origin: string): CompiledBackend => ({
 });
 
 async function get(client: UpstreamClient, origin: string): Promise<string> {
-  const res = await client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, timeouts: DEFAULT_TIMEOUTS });
+  const res = await client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, connectMs: DEFAULT_TIMEOUTS.connectMs });
   return res.body
     .setEncoding('utf8')
     .toArray()

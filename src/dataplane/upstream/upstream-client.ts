@@ -3,7 +3,7 @@
 // timeout (routes almost always share the default, so in practice it is one pool per origin).
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
 
 export interface UpstreamRequest {
   readonly backend: CompiledBackend;
@@ -12,7 +12,8 @@ export interface UpstreamRequest {
   readonly path: string;
   readonly headers: Record<string, string | string[]>;
   readonly body: Buffer | null;
-  readonly timeouts: RouteTimeouts;
+  /** The route's connect timeout (undici fixes it per pool, hence pools keyed by it). */
+  readonly connectMs: number;
   readonly signal?: AbortSignal;
 }
 
@@ -48,15 +49,18 @@ export class UpstreamClient {
   }
 
   request(r: UpstreamRequest): Promise<UpstreamResponse> {
-    const pool = this.#pool(r.backend.origin, r.timeouts.connectMs);
+    const pool = this.#pool(r.backend.origin, r.connectMs);
     return pool.request({
       method: r.method,
       path: r.path,
       headers: r.headers,
       body: r.body,
       signal: r.signal ?? null,
-      headersTimeout: r.timeouts.firstByteMs,
-      bodyTimeout: r.timeouts.streamIdleMs,
+      // Both deadlines are the exchange's own (precise native timers; undici's fire up to ~0.5 s late, and a second
+      // timer for the same deadline is wasted work): the attempt's headers deadline in failover.ts, the silence
+      // inside the body in forward.ts. The signal carries them here.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     }) as Promise<UpstreamResponse>;
   }
 

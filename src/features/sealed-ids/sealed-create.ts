@@ -1,45 +1,48 @@
-// The create calls that mint sealed ids: POST /v1/videos and POST /v1/responses. The answer's ids are sealed
-// with the route, the backend that answered and the calling token; a previous_response_id in a new
-// Responses request is checked like any sealed id, unsealed for the upstream, and pins the request to the
+// The create calls that mint sealed ids, POST /v1/videos and POST /v1/responses, as exchange transforms. The
+// answer's ids are sealed with the route, the backend that answered and the calling token; a previous_response_id
+// in a new Responses request is checked like any sealed id, unsealed for the upstream, and pins the request to the
 // backend that stores the previous response.
+import type { Answer, AnswerStage, ExchangeTransform, TransformFactory } from '../../dataplane/exchange/transform.js';
 import type { Family } from '../../model/families.js';
-import type { CompiledRoute, CompiledToken } from '../../model/routing-table.js';
-import type { ResponseTransform } from '../../dataplane/upstream/forward.js';
-import { sealingTransform, type SealedBody } from './sealing-transforms.js';
+import type { CompiledToken } from '../../model/routing-table.js';
 import type { SealContext } from './id-rewrite.js';
 import { continuationBackend, resolveOwned } from './owned-object.js';
-import type { IdSealer } from './sealed-id.js';
-import type { CreateHook } from '../../dataplane/handlers/family-handler.js';
-import type { Payload } from '../../dataplane/request/payload.js';
 import { sealedErrors } from './sealed-errors.js';
+import type { IdSealer } from './sealed-id.js';
+import { type SealedBody, sealingTransform } from './sealing-transforms.js';
 
-/** Seals the ids of an answer from whichever backend ends up answering. */
-export function sealAnswer(body: SealedBody, sealer: IdSealer, route: CompiledRoute, token: CompiledToken, known?: SealContext['known']): ResponseTransform {
-  return (info) =>
-    sealingTransform(
-      { body, ctx: { sealer, model: route.model, backend: info.backend.name, owner: token.key, ...(known ? { known } : {}) } },
-      info.statusCode,
-      String(info.headers['content-type'] ?? ''),
-      info.progress,
-    );
+/** Seals the ids of an answer from whichever backend ends up answering; `known` is the id the client presented. */
+export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledToken, answer: Answer, known?: SealContext['known']): AnswerStage | undefined {
+  const ctx: SealContext = { sealer, model: answer.exchange.route.model, backend: answer.backend.name, owner: token.key, ...(known ? { known } : {}) };
+  const rewrite = sealingTransform({ body, ctx }, answer.statusCode, answer.contentType, answer.progress);
+  return rewrite ? { rewrite } : undefined;
 }
 
-export function sealedCreateHooks(sealer: IdSealer): Partial<Record<Family, CreateHook>> {
+export function sealedCreateTransforms(sealer: IdSealer): Partial<Record<Family, TransformFactory>> {
   return {
-    videos: ({ route, ctx }) => ({ transform: sealAnswer('video', sealer, route, ctx.token!) }),
-    responses: ({ payload, route, ctx }) => {
-      const prev = payload.kind === 'json' ? payload.json.string('previous_response_id') : undefined;
-      // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject).
-      if (payload.kind !== 'json' || prev === undefined) return { transform: sealAnswer('response', sealer, route, ctx.token!) };
-      const owned = resolveOwned(ctx.table!, ctx.token!, sealer, 'response', prev);
-      if (!owned) throw sealedErrors.notFound('response', 'previous_response_id');
-      const backend = continuationBackend(owned, route);
-      if (!backend) throw sealedErrors.cannotContinue(owned.route.model, route.model);
-      // Spliced into the client's bytes for every backend body (duplicates of the member removed).
-      const rewritten: Payload = { ...payload, overrides: { ...payload.overrides, previous_response_id: JSON.stringify(owned.ref.upstreamId) } };
-      // The answer's previous_response_id is the client's id again, as presented.
-      const transform = sealAnswer('response', sealer, route, ctx.token!, { upstreamId: owned.ref.upstreamId, sealedId: prev });
-      return { payload: rewritten, backends: [backend], transform };
+    videos: (x) => ({ answer: (a) => sealStage('video', sealer, x.token, a) }),
+    responses: (x) => {
+      let members: Readonly<Record<string, string>> | undefined;
+      let known: SealContext['known'];
+      const t: ExchangeTransform = {
+        prepare(plan) {
+          const prev = plan.member('previous_response_id');
+          // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject).
+          if (prev === undefined) return;
+          const owned = resolveOwned(x.table, x.token, sealer, 'response', prev);
+          if (!owned) throw sealedErrors.notFound('response', 'previous_response_id');
+          const backend = continuationBackend(owned, x.route);
+          if (!backend) throw sealedErrors.cannotContinue(owned.route.model, x.route.model);
+          // Spliced into the client's bytes for every backend body (duplicates of the member removed).
+          members = { previous_response_id: JSON.stringify(owned.ref.upstreamId) };
+          // The answer's previous_response_id is the client's id again, as presented.
+          known = { upstreamId: owned.ref.upstreamId, sealedId: prev };
+          plan.backends = [backend];
+        },
+        members: () => members,
+        answer: (a) => sealStage('response', sealer, x.token, a, known),
+      };
+      return t;
     },
   };
 }

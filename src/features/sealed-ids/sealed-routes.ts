@@ -11,16 +11,19 @@ import type { SealedBody } from './sealing-transforms.js';
 import { resolveOwned } from './owned-object.js';
 import type { IdSealer, SealedKind } from './sealed-id.js';
 import type { BodyBudget } from '../../dataplane/request/body-budget.js';
-import { clientGone, getContext } from '../../dataplane/exchange/context.js';
+import { authenticatedOf, clientGone, exchangeOf, routed } from '../../dataplane/exchange/exchange.js';
+import type { ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { checkContentType } from '../../dataplane/request/payload.js';
 import { readBody } from '../../dataplane/request/read-body.js';
 import type { RouteRegistry } from '../../dataplane/server/route-registry.js';
-import { sealAnswer } from './sealed-create.js';
+import { sealStage } from './sealed-create.js';
 import { sealedErrors } from './sealed-errors.js';
 
 export interface SealedRouteDeps extends ForwardDeps {
   readonly sealer: IdSealer;
   readonly limits: AppLimits;
+  /** Transforms every exchange gets (the usage tap), after the sealing one. */
+  readonly transforms: readonly ExchangeTransform[];
   readonly budget?: BodyBudget;
 }
 
@@ -40,7 +43,7 @@ const COLLECTION: Readonly<Record<SealedKind, string>> = { video: '/videos/', re
 export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: RequestHandler, deps: SealedRouteDeps): void {
   const add = (method: 'get' | 'post' | 'delete', path: string, f: FollowUp) => routes.add(app, method, path, auth, followUpHandler(f, deps));
   routes.add(app, 'get', '/v1/videos', auth, (_req, res) => {
-    getContext(res).family = 'videos';
+    exchangeOf(res).family = 'videos';
     throw sealedErrors.listNotSupported();
   });
   add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
@@ -57,41 +60,38 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
 function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
   const family = FAMILY[f.kind];
   return async (req: Request, res: Response): Promise<void> => {
-    const ctx = getContext(res);
-    ctx.family = family;
+    const x = authenticatedOf(res);
+    x.family = family;
     const sealedId = String(req.params['id']);
-    const owned = resolveOwned(ctx.table!, ctx.token!, deps.sealer, f.kind, sealedId);
+    const owned = resolveOwned(x.table, x.token, deps.sealer, f.kind, sealedId);
     if (!owned) throw sealedErrors.notFound(f.kind);
-    ctx.route = owned.route;
-    const { route, backend, ref } = owned;
+    const r = routed(x, owned.route, family);
+    const { backend, ref } = owned;
     let body: { body: Buffer; contentType: string | undefined } | null = null;
     if (f.withBody) {
       // Remix and cancel take JSON (or nothing) in the OpenAI API; a form would only buy the larger upload limit.
       checkContentType(req, { multipart: false, path: req.path });
       const type = req.headers['content-type'];
-      const raw = await readBody(req, deps.limits.jsonBytes, deps.budget?.open(res));
+      const raw = await readBody(req, deps.limits.jsonBytes, deps.budget?.open(x));
       if (raw.length > 0) body = { body: raw, contentType: type };
       if (clientGone(req, res)) {
-        ctx.aborted = true;
+        x.aborted = true;
         return;
       }
     }
     const q = req.url.indexOf('?');
-    await forward(deps, {
-      req,
-      res,
-      ctx,
+    // The one backend above answers; its ids (and error texts) give back the id the client sent.
+    const known = { upstreamId: ref.upstreamId, sealedId };
+    const seal: ExchangeTransform = { answer: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
+    await forward(deps, r, req, res, {
       // HEAD stays HEAD (express serves HEAD on GET routes).
       method: req.method,
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
       // The object exists on this backend only: no failover to another one.
       backends: [backend],
-      timeouts: route.timeouts,
-      retry: route.retry,
+      streaming: false,
       body: () => body,
-      // The one backend above answers; its ids (and error texts) give back the id the client sent.
-      transform: sealAnswer(f.answer, deps.sealer, route, ctx.token!, { upstreamId: ref.upstreamId, sealedId }),
-      labels: { family, model: route.model },
+      transforms: [seal, ...deps.transforms],
     });
   };
 }

@@ -7,7 +7,8 @@ import type { Transform } from 'node:stream';
 import { MIN_QUOTED_ID_CHARS, RESPONSE_EVENT_KEY, SEALED_FIELDS, sealIdLiteral, type SealContext } from './id-rewrite.js';
 import type { SealedKind } from './sealed-id.js';
 import { FieldPaths, jsonFieldStream, type ReplaceValue } from '../../dataplane/stream/json-field-scan.js';
-import { readSequenceNumber, type StreamProgress } from '../../dataplane/upstream/sse-signals.js';
+import type { StreamProgress } from '../../dataplane/exchange/transform.js';
+import { readSequenceNumber } from '../../dataplane/upstream/sse-signals.js';
 import { sseFieldStream } from '../../dataplane/stream/sse-field-scan.js';
 import { replaceStream } from '../../dataplane/stream/stream-replace.js';
 

@@ -1,0 +1,77 @@
+import { EventEmitter } from 'node:events';
+import type { Response } from 'express';
+import { describe, expect, it } from 'vitest';
+import type { CompiledBackend } from '../../model/routing-table.js';
+import { BodyBudget } from '../request/body-budget.js';
+import { Exchange } from './exchange.js';
+import { type ExchangeTransform, membersFor } from './transform.js';
+
+/** A response stand-in: an emitter with the one property the exchange reads. */
+const response = () => Object.assign(new EventEmitter(), { writableFinished: false }) as unknown as Response & EventEmitter & { writableFinished: boolean };
+
+describe('Exchange', () => {
+  it('puts exactly one close listener on the response, whatever else hooks the end', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    new BodyBudget(100).open(x);
+    x.onEnd(() => {});
+    void x.signal;
+    expect(res.listenerCount('close')).toBe(1);
+  });
+
+  it('a finished response: the end hooks run once, in order, and nothing is aborted', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    const seen: string[] = [];
+    x.onEnd(() => seen.push(`a aborted=${x.aborted}`));
+    x.onEnd(() => seen.push('b'));
+    res.writableFinished = true;
+    res.emit('close');
+    res.emit('close');
+    expect(seen).toEqual(['a aborted=false', 'b']);
+    expect(x.signal.aborted).toBe(false);
+    expect(x.closed).toBe(true);
+  });
+
+  it('a cut response: aborted is set before the end hooks run, and the signal fires', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    const signal = x.signal;
+    const seen: boolean[] = [];
+    x.onEnd(() => seen.push(x.aborted));
+    res.emit('close');
+    expect(seen).toEqual([true]);
+    expect(signal.aborted).toBe(true);
+  });
+
+  it('after the end: a new hook runs at once, and a signal asked for is already aborted', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    res.emit('close');
+    let ran = 0;
+    x.onEnd(() => ran++);
+    expect(ran).toBe(1);
+    expect(x.signal.aborted).toBe(true);
+  });
+
+  it('releases the body budget at the end, once', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    const budget = new BodyBudget(100);
+    expect(budget.open(x).tryReserve(40)).toBe(true);
+    expect(budget.used).toBe(40);
+    res.emit('close');
+    expect(budget.used).toBe(0);
+  });
+});
+
+describe('membersFor', () => {
+  const backend = { name: 'b', model: 'up' } as CompiledBackend;
+  it('merges the members of every transform in order, a later one winning', () => {
+    const ts: ExchangeTransform[] = [{ members: () => ({ model: '"up"', a: '1' }) }, {}, { members: () => undefined }, { members: () => ({ a: '2' }) }];
+    expect(membersFor(ts, backend)).toEqual({ model: '"up"', a: '2' });
+  });
+  it('undefined when no transform sets any', () => {
+    expect(membersFor([{}, { members: () => undefined }], backend)).toBeUndefined();
+  });
+});

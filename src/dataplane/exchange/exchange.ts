@@ -1,0 +1,110 @@
+// One Exchange per request: what the middleware, the handlers, the forwarding and the access log know about it,
+// kept in res.locals under one key (nothing is attached to node's request objects). It owns the request's one
+// `close` listener on the response: from it come the one abort path (`signal`, for everything that must stop when
+// the client leaves) and the one end-of-response hook (`onEnd`, for everything to do once the response is over).
+import type { Request, Response } from 'express';
+import type { Family } from '../../model/families.js';
+import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
+
+export class Exchange {
+  readonly id: string;
+  /** process.hrtime.bigint() at arrival. */
+  readonly start: bigint;
+  /** The table this request reads from start to end (one snapshot, even if a reload swaps it meanwhile). */
+  table: RoutingTable | undefined;
+  token: CompiledToken | undefined;
+  family: Family | undefined;
+  route: CompiledRoute | undefined;
+  /** Name of the backend that answered (or was tried last). */
+  backend: string | undefined;
+  attempts = 0;
+  /** True when the client went away before the response finished. */
+  aborted = false;
+  readonly #res: Response;
+  #controller: AbortController | undefined;
+  #ends: Array<() => void> | undefined;
+  #closed = false;
+
+  constructor(id: string, res: Response, start = process.hrtime.bigint()) {
+    this.id = id;
+    this.start = start;
+    this.#res = res;
+    res.once('close', () => this.#close());
+  }
+
+  /** Aborted when the client leaves before its response has finished. Created on first use. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  /** The response is over (finished, or its connection gone). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Runs fn once when the response is over, after `aborted` is settled; at once when it already is. */
+  onEnd(fn: () => void): void {
+    if (this.#closed) fn();
+    else (this.#ends ??= []).push(fn);
+  }
+
+  #close(): void {
+    this.#closed = true;
+    if (!this.#res.writableFinished) {
+      this.aborted = true;
+      this.#controller?.abort();
+    }
+    const ends = this.#ends;
+    this.#ends = undefined;
+    if (ends) for (const fn of ends) fn();
+  }
+}
+
+/** An exchange past authentication: its table and token are set. */
+export interface Authenticated extends Exchange {
+  readonly table: RoutingTable;
+  readonly token: CompiledToken;
+}
+
+/** An authenticated exchange whose route and family are known. */
+export interface Routed extends Authenticated {
+  readonly route: CompiledRoute;
+  readonly family: Family;
+}
+
+const KEY = 'gateway';
+
+export function attachExchange(res: Response, x: Exchange): void {
+  res.locals[KEY] = x;
+}
+
+export function exchangeOf(res: Response): Exchange {
+  return res.locals[KEY] as Exchange;
+}
+
+/** The exchange of a request behind the auth middleware (a handler mounted without it is a programming error). */
+export function authenticatedOf(res: Response): Authenticated {
+  const x = exchangeOf(res);
+  if (!x.table || !x.token) throw new Error('handler mounted without authentication');
+  return x as Authenticated;
+}
+
+/** Narrows once the route and family are set. */
+export function routed(x: Authenticated, route: CompiledRoute, family: Family): Routed {
+  x.route = route;
+  x.family = family;
+  return x as Routed;
+}
+
+/**
+ * True when nobody can receive this request's answer any more: the client left, or the connection was already
+ * answered and ended at the protocol level (e.g. a 408 when the upload outlived the request timeout, after
+ * which a late body may still arrive). Checked after reading a body, before anything is sent upstream.
+ */
+export function clientGone(req: Request, res: Response): boolean {
+  return res.destroyed || req.socket.destroyed || !req.socket.writable;
+}
