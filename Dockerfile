@@ -44,9 +44,9 @@ EXPOSE 8080 9090
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["/nodejs/bin/node", "-e", "fetch('http://127.0.0.1:'+(process.env.MG_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM directly, which starts the gateway's graceful drain.
-# --max-semi-space-size=4: V8 otherwise grows the young generation to 2 x 64 MB while the first config is listed
-# and compiled, and never returns those pages to an idle process (measured: 75-115 MB of RSS; see README).
 # --expose-gc: lets the gateway ask V8 for a memory-reducing GC once the config has been quiet after a compile,
-# which returns the ~30 MB of empty heap pages a compile of 10k tokens leaves behind (src/runtime/memory-release.ts).
-# Flags here rather than NODE_OPTIONS, which users commonly set through the chart's extraEnv and would replace them.
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "--expose-gc", "dist/cli.js", "serve"]
+# which returns the empty heap pages a compile of 10k tokens leaves behind (src/runtime/memory-release.ts); with it
+# the idle RSS is the same as with a capped young generation, so V8's default young generation is kept (cheaper
+# per request, lower RSS after load: docs/performance.md). The chart's gateway.youngGenerationSemiSpaceMB caps it
+# by repeating this entry point as the container's command with --max-semi-space-size added.
+ENTRYPOINT ["/nodejs/bin/node", "--expose-gc", "dist/cli.js", "serve"]

@@ -66,7 +66,7 @@ export async function startBare(upstreamPort: number, dir: string, nodeArgs: str
  * more frequent young-generation collections under load (docs/performance.md). --expose-gc lets the gateway
  * release the memory of config compiles once the config is quiet (src/runtime/memory-release.ts).
  */
-export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=4', '--expose-gc'];
+export const GATEWAY_NODE_FLAGS = ['--expose-gc'];
 
 export interface GatewayOptions {
   configDir: string;

@@ -2,7 +2,7 @@
 // build and production-only runtime dependencies, pinned bases (no latest), non-root USER, no shell needed at run
 // time, exec-form ENTRYPOINT running `serve`, OCI labels, and a .dockerignore that lets in exactly what is COPYed.
 import { describe, expect, it } from 'vitest';
-import { read } from './repo.js';
+import { read, readYamlDocuments } from './repo.js';
 
 interface Instruction {
   op: string;
@@ -109,12 +109,21 @@ describe('Dockerfile', () => {
     expect(entry.length).toBe(1);
     const argv = JSON.parse(entry[0]!.args) as string[];
     expect(argv[0]).toMatch(/(^|\/)node$/);
-    // Node's own flags come first (the young-generation cap that keeps idle RSS down, and gc for the memory release
-    // after compiles), then the gateway; the bin's shebang passes the same flags.
-    expect(argv.slice(1)).toEqual(['--max-semi-space-size=4', '--expose-gc', 'dist/cli.js', 'serve']);
+    // Node's own flag comes first (gc, for the memory release after compiles), then the gateway; the bin's shebang
+    // passes the same flags.
+    expect(argv.slice(1)).toEqual(['--expose-gc', 'dist/cli.js', 'serve']);
     const shebang = read('src/cli.ts').split('\n')[0]!;
     expect(shebang).toBe(`#!/usr/bin/env -S node ${argv.slice(1, -2).join(' ')}`);
     expect(ops(runtime, 'CMD')).toEqual([]);
+  });
+
+  it("the chart's young-generation setting repeats the entry point with the one flag added, and only when set", () => {
+    const argv = JSON.parse(ops(runtime, 'ENTRYPOINT')[0]!.args) as string[];
+    const container = (file: string) =>
+      (readYamlDocuments(file) as any[]).find((d) => d?.kind === 'Deployment').spec.template.spec.containers.find((c: any) => c.name === 'gateway');
+    // ci/full-values.yaml sets gateway.youngGenerationSemiSpaceMB: 16; the defaults leave the image's entry point alone.
+    expect(container('test/chart/rendered/full.yaml').command).toEqual([...argv.slice(0, -2), '--max-semi-space-size=16', ...argv.slice(-2)]);
+    expect(container('test/chart/rendered/default.yaml').command).toBeUndefined();
   });
 
   it('exposes the API and metrics ports and carries OCI labels', () => {
