@@ -27,6 +27,7 @@ const { values: opt } = parseArgs({
     quick: { type: 'boolean', default: false },
     rounds: { type: 'string' },
     targets: { type: 'string', default: 'direct,bare,gateway,nginx' },
+    'after-load-wait': { type: 'string' },
     scenarios: { type: 'string' },
     workers: { type: 'string' },
     'gateway-node-args': { type: 'string' },
@@ -134,6 +135,13 @@ try {
     }
   }
 
+  // What a pod keeps after a burst: RSS once the load has been over for a while (V8 and the allocator hold on to
+  // pages they grew into; the young-generation size decides much of it).
+  const afterLoadSeconds = Number(opt['after-load-wait'] ?? (opt.quick ? 10 : 60));
+  log(`waiting ${afterLoadSeconds} s after the load …`);
+  await sleep(afterLoadSeconds * 1000);
+  const rssAfterLoad = Object.fromEntries(targets.map((t) => [t.name, rssBytes(t.pid)]));
+
   const rssStreams: RunData['rssStreams'] = [];
   if (streamsWanted > 0) {
     for (const t of targets.filter((x) => x.name !== 'direct')) {
@@ -204,6 +212,8 @@ try {
     scenarios: chosen.map((s) => ({ id: s.id, title: s.title, seconds: s.seconds, connections: s.connections, rate: s.rate })),
     measurements,
     rssIdle,
+    rssAfterLoad,
+    afterLoadSeconds,
     rssStreams,
     notes,
     gatewayLogLines,

@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePythonClients } from './py-clients.mjs';
 
-// Lint and format (biome.jsonc), then the typecheck: either failing stops the run before the tests.
+// Lint and format (biome.jsonc), unused files, exports and dependencies (knip.json), then the typecheck: any of
+// them failing stops the run before the tests.
 for (const [what, args] of [
   ['lint', ['biome', 'check']],
+  ['unused code', ['knip']],
   ['typecheck', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
 ]) {
   const step = spawnSync('npx', args, { stdio: 'inherit' });

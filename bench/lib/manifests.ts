@@ -8,17 +8,17 @@ import { stringify } from 'yaml';
 
 export const ROUTES = 1_000;
 export const TOKENS = 10_000;
-export const GROUPS = 10;
+const GROUPS = 10;
 /** Tokens 0..SECRET_TOKENS-1 keep their key in a Secret; the rest are configured by digest. */
 const SECRET_TOKENS = 1_000;
 const GV = 'modelgateway.io/v1alpha1';
 
-export const modelName = (i: number): string => `bench-model-${String(i).padStart(4, '0')}`;
-export const tokenKey = (i: number): string => `sk-bench-${String(i).padStart(5, '0')}-${createHash('sha256').update(String(i)).digest('hex').slice(0, 24)}`;
+const modelName = (i: number): string => `bench-model-${String(i).padStart(4, '0')}`;
+const tokenKey = (i: number): string => `sk-bench-${String(i).padStart(5, '0')}-${createHash('sha256').update(String(i)).digest('hex').slice(0, 24)}`;
 
 /** The model and key the load uses: in the middle of the table, through a digest token in a glob group. */
 export const BENCH_MODEL = modelName(500);
-export const BENCH_TOKEN_INDEX = 4_242;
+const BENCH_TOKEN_INDEX = 4_242;
 export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
 /** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
 export const HOLD_MODEL = 'bench-hold';

@@ -88,7 +88,7 @@ function waitListening(child: ChildProcess, timeoutMs: number): Promise<number> 
   });
 }
 
-export async function waitHttp(url: string, timeoutMs: number, want = 200): Promise<void> {
+async function waitHttp(url: string, timeoutMs: number, want = 200): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -104,7 +104,7 @@ export async function waitHttp(url: string, timeoutMs: number, want = 200): Prom
 }
 
 /** All pids in the tree rooted at `root` (the root included). */
-export function processTree(root: number): number[] {
+function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;

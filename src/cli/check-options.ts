@@ -1,9 +1,9 @@
 // Flags of `model-gateway check` → options, or a one-line usage error. Pure: no I/O.
 import { parseArgs } from 'node:util';
 
-export type OutputFormat = 'table' | 'json';
+type OutputFormat = 'table' | 'json';
 
-export interface CheckOptions {
+interface CheckOptions {
   /** Files, directories, or "-" for standard input, in the order given. */
   readonly paths: readonly string[];
   readonly output: OutputFormat;

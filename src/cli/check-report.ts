@@ -10,7 +10,7 @@ export interface CheckInputError {
   readonly message: string;
 }
 
-export interface CheckedObject {
+interface CheckedObject {
   /** kind/namespace/name */
   readonly key: string;
   readonly kind: string;
@@ -26,7 +26,7 @@ export interface CheckedObject {
   readonly warnings: readonly string[];
 }
 
-export interface CheckSummary {
+interface CheckSummary {
   readonly objects: number;
   readonly ready: number;
   readonly notReady: number;

@@ -10,7 +10,7 @@ import { renderJson, renderTable } from './check-render.js';
 import { buildReport, type CheckInputError } from './check-report.js';
 
 /** How standard input is named in messages and in the JSON output's `file`. */
-export const STDIN_NAME = '<stdin>';
+const STDIN_NAME = '<stdin>';
 
 export async function runCheck(args: string[]): Promise<number> {
   const parsed = parseCheckArgs(args);

@@ -96,6 +96,8 @@ describe('serve options', () => {
     expect(error(['--drain-timeout', '10 minutes'])).toMatch(/^--drain-timeout must be a duration/);
     expect(error(['--max-upload-body', '12 parsecs'])).toMatch(/^--max-upload-body must be a size/);
     expect(error(['--namespaces', 'Bad_NS'])).toMatch(/^--namespaces must be \* or a comma-separated list/);
+    expect(error(['--namespaces', 'a,*'])).toMatch(/^--namespaces must be \* or a comma-separated list/); // "*" is alone or not at all
+    expect(options(['--namespaces', ' a, b ,a']).namespaces).toEqual(['a', 'b']);
     expect(error(['--workers', '0'])).toBe('--workers must be an integer from 1 to 64 (got "0")');
     expect(error(['--leader-election=maybe'])).toMatch(/--leader-election/);
     expect(error(['--port', '8080', '--metrics-port', '8080'])).toMatch(/^--metrics-port must differ from --port/);

@@ -20,8 +20,8 @@ import {
 
 export { parseSize } from './option-values.js';
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ServeOptions {
   readonly source: 'file' | 'kubernetes';

@@ -12,9 +12,7 @@ import { loadIdKeys } from '../features/sealed-ids/id-keys.js';
 import { defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
 import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
 
-const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
-
-export function packageVersion(): string {
+function packageVersion(): string {
   // src/cli/serve.ts and dist/cli/serve.js are both two levels below the package root.
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
@@ -68,7 +66,7 @@ async function selectSource(options: ServeOptions): Promise<SourceChoice> {
  */
 async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   // Loaded only for this source: the Kubernetes client costs ~80 MB of memory the file source does not need.
-  const { loadKubeConfig } = await import('../sources/kubernetes/kube-config.js');
+  const { loadKubeConfig, resolveWatchScope } = await import('../sources/kubernetes/kube-config.js');
   const { KubernetesGatewaySource } = await import('../controller/kubernetes-gateway-source.js');
   let kubeConfig: KubeConfig;
   try {
@@ -76,16 +74,11 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   } catch (err) {
     return { error: `--source kubernetes: ${(err as Error).message.split('\n')[0]}`, code: 2 };
   }
-  const own = podNamespace();
-  const namespaces =
-    options.namespaces === '*'
-      ? 'all'
-      : (options.namespaces ?? own ?? (options.kubeconfig !== undefined || !process.env.KUBERNETES_SERVICE_HOST ? [contextNamespace(kubeConfig)] : undefined));
-  if (namespaces === undefined) {
+  const scope = resolveWatchScope(options.namespaces, kubeConfig, options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {});
+  if (scope === undefined) {
     return { error: '--source kubernetes needs --namespaces (MG_NAMESPACES), POD_NAMESPACE, or an in-cluster service account', code: 2 };
   }
-  // The Lease lives in the gateway's own namespace; outside a pod, in the first watched one.
-  const leaseNamespace = own?.[0] ?? (namespaces === 'all' ? contextNamespace(kubeConfig) : namespaces[0]!);
+  const { namespaces, leaseNamespace } = scope;
   // Unique per process: --workers start several processes with the same POD_NAME, and each one campaigns.
   const identity = `${options.podName ?? hostname()}${cluster.isWorker ? `/worker-${cluster.worker?.id}` : ''}`;
   return {
@@ -105,27 +98,11 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   };
 }
 
-function contextNamespace(kc: KubeConfig): string {
-  return kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/** The pod's own namespace: POD_NAMESPACE (downward API), else the service-account file; undefined outside a pod. */
-export function podNamespace(): readonly string[] | undefined {
-  const fromEnv = process.env.POD_NAMESPACE?.trim();
-  if (fromEnv) return [fromEnv];
-  try {
-    const ns = readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8').trim();
-    return ns ? [ns] : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 // Per-object conditions produced by compile. The Kubernetes status writer turns these into status.conditions;
 // the file source logs them; `model-gateway check` prints them.
 
-export type ConditionType = 'Accepted' | 'ResolvedRefs' | 'Ready';
+type ConditionType = 'Accepted' | 'ResolvedRefs' | 'Ready';
 
 export type ConditionReason =
   | 'Accepted'

@@ -3,11 +3,11 @@
 
 export type ModelMatcher = (model: string) => boolean;
 
-export function isGlob(pattern: string): boolean {
+function isGlob(pattern: string): boolean {
   return pattern.includes('*') || pattern.includes('?');
 }
 
-export function compileGlob(pattern: string): ModelMatcher {
+function compileGlob(pattern: string): ModelMatcher {
   if (!isGlob(pattern)) return (m) => m === pattern;
   const re = new RegExp(
     '^' +

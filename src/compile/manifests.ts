@@ -4,7 +4,7 @@ import { Composer, isNode, isSeq, LineCounter, parseAllDocuments, Parser, visit,
 import { scrubParserMessage } from './parser-messages.js';
 import type { RawObject, SourcedObject } from './resources.js';
 
-export interface ManifestError {
+interface ManifestError {
   file: string;
   line: number;
   message: string;

@@ -3,7 +3,7 @@
 // kstatus) understands them.
 import { z } from 'zod';
 
-export const ConditionSchema = z
+const ConditionSchema = z
   .object({
     type: z.string().min(1).max(316).describe('Condition type: Accepted (spec valid, no conflict), ResolvedRefs (Secrets and Group found) or Ready (serving).'),
     status: z.enum(['True', 'False', 'Unknown']).describe('True, False or Unknown.'),

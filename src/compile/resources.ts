@@ -8,7 +8,7 @@ export const API_VERSION = 'v1alpha1';
 export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
 /** Go-style durations as Kubernetes users write them: 500ms, 5s, 2m, 1h, 1m30s. */
-export const DURATION_PATTERN = '^([0-9]+(ms|s|m|h))+$';
+const DURATION_PATTERN = '^([0-9]+(ms|s|m|h))+$';
 const duration = z.string().regex(new RegExp(DURATION_PATTERN), 'a duration such as 500ms, 5s, 2m or 1h');
 
 const dnsLabel = z
@@ -17,7 +17,7 @@ const dnsLabel = z
   .max(63)
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a lowercase RFC 1123 label');
 
-export const SecretKeyRefSchema = z
+const SecretKeyRefSchema = z
   .object({
     name: z.string().min(1).max(253).describe('Name of a Secret in the same namespace as this object.'),
     key: z.string().min(1).max(253).describe('Key inside the Secret whose value is used.'),
@@ -26,7 +26,7 @@ export const SecretKeyRefSchema = z
   .describe('A reference to one key of a Secret in the same namespace.');
 export type SecretKeyRef = z.infer<typeof SecretKeyRefSchema>;
 
-export const ObjectMetaSchema = z
+const ObjectMetaSchema = z
   .object({
     name: z.string().min(1).max(253),
     namespace: z.string().min(1).max(63).optional(),
@@ -38,12 +38,11 @@ export const ObjectMetaSchema = z
     annotations: z.record(z.string(), z.string()).optional(),
   })
   .passthrough();
-export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 
 /** Upstream base URLs are http(s); `demo://` selects the built-in deterministic demo backend (demos, tests, benchmarks). */
-export const BASE_URL_PATTERN = '^(https?://[^\\s]+|demo://)$';
+const BASE_URL_PATTERN = '^(https?://[^\\s]+|demo://)$';
 
-export const BackendSchema = z
+const BackendSchema = z
   .object({
     name: dnsLabel.describe('Name of this backend, unique within the route; shown in metrics and the x-model-gateway-backend header.'),
     baseURL: z
@@ -58,9 +57,8 @@ export const BackendSchema = z
     weight: z.number().int().min(0).max(10000).default(1).describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
   })
   .strict();
-export type Backend = z.infer<typeof BackendSchema>;
 
-export const TimeoutsSchema = z
+const TimeoutsSchema = z
   .object({
     connect: duration.optional().describe('TCP/TLS connect timeout per attempt (default 5s).'),
     firstByte: duration.optional().describe('Time to response headers per attempt (default 60s).'),
@@ -70,10 +68,10 @@ export const TimeoutsSchema = z
   .strict();
 
 /** What may trigger failover to the next backend: a connection failure, a timeout before headers, or a status. */
-export const RETRY_ON_PATTERN = '^(connect-failure|timeout|408|429|5[0-9][0-9])$';
+const RETRY_ON_PATTERN = '^(connect-failure|timeout|408|429|5[0-9][0-9])$';
 export const DEFAULT_RETRY_ON = ['connect-failure', 'timeout', '429', '500', '502', '503', '504'] as const;
 
-export const RetrySchema = z
+const RetrySchema = z
   .object({
     attempts: z
       .number()
@@ -99,7 +97,7 @@ export const RetrySchema = z
   .describe('Failover policy. A request never fails over once any byte of a response was sent to the client.');
 export type Retry = z.infer<typeof RetrySchema>;
 
-export const StreamingSchema = z
+const StreamingSchema = z
   .object({
     keepAliveInterval: duration
       .optional()
@@ -110,7 +108,7 @@ export const StreamingSchema = z
   .strict();
 export type Streaming = z.infer<typeof StreamingSchema>;
 
-export const ModelRouteSpecSchema = z
+const ModelRouteSpecSchema = z
   .object({
     model: z.string().min(1).max(256).optional().describe('Public model id clients send; defaults to metadata.name. May contain "/".'),
     endpoints: z.array(z.enum(FAMILIES)).min(1).optional().describe('API families this route serves; default: all.'),
@@ -128,17 +126,15 @@ export const ModelRouteSpecSchema = z
   })
   .strict()
   .describe('One public model name and the upstream backends that serve it.');
-export type ModelRouteSpec = z.infer<typeof ModelRouteSpecSchema>;
 
-export const GroupSpecSchema = z
+const GroupSpecSchema = z
   .object({
     models: z.array(z.string().min(1).max(256)).max(1000).describe('Model names or globs (* and ?) that tokens in this group may use.'),
   })
   .strict()
   .describe('Which models the tokens in this group may use.');
-export type GroupSpec = z.infer<typeof GroupSpecSchema>;
 
-export const SHA256_PATTERN = '^[a-f0-9]{64}$';
+const SHA256_PATTERN = '^[a-f0-9]{64}$';
 
 export const GatewayTokenSpecSchema = z
   .object({
@@ -160,7 +156,6 @@ export const GatewayTokenSpecSchema = z
   // The same rule for the API server (CEL in the generated CRD); src/compile/crd tests keep the two in step.
   .meta({ 'x-kubernetes-validations': [{ rule: 'has(self.secretRef) != has(self.sha256)', message: 'exactly one of secretRef or sha256 must be set' }] })
   .describe('One client API key: its value in a Secret (or only its SHA-256), its current group, optional narrowing and expiry.');
-export type GatewayTokenSpec = z.infer<typeof GatewayTokenSpecSchema>;
 
 function resource<K extends string, S extends z.ZodType>(kind: K, spec: S) {
   return z

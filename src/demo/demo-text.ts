@@ -39,13 +39,13 @@ function allText(items: unknown): string {
 }
 
 /** The demo's answer: names itself and echoes the prompt, so a caller can see its request went through. */
-export function demoReply(model: string, prompt: string): string {
+function demoReply(model: string, prompt: string): string {
   const echo = prompt.replace(/\s+/g, ' ').trim().slice(0, 200);
   return `Hello from the model-gateway demo backend (${model}). You said: ${echo === '' ? '(nothing)' : echo}`;
 }
 
 /** Splits a reply into stream pieces (one word with its leading space each), honouring a token limit. */
-export function replyPieces(reply: string, maxTokens: number | undefined): { pieces: string[]; truncated: boolean } {
+function replyPieces(reply: string, maxTokens: number | undefined): { pieces: string[]; truncated: boolean } {
   const pieces = reply.match(/\s*\S+/g) ?? [];
   if (maxTokens !== undefined && maxTokens > 0 && pieces.length > maxTokens) return { pieces: pieces.slice(0, maxTokens), truncated: true };
   return { pieces, truncated: false };

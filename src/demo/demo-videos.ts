@@ -4,7 +4,7 @@ import { shortHash } from './demo-text.js';
 
 type Json = Record<string, unknown>;
 
-export const VIDEO_QUEUED_MS = 150;
+const VIDEO_QUEUED_MS = 150;
 export const VIDEO_DONE_MS = 750;
 const MAX_VIDEOS = 1_000;
 

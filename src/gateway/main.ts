@@ -13,7 +13,7 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
 
-export interface SourceContext {
+interface SourceContext {
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Every compile result (e.g. for the Kubernetes status writer: pipeline.onCompiled). */

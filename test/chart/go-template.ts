@@ -2,7 +2,7 @@
 // catch what `helm lint` would: unbalanced blocks, includes of undefined templates and .Values paths that do not
 // exist in values.yaml. It does not render.
 
-export interface Action {
+interface Action {
   /** The action's text without delimiters, trim markers and surrounding space. */
   text: string;
   line: number;
@@ -10,7 +10,7 @@ export interface Action {
 
 const ACTION = /\{\{-?\s*([\s\S]*?)\s*-?\}\}/g;
 
-export function actions(src: string): Action[] {
+function actions(src: string): Action[] {
   const out: Action[] = [];
   for (const m of src.matchAll(ACTION)) {
     const text = m[1]!;

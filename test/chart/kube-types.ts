@@ -47,7 +47,7 @@ export interface Problem {
 }
 
 /** Kinds from outside Kubernetes itself (checked by their own CRDs), given as "apiVersion kind". */
-export const NOT_KUBERNETES_KINDS = new Set(['monitoring.coreos.com/v1 ServiceMonitor']);
+const NOT_KUBERNETES_KINDS = new Set(['monitoring.coreos.com/v1 ServiceMonitor']);
 
 /**
  * Problems tsc finds with `docs` against kubernetes-types of `typesVersion`. Objects of NOT_KUBERNETES_KINDS are

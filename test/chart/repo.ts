@@ -46,7 +46,7 @@ export function chartKubeFloor(chartDir = 'charts/model-gateway'): string {
 }
 
 /** "1.30.2-eks-1234" or "v1.30.2" → [1, 30, 2]. */
-export function kubeVersionParts(version: string): [number, number, number] {
+function kubeVersionParts(version: string): [number, number, number] {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version);
   if (!m) throw new Error(`not a Kubernetes version: ${version}`);
   return [Number(m[1]), Number(m[2]), Number(m[3])];

@@ -1,6 +1,6 @@
 // Kubernetes label selectors as the API server parses them: equality (a=b, a==b, a!=b), set (a in (x,y),
 // a notin (x)) and existence (a, !a), comma-separated and ANDed.
-export type Labels = Record<string, string> | undefined;
+type Labels = Record<string, string> | undefined;
 export type LabelMatcher = (labels: Labels) => boolean;
 
 export function parseLabelSelector(text: string | null | undefined): LabelMatcher {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 
 const hex = (n = 16) => randomBytes(n).toString('hex');
 
-export interface InputItem {
+interface InputItem {
   id: string;
   type: 'message';
   role: string;
@@ -29,7 +29,7 @@ export interface CreateBody {
   metadata?: Record<string, string>;
 }
 
-export function normalizeInput(input: unknown): InputItem[] {
+function normalizeInput(input: unknown): InputItem[] {
   const list = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
   return list.map((raw) => {
     const it = raw as { role?: string; content?: unknown };
@@ -44,7 +44,7 @@ export function normalizeInput(input: unknown): InputItem[] {
 }
 
 /** A complete Response object in the shape the API returns. */
-export function makeResponse(id: string, body: CreateBody, status: string, output: unknown[]): Record<string, unknown> {
+function makeResponse(id: string, body: CreateBody, status: string, output: unknown[]): Record<string, unknown> {
   const text = output.length > 0 ? outputText(output) : '';
   return {
     id,
@@ -88,7 +88,7 @@ function outputText(output: unknown[]): string {
   return msg.content?.[0]?.text ?? '';
 }
 
-export function message(id: string, text: string, status: 'in_progress' | 'completed') {
+function message(id: string, text: string, status: 'in_progress' | 'completed') {
   return {
     id,
     type: 'message',
@@ -103,7 +103,7 @@ export function message(id: string, text: string, status: 'in_progress' | 'compl
  * content_part.added, one output_text.delta per word, output_text.done, content_part.done,
  * output_item.done, completed.
  */
-export function streamEvents(id: string, body: CreateBody, text: string): { events: Record<string, unknown>[]; final: Record<string, unknown> } {
+function streamEvents(id: string, body: CreateBody, text: string): { events: Record<string, unknown>[]; final: Record<string, unknown> } {
   const msgId = `msg_${hex()}`;
   const events: Record<string, unknown>[] = [];
   const push = (type: string, fields: Record<string, unknown>) => events.push({ type, sequence_number: events.length, ...fields });

@@ -25,7 +25,7 @@ export type Fault =
   /** A binary (audio/mpeg) body of `chunks` chunks of `chunkBytes` (default 1 KiB), one every `everyMs`. */
   | { kind: 'slow-binary'; chunks: number; everyMs: number; chunkBytes?: number };
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];

@@ -14,7 +14,7 @@ export interface RecordedRequest {
   closedEarly: boolean;
 }
 
-export type Override = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>;
+type Override = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>;
 
 export const SPEECH_BYTES = Buffer.from([0x49, 0x44, 0x33, 0x04, 0x00, 0x00, 0xff, 0xfb, 0x90, 0x64, 0x00, 0x01, 0x02, 0x03]);
 

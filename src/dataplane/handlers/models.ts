@@ -18,7 +18,7 @@ function modelObject(route: CompiledRoute): ModelObject {
 
 const listCache = new WeakMap<CompiledToken, string>();
 
-export function modelList(table: RoutingTable, token: CompiledToken): string {
+function modelList(table: RoutingTable, token: CompiledToken): string {
   let body = listCache.get(token);
   if (body === undefined) {
     const data: ModelObject[] = [];

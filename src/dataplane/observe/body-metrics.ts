@@ -3,8 +3,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { BodyBudget } from '../request/body-budget.js';
 
-export const BUFFERED_BODY_BYTES = 'model_gateway_buffered_body_bytes';
-export const BUFFERED_BODY_LIMIT = 'model_gateway_buffered_body_limit_bytes';
+const BUFFERED_BODY_BYTES = 'model_gateway_buffered_body_bytes';
+const BUFFERED_BODY_LIMIT = 'model_gateway_buffered_body_limit_bytes';
 
 export function registerBufferedBodyGauge(registry: Registry, budget: BodyBudget): void {
   // One app per registry in production; when a registry is reused (tests), the newest app's budget is the one shown.

@@ -25,7 +25,7 @@ export interface HealthOptions {
   readonly maxRetryAfterMs: number;
 }
 
-export const DEFAULT_HEALTH_OPTIONS: HealthOptions = {
+const DEFAULT_HEALTH_OPTIONS: HealthOptions = {
   consecutiveFailures: 3,
   baseEjectionMs: 10_000,
   maxEjectionMs: 300_000,

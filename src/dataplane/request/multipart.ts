@@ -9,7 +9,7 @@ import busboy from 'busboy';
  * (Buffer latin1 encoding), so that a name that is not UTF-8 reaches the upstream unchanged. ASCII names (every
  * name the gateway itself looks at, such as `model`) read as usual.
  */
-export interface MultipartPart {
+interface MultipartPart {
   readonly name: string;
   /** Field text, or the file's bytes. */
   readonly value: string | Buffer;

@@ -5,7 +5,7 @@ import type { BodyReservation } from './body-budget.js';
 import { errors } from '../../model/errors.js';
 
 /** Seconds a client refused for the body budget is asked to wait: long enough for an upload or two to finish. */
-export const BUDGET_RETRY_AFTER_SECONDS = 2;
+const BUDGET_RETRY_AFTER_SECONDS = 2;
 
 /**
  * With a reservation, every chunk is counted against the process-wide body budget as it arrives; a body that does

@@ -10,7 +10,7 @@ import { chooseRequestId } from '../request/request-id.js';
 import { closeAfterDraining, lingerForUnreadBody } from './lingering-close.js';
 
 /** Pure: the error to answer a node client error (by its code) with. */
-export function clientErrorFor(code: string | undefined): GatewayError {
+function clientErrorFor(code: string | undefined): GatewayError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return new GatewayError(431, 'The request line and headers are larger than the gateway accepts.', { code: 'request_header_fields_too_large' });

@@ -37,7 +37,7 @@ export interface ListenOptions {
   readonly requestTimeoutMs?: number;
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 
 export async function listenDrainable(handler: RequestListener, options: ListenOptions): Promise<DrainableServer> {
   let draining = false;

@@ -18,7 +18,7 @@ export interface LingerBounds {
 export const DEFAULT_LINGER: LingerBounds = { totalMs: 30_000, idleMs: 2_000, maxBytes: 16 * 1024 * 1024 };
 
 /** Unread bodies up to this size are left to node, which reads and drops them and keeps the connection. */
-export const SMALL_UNREAD_BODY = 64 * 1024;
+const SMALL_UNREAD_BODY = 64 * 1024;
 
 /**
  * Whether answering now needs a lingering close: the body has not fully arrived and may be large (declared over

@@ -62,7 +62,7 @@ export type FailoverResult<R extends AttemptResponse> =
     };
 
 /** What an attempt needs to know of the client side: an Exchange is one. */
-export interface ClientSide {
+interface ClientSide {
   readonly aborted: boolean;
   onEnd(fn: () => void): void;
 }

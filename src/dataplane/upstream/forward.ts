@@ -204,7 +204,7 @@ function discard(body: Readable): void {
  * 3xx other than 304. A 304 answers the client's own conditional request (its If-None-Match / If-Modified-Since
  * are forwarded, e.g. on a video download) and carries no Location, so it is relayed like any answer.
  */
-export function isRedirect(status: number): boolean {
+function isRedirect(status: number): boolean {
   return status >= 300 && status < 400 && status !== 304;
 }
 

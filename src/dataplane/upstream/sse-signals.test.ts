@@ -26,7 +26,8 @@ describe('SSE keep-alive and error events', () => {
   it('keep-alive comments commit the response and are invisible to the SDK; an error event surfaces as APIError', async () => {
     let keepAlive: SseKeepAlive | undefined;
     const baseURL = await serve((res) => {
-      keepAlive = new SseKeepAlive(res, 20, () => ({ 'x-request-id': 'r1' }));
+      res.setHeader('x-request-id', 'r1'); // set early, as the request-id middleware does: writeHead keeps it
+      keepAlive = new SseKeepAlive(res, 20);
       const poll = setInterval(() => {
         if (keepAlive!.sent < 3) return;
         clearInterval(poll);

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { StreamProgress } from '../exchange/transform.js';
 import { StreamReplacer, type Needle } from '../stream/stream-replace.js';
 
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
+const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   // nginx (and ingress-nginx) buffer responses unless told not to, which would swallow the keep-alives.
@@ -112,19 +112,17 @@ export async function upstreamErrorAsSse(status: number, body: Readable, waitMs:
 
 /**
  * Sends ": keep-alive" comments every intervalMs until stopped. The first one commits the response: status 200
- * and the SSE headers go out (plus `extraHeaders`, e.g. x-request-id), after which a failure can only be told
+ * and the SSE headers go out, after which a failure can only be told
  * as an error event. Stop it before writing any upstream byte, so a comment never lands inside an event.
  */
 export class SseKeepAlive {
   readonly #res: ServerResponse;
-  readonly #extraHeaders: () => Record<string, string>;
   #timer: NodeJS.Timeout | undefined;
   #committed = false;
   #sent = 0;
 
-  constructor(res: ServerResponse, intervalMs: number, extraHeaders: () => Record<string, string> = () => ({})) {
+  constructor(res: ServerResponse, intervalMs: number) {
     this.#res = res;
-    this.#extraHeaders = extraHeaders;
     if (intervalMs > 0) {
       this.#timer = setInterval(() => this.#tick(), intervalMs);
       this.#timer.unref();
@@ -150,7 +148,7 @@ export class SseKeepAlive {
     const res = this.#res;
     if (res.destroyed || res.writableEnded) return this.stop();
     if (!res.headersSent) {
-      res.writeHead(200, { ...this.#extraHeaders(), ...SSE_HEADERS });
+      res.writeHead(200, SSE_HEADERS);
       this.#committed = true;
     } else if (!this.#committed) {
       // Someone else started this response; never interleave with it.

@@ -37,7 +37,7 @@ export interface UpstreamClientOptions {
   readonly connections?: number;
 }
 
-export const DEFAULT_CONNECTIONS_PER_ORIGIN = 1024;
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 1024;
 
 export class UpstreamClient {
   readonly #pools = new Map<string, { origin: string; pool: Pool }>();

@@ -53,10 +53,6 @@ export class IdSealer {
     });
   }
 
-  get keyCount(): number {
-    return this.#subkeys.length;
-  }
-
   seal(ref: SealedRef): string {
     const prefix = SEALED_PREFIX[ref.kind];
     const stripped = ref.upstreamId.startsWith(prefix) && ref.upstreamId.length > prefix.length;

@@ -23,7 +23,11 @@ import { connectionFingerprint, leaseDispatcher } from './kube-dispatcher.js';
 const BARREL = '/@kubernetes/client-node/dist/gen/index.js';
 const IMPORTER = '/@kubernetes/client-node/dist/config.js';
 
-/** True when the client's KubeConfig was loaded without the generated API barrel (see above). */
+/**
+ * True when the client's KubeConfig was loaded without the generated API barrel (see above). Read by a test in a
+ * child process (test/config/sources/kube-client.test.ts).
+ * @public
+ */
 export let loadedWithoutGeneratedApis = false;
 
 registerHooks({

@@ -27,36 +27,39 @@ export function loadKubeConfig(options: KubeConfigOptions = {}): KubeConfig {
   return kc;
 }
 
-/** "*" → all namespaces (undefined); otherwise a de-duplicated list. */
+/** The namespaces watched: a list, or every namespace. */
 export type NamespaceScope = readonly string[] | 'all';
 
+export interface WatchScope {
+  readonly namespaces: NamespaceScope;
+  /** Where the Lease lives: the gateway's own namespace; outside a pod, the first watched one. */
+  readonly leaseNamespace: string;
+}
+
 /**
- * --namespaces: "*" for all, "a,b" for a list, empty for the pod's own namespace (POD_NAMESPACE, then the
- * service-account namespace file, then the kubeconfig context's namespace, then "default").
+ * What --source kubernetes watches: --namespaces ("*" or a list, already parsed) when given, else the pod's own
+ * namespace (POD_NAMESPACE, else the service-account namespace file), else, outside a pod or with an explicit
+ * kubeconfig, the kubeconfig context's namespace ("default" when it names none). Undefined when nothing says: a
+ * pod without its namespace must be told rather than guess.
  */
-export function resolveNamespaces(spec: string | undefined, kc: KubeConfig | undefined, options: KubeConfigOptions = {}): NamespaceScope {
-  const text = (spec ?? '').trim();
-  if (text === '*') return 'all';
-  const list = [
-    ...new Set(
-      text
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  if (list.length > 0) {
-    if (list.includes('*')) throw new Error('--namespaces: "*" cannot be combined with names');
-    return list;
-  }
+export function resolveWatchScope(spec: readonly string[] | '*' | undefined, kc: KubeConfig, options: KubeConfigOptions = {}): WatchScope | undefined {
   const env = options.env ?? process.env;
-  if (env.POD_NAMESPACE) return [env.POD_NAMESPACE];
+  const own = podNamespace(env, options.serviceAccountRoot);
+  const context = () => kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
+  const outsideAPod = options.kubeconfig !== undefined || !env.KUBERNETES_SERVICE_HOST;
+  const namespaces: NamespaceScope | undefined = spec === '*' ? 'all' : (spec ?? own ?? (outsideAPod ? [context()] : undefined));
+  if (namespaces === undefined) return undefined;
+  return { namespaces, leaseNamespace: own?.[0] ?? (namespaces === 'all' ? context() : namespaces[0]!) };
+}
+
+/** The pod's own namespace: POD_NAMESPACE (downward API), else the service-account file; undefined outside a pod. */
+function podNamespace(env: NodeJS.ProcessEnv = process.env, serviceAccountRoot = ''): readonly string[] | undefined {
+  const fromEnv = env.POD_NAMESPACE?.trim();
+  if (fromEnv) return [fromEnv];
   try {
-    const ns = readFileSync(`${options.serviceAccountRoot ?? ''}${SERVICE_ACCOUNT_DIR}/namespace`, 'utf8').trim();
-    if (ns) return [ns];
+    const ns = readFileSync(`${serviceAccountRoot}${SERVICE_ACCOUNT_DIR}/namespace`, 'utf8').trim();
+    return ns ? [ns] : undefined;
   } catch {
-    // not in a pod
+    return undefined;
   }
-  const ctx = kc?.getContextObject(kc.getCurrentContext());
-  return [ctx?.namespace || 'default'];
 }

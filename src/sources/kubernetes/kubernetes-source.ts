@@ -114,11 +114,6 @@ export class KubernetesSource implements ConfigSource {
     return this.#reflectors.map((r) => ({ resource: r.endpoint.description, stats: { ...r.stats } }));
   }
 
-  /** Forces every reflector to relist now (e.g. after a suspected missed event). */
-  relist(): void {
-    for (const r of this.#reflectors) r.requestRelist();
-  }
-
   #schedule(): void {
     if (this.#stopped || this.#timer || !this.synced) return;
     // A fixed window from the first change (not reset by later ones) bounds the latency under a stream of changes.

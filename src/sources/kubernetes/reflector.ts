@@ -28,7 +28,7 @@ export interface ResourceEndpoint {
 }
 
 /** The part of @kubernetes/client-node's Watch a reflector uses. */
-export interface WatchClient {
+interface WatchClient {
   watch(
     path: string,
     query: Record<string, string | number | boolean | undefined>,
@@ -114,12 +114,6 @@ export class Reflector {
     this.#stop.abort();
     this.#current?.abort();
     await this.#loop;
-  }
-
-  /** Forces a relist at the next opportunity (ends the current watch). */
-  requestRelist(): void {
-    this.#nextRelistAt = 0;
-    this.#current?.abort();
   }
 
   async #run(): Promise<void> {

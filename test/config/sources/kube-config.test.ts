@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadKubeConfig, resolveNamespaces, SERVICE_ACCOUNT_DIR } from '../../../src/sources/kubernetes/kube-config.js';
+import { KubeConfig } from '../../../src/sources/kubernetes/kube-client.js';
+import { loadKubeConfig, resolveWatchScope, SERVICE_ACCOUNT_DIR } from '../../../src/sources/kubernetes/kube-config.js';
 import { KubernetesSource } from '../../../src/sources/kubernetes/kubernetes-source.js';
 import { FakeApiServer } from '../../fake-apiserver/server.js';
 import { kubeConfigYaml } from '../../fake-apiserver/kubeconfig.js';
@@ -43,8 +44,8 @@ describe('loadKubeConfig', () => {
     const file = join(dir, 'config');
     writeFileSync(file, kubeConfigYaml(api.url, 'from-context'));
     const kc = loadKubeConfig({ kubeconfig: file, env: {} });
-    const namespaces = resolveNamespaces('', kc, { env: {}, serviceAccountRoot: join(dir, 'none') });
-    expect(namespaces).toEqual(['from-context']);
+    const scope = resolveWatchScope(undefined, kc, { kubeconfig: file, env: {}, serviceAccountRoot: join(dir, 'none') });
+    expect(scope).toEqual({ namespaces: ['from-context'], leaseNamespace: 'from-context' });
     await syncsWith(kc, 'from-context');
     expect(api.requests.every((r) => r.authenticated)).toBe(true);
   });
@@ -90,8 +91,8 @@ describe('loadKubeConfig', () => {
     try {
       const kc = loadKubeConfig({ serviceAccountRoot: root });
       expect(kc.getCurrentCluster()?.server).toBe(`https://127.0.0.1:${port}`);
-      const namespaces = resolveNamespaces(undefined, kc, { env: {}, serviceAccountRoot: root });
-      expect(namespaces).toEqual(['gateway-ns']);
+      const scope = resolveWatchScope(undefined, kc, { env: { KUBERNETES_SERVICE_HOST: '127.0.0.1' }, serviceAccountRoot: root });
+      expect(scope).toEqual({ namespaces: ['gateway-ns'], leaseNamespace: 'gateway-ns' });
       await syncsWith(kc, 'gateway-ns');
       expect(api.requests.length).toBeGreaterThan(0);
     } finally {
@@ -103,15 +104,25 @@ describe('loadKubeConfig', () => {
   });
 });
 
-describe('resolveNamespaces', () => {
-  const none = { env: {}, serviceAccountRoot: '/nonexistent' };
-  it('reads "*" as all namespaces and a comma list as those namespaces', () => {
-    expect(resolveNamespaces('*', undefined, none)).toBe('all');
-    expect(resolveNamespaces(' a, b ,a', undefined, none)).toEqual(['a', 'b']);
-    expect(() => resolveNamespaces('a,*', undefined, none)).toThrow(/cannot be combined/);
+describe('resolveWatchScope (what serve --source kubernetes watches)', () => {
+  const kc = new KubeConfig(); // no context: its namespace is "default"
+  const outside = { env: {}, serviceAccountRoot: '/nonexistent' };
+  it('"*" is every namespace and a list is those namespaces; the Lease stays in the first or the context one', () => {
+    expect(resolveWatchScope('*', kc, outside)).toEqual({ namespaces: 'all', leaseNamespace: 'default' });
+    expect(resolveWatchScope(['a', 'b'], kc, outside)).toEqual({ namespaces: ['a', 'b'], leaseNamespace: 'a' });
   });
-  it('defaults to POD_NAMESPACE, then "default"', () => {
-    expect(resolveNamespaces('', undefined, { env: { POD_NAMESPACE: 'mine' }, serviceAccountRoot: '/nonexistent' })).toEqual(['mine']);
-    expect(resolveNamespaces(undefined, undefined, none)).toEqual(['default']);
+  it('defaults to POD_NAMESPACE, which also holds the Lease, then outside a pod to the context\'s "default"', () => {
+    expect(resolveWatchScope(undefined, kc, { env: { POD_NAMESPACE: 'mine' }, serviceAccountRoot: '/nonexistent' })).toEqual({
+      namespaces: ['mine'],
+      leaseNamespace: 'mine',
+    });
+    expect(resolveWatchScope(['a'], kc, { env: { POD_NAMESPACE: 'mine' }, serviceAccountRoot: '/nonexistent' })).toEqual({
+      namespaces: ['a'],
+      leaseNamespace: 'mine',
+    });
+    expect(resolveWatchScope(undefined, kc, outside)).toEqual({ namespaces: ['default'], leaseNamespace: 'default' });
+  });
+  it('in a pod that knows no namespace: nothing, so serve asks for --namespaces instead of guessing', () => {
+    expect(resolveWatchScope(undefined, kc, { env: { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, serviceAccountRoot: '/nonexistent' })).toBeUndefined();
   });
 });
