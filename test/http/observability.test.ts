@@ -1,6 +1,6 @@
 // Request metrics and access logs through the real stack: labels from the table (never from the request),
 // one log line per request with the agreed fields and nothing secret.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitUntil } from '../config/wait-until.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -28,7 +28,8 @@ describe('metrics', () => {
     const labels = { family: 'chat.completions', model: 'gpt-4o-mini', group: 'team-a', status_class: '2xx' };
     const before = (await metricValue('model_gateway_requests_total', labels)) ?? 0;
     await gw.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'm' }] });
-    await sleep(20); // the counter is written when the response closes
+    // The counter is written when the exchange ends, just after the client has its answer.
+    await waitUntil(async () => (await metricValue('model_gateway_requests_total', labels)) === before + 1, 2_000, 'the request counter');
     expect(await metricValue('model_gateway_requests_total', labels)).toBe(before + 1);
     expect(await metricValue('model_gateway_upstream_attempts_total', { backend: 'default/chat/primary', outcome: '2xx' })).toBeGreaterThanOrEqual(1);
     const text = await gw.metrics.registry.metrics();
@@ -45,16 +46,17 @@ describe('metrics', () => {
       headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'attacker-chosen-name', messages: [] }),
     });
-    await sleep(20);
-    expect(await metricValue('model_gateway_requests_total', { family: 'chat.completions', model: 'unknown', status_class: '4xx' })).toBe(1);
+    const unknown = { family: 'chat.completions', model: 'unknown', status_class: '4xx' };
+    await waitUntil(async () => (await metricValue('model_gateway_requests_total', unknown)) !== undefined, 2_000, 'the request counter');
+    expect(await metricValue('model_gateway_requests_total', unknown)).toBe(1);
     expect(await gw.metrics.registry.metrics()).not.toContain('attacker-chosen-name');
   });
 
   it('usage of the responses API (input_tokens/output_tokens) is metered', async () => {
     await gw.client().responses.create({ model: 'gpt-4o-mini', input: 'x' });
-    await sleep(20);
-    const text = await gw.metrics.registry.metrics();
-    expect(text).toMatch(/gen_ai_client_token_usage_count\{family="responses",model="gpt-4o-mini",type="output"\} 1\b/);
+    const usage = /gen_ai_client_token_usage_count\{family="responses",model="gpt-4o-mini",type="output"\} 1\b/;
+    await waitUntil(async () => usage.test(await gw.metrics.registry.metrics()), 2_000, 'the usage histogram');
+    expect(await gw.metrics.registry.metrics()).toMatch(usage);
   });
 
   it('createMetrics can be called many times (fresh registry each)', async () => {
@@ -70,7 +72,7 @@ describe('access log', () => {
   it('one line per request with the request id and routing fields, no headers or bodies', async () => {
     const { response } = await gw.client().embeddings.create({ model: 'text-embedding-3-small', input: 'secret prompt text' }).withResponse();
     const id = response.headers.get('x-request-id');
-    await sleep(20);
+    await waitUntil(() => gw.logs.some((l) => l['reqId'] === id), 2_000, 'the access-log line');
     const lines = gw.logs.filter((l) => l['reqId'] === id);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({

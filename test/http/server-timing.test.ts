@@ -3,6 +3,7 @@
 // The upstream here waits a known time before answering, so the split can be checked, not just the format.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../config/wait-until.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { deadBaseURL, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -65,6 +66,12 @@ async function overheadCount(family: string): Promise<number> {
   return v?.value ?? 0;
 }
 
+/** Requests for an unknown model the gateway answered itself (4xx, labelled "unknown"). */
+async function refusedCount(): Promise<number> {
+  const metric = await gw.metrics.registry.getSingleMetric('model_gateway_requests_total')?.get();
+  return metric?.values.filter((x) => x.labels['model'] === 'unknown').reduce((a, x) => a + x.value, 0) ?? 0;
+}
+
 function split(header: string | null): { gateway: number; upstream: number } {
   const m = HEADER.exec(header ?? '');
   expect(m, `Server-Timing was ${header}`).not.toBeNull();
@@ -85,7 +92,8 @@ describe('Server-Timing', () => {
     expect(t.upstream).toBeGreaterThanOrEqual(UPSTREAM_DELAY_MS - 1);
     expect(t.upstream + t.gateway).toBeLessThanOrEqual(elapsed);
     expect(t.gateway).toBeLessThan(t.upstream);
-    await sleep(20); // observed when the response has finished
+    // Observed when the exchange ends, just after the client has its answer.
+    await waitUntil(async () => (await overheadCount('chat.completions')) === before + 1, 2_000, 'the overhead histogram');
     expect(await overheadCount('chat.completions')).toBe(before + 1);
   });
 
@@ -115,7 +123,7 @@ describe('Server-Timing', () => {
 
   it('exports the histogram with sub-millisecond buckets, by family only', async () => {
     await gw.client().embeddings.create({ model: 'text-embedding-3-small', input: 'x' });
-    await sleep(20);
+    await waitUntil(async () => (await overheadCount('embeddings')) === 1, 2_000, 'the overhead histogram');
     const text = await gw.metrics.registry.metrics();
     expect(text).toContain('# TYPE model_gateway_overhead_seconds histogram');
     expect(text).toMatch(/model_gateway_overhead_seconds_bucket\{le="0.0005",family="embeddings"\} \d+/);
@@ -124,8 +132,10 @@ describe('Server-Timing', () => {
 
   it('is not observed for requests the gateway answers itself', async () => {
     const before = await overheadCount('chat.completions');
+    const refusedBefore = await refusedCount();
     await expect(gw.client().chat.completions.create({ model: 'no-such-model', messages: [] })).rejects.toThrow();
-    await sleep(20);
+    // The request counter is written by the same end of the exchange that would observe the overhead.
+    await waitUntil(async () => (await refusedCount()) === refusedBefore + 1, 2_000, 'the request counter');
     expect(await overheadCount('chat.completions')).toBe(before);
   });
 });
