@@ -94,6 +94,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(accessLog(deps.logger, deps.metrics));
 
   const routes = new RouteRegistry();
+  app.use(routes.fast);
   routes.add(app, 'get', '/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -18,3 +18,61 @@ describe('RouteRegistry', () => {
     expect(r.allowed('/v1/chat')).toEqual([]);
   });
 });
+
+describe('RouteRegistry.fast', () => {
+  async function serve(setup: (app: express.Express, r: RouteRegistry, seen: string[]) => void) {
+    const app = express();
+    const r = new RouteRegistry();
+    const seen: string[] = [];
+    app.use(r.fast);
+    setup(app, r, seen);
+    app.use((_req: express.Request, res: express.Response) => void res.status(404).send('router fell through'));
+    app.use((err: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(500).send(`error: ${err.message}`));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    return { base, seen, close: () => new Promise((ok) => server.close(ok)) };
+  }
+
+  it('runs an exact route through its handler chain, and everything else through the router', async () => {
+    const s = await serve((app, r, seen) => {
+      const mark = (name: string) => (_req: express.Request, _res: express.Response, next: express.NextFunction) => {
+        seen.push(name);
+        next();
+      };
+      r.add(app, 'post', '/v1/chat/completions', mark('auth'), (_req, res) => void res.send('chat'));
+      r.add(app, 'get', '/v1/videos/:id', mark('auth'), (req, res) => void res.send(`video ${req.params['id']}`));
+    });
+    try {
+      expect(await (await fetch(`${s.base}/v1/chat/completions`, { method: 'POST' })).text()).toBe('chat');
+      // A trailing slash or another case is not in the map: express's router serves it, as before.
+      expect(await (await fetch(`${s.base}/v1/chat/completions/`, { method: 'POST' })).text()).toBe('chat');
+      expect(await (await fetch(`${s.base}/V1/Chat/Completions`, { method: 'POST' })).text()).toBe('chat');
+      expect(await (await fetch(`${s.base}/v1/videos/v1`)).text()).toBe('video v1');
+      expect((await fetch(`${s.base}/v1/chat/completions`)).status).toBe(404); // GET: no such route
+      expect(s.seen).toEqual(['auth', 'auth', 'auth', 'auth']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('an error passed to next, thrown, or rejected reaches the error handler', async () => {
+    const s = await serve((app, r) => {
+      r.add(app, 'post', '/next', (_req, _res, next) => next(new Error('passed')));
+      r.add(app, 'post', '/throw', () => {
+        throw new Error('thrown');
+      });
+      r.add(app, 'post', '/reject', async () => {
+        throw new Error('rejected');
+      });
+    });
+    try {
+      for (const what of ['next', 'throw', 'reject']) {
+        const res = await fetch(`${s.base}/${what}`, { method: 'POST' });
+        expect([res.status, await res.text()]).toEqual([500, `error: ${{ next: 'passed', throw: 'thrown', reject: 'rejected' }[what]}`]);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+});
