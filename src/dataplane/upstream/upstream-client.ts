@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import { SHUTDOWN_CODE } from '../policy/retry-policy.js';
 
 export interface UpstreamRequest {
   readonly backend: CompiledBackend;
@@ -83,7 +84,7 @@ export class UpstreamClient {
   }
 
   #pool(origin: string, connectMs: number): Pool {
-    if (this.#closed) throw new Error('upstream client is closed');
+    if (this.#closed) throw shutdownError();
     const key = `${origin} ${connectMs}`;
     let entry = this.#pools.get(key);
     if (!entry) {
@@ -129,11 +130,18 @@ export class UpstreamClient {
     await Promise.all(pools.map((e) => e.pool.close()));
   }
 
-  /** Hard close: aborts in-flight requests (end of a drain deadline, tests). */
+  /**
+   * Hard close: aborts in-flight requests (end of a drain deadline, tests) with an error coded SHUTDOWN_CODE, so
+   * that what they end in says so: an error event ends a stream, a waiting request gets 503 (forward.ts).
+   */
   async destroy(): Promise<void> {
     this.#closed = true;
     const pools = [...this.#pools.values()];
     this.#pools.clear();
-    await Promise.all(pools.map((e) => e.pool.destroy()));
+    await Promise.all(pools.map((e) => e.pool.destroy(shutdownError())));
   }
+}
+
+function shutdownError(): Error {
+  return Object.assign(new Error('upstream client is closed'), { code: SHUTDOWN_CODE });
 }
