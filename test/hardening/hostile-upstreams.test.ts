@@ -11,7 +11,7 @@ import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recordi
 import { ALICE_KEY, extraRoute, standardManifests } from '../helpers/gateway.js';
 import { response, startRawUpstream, type Behaviour, type RawUpstream } from './raw-upstream.js';
 import { startServedGateway } from './served-gateway.js';
-import { expectOpenAIError, processTripwire } from './support.js';
+import { expectOpenAIError, processTripwire, readAnswer } from './support.js';
 
 const FIRST_BYTE_MS = 400;
 const SLACK_MS = 600; // timers on a loaded 2-core machine
@@ -104,14 +104,7 @@ async function ask(model: string, body: object = {}) {
     headers: auth,
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...body }),
   });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json, ms: Date.now() - started };
+  return { ...(await readAnswer(res)), ms: Date.now() - started };
 }
 
 describe('answers that are not usable HTTP are failed over, or a clean 502/504', () => {
