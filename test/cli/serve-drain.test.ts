@@ -200,7 +200,7 @@ describe('serve: SIGTERM drain', () => {
       async () => (await client.chat.completions.create({ model: 'slow-json', messages: [{ role: 'user', content: 'x' }] })).choices[0]?.message.content,
     );
     const failure = (e: unknown) =>
-      e instanceof OpenAI.APIError ? `${e.constructor.name} ${e.status ?? ''} ${e.code}` : `${(e as Error).name}: ${(e as Error).message}`;
+      e instanceof OpenAI.APIError ? [e.constructor.name, e.status, e.code].filter(Boolean).join(' ') : `${(e as Error).name}: ${(e as Error).message}`;
     // An endless stream (one chunk, then silence) and a request whose upstream never answers: only the drain
     // deadline ends them, with an error of the SDK's own (regression: the stream was cut, and the SDK raised a bare
     // "TypeError: terminated").
@@ -233,7 +233,7 @@ describe('serve: SIGTERM drain', () => {
       answers.filter((x) => x !== 'late answer'),
       output,
     ).toEqual([]);
-    expect(last, output).toBe('APIError  server_shutting_down');
+    expect(last, output).toBe('APIError server_shutting_down');
     expect(waited, output).toBe('InternalServerError 503 server_shutting_down');
     expect(code, output).toBe(0);
     expect(gateway.stdout()).toContain('"cut":2');
