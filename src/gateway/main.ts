@@ -132,7 +132,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         draining = true;
         const timeoutMs = o.timeoutMs ?? drainTimeoutMs;
         logger.info({ inFlight: api.inFlight(), timeoutMs }, 'draining: not ready, no new connections, waiting for in-flight requests');
-        const result = await api.drain(timeoutMs);
+        // At the deadline the upstream requests still running are ended first (closeApp destroys the pools): streams
+        // then end with an error event and waiting requests with a 503, which SDKs report as errors of their own,
+        // rather than with a cut connection.
+        const result = await api.drain(timeoutMs, () => void closeApp(app, { graceful: false }).catch(() => undefined));
         if (result.cut > 0) logger.warn({ cut: result.cut }, 'drain deadline reached; cut the remaining requests');
         else logger.info('drained: every in-flight request finished');
         // Upstream pools: let idle keep-alive sockets close politely when everything finished, else destroy.

@@ -1,5 +1,7 @@
-// SIGTERM on the real executable while a slow SSE stream is in flight: the stream completes, new connections are
-// refused, the process exits 0. The upstream is a fake OpenAI-compatible server on loopback.
+// SIGTERM on the real executable while requests are in flight (one slow SSE stream; then 100 streams and plain
+// requests, an endless stream and a request its upstream never answers): what can finish does, what is still
+// running at the drain deadline ends with an error the SDK raises, new connections are refused, the process exits 0
+// (at once and with 1 on a second signal). The upstream is a fake OpenAI-compatible server on loopback.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
@@ -25,6 +27,7 @@ beforeAll(async () => {
     received++;
     req.resume();
     req.on('end', () => {
+      if (req.url?.startsWith('/silent/')) return; // never answers
       if (req.url?.startsWith('/slowjson/')) {
         const timer = setTimeout(() => {
           res.writeHead(200, { 'content-type': 'application/json' });
@@ -83,6 +86,13 @@ kind: ModelRoute
 metadata: {name: slow-json}
 spec:
   backends: [{name: up, baseURL: "${upstreamURL.replace('/v1', '/slowjson/v1')}"}]
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: silent}
+spec:
+  backends: [{name: up, baseURL: "${upstreamURL.replace('/v1', '/silent/v1')}"}]
+  timeouts: {firstByte: 60s}
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: Group
@@ -169,14 +179,15 @@ describe('serve: SIGTERM drain', () => {
     expect(gateway.stdout()).toContain('second signal while draining; exiting now');
   });
 
-  it('under load: every started request finishes, an endless stream is cut at the drain deadline, exit 0', async () => {
+  it('under load: every started request finishes; at the drain deadline the rest end with errors the SDK raises; exit 0', async () => {
     const DRAIN_S = 3;
     gateway = runCli(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--drain-timeout', `${DRAIN_S}s`]);
     const listening = await gateway.waitForLog((l) => l.msg === 'model-gateway listening');
     await gateway.waitForLog((l) => l.msg === 'first config loaded; ready');
-    const client = new OpenAI({ baseURL: `${new URL(String(listening.api)).origin}/v1`, apiKey: 'drain-test-key', maxRetries: 0 });
-    const STREAMS = 40;
-    const PLAIN = 40;
+    const api = new URL(String(listening.api));
+    const client = new OpenAI({ baseURL: `${api.origin}/v1`, apiKey: 'drain-test-key', maxRetries: 0 });
+    const STREAMS = 50;
+    const PLAIN = 50;
     const before = received;
     const streams = Array.from({ length: STREAMS }, async () => {
       const s = await client.chat.completions.create({ model: 'slow', stream: true, messages: [{ role: 'user', content: 'x' }] });
@@ -188,24 +199,32 @@ describe('serve: SIGTERM drain', () => {
       { length: PLAIN },
       async () => (await client.chat.completions.create({ model: 'slow-json', messages: [{ role: 'user', content: 'x' }] })).choices[0]?.message.content,
     );
-    // An endless stream (one chunk, then silence): only the drain deadline ends it.
+    const failure = (e: unknown) =>
+      e instanceof OpenAI.APIError ? [e.constructor.name, e.status, e.code].filter(Boolean).join(' ') : `${(e as Error).name}: ${(e as Error).message}`;
+    // An endless stream (one chunk, then silence) and a request whose upstream never answers: only the drain
+    // deadline ends them, with an error of the SDK's own (regression: the stream was cut, and the SDK raised a bare
+    // "TypeError: terminated").
     const endless = (async () => {
       const s = await client.chat.completions.create({ model: 'held', stream: true, messages: [{ role: 'user', content: 'x' }] });
       try {
         for await (const _ of s);
         return 'ended';
-      } catch {
-        return 'cut';
+      } catch (e) {
+        return failure(e);
       }
     })();
-    await waitUntil(() => received - before === STREAMS + PLAIN + 1, 10_000, 'every request to reach the upstream');
+    const waiting = client.chat.completions.create({ model: 'silent', messages: [{ role: 'user', content: 'x' }] }).then(() => 'answered', failure);
+    await waitUntil(() => received - before === STREAMS + PLAIN + 2, 10_000, 'every request to reach the upstream');
     const t = Date.now();
     gateway.child.kill('SIGTERM');
-    const [texts, answers, last] = await Promise.all([Promise.all(streams), Promise.all(plain), endless]);
+    await gateway.waitForLog((l) => String(l.msg).startsWith('draining:'));
+    const refusedDuringDrain = await refused(Number(api.port));
+    const [texts, answers, last, waited] = await Promise.all([Promise.all(streams), Promise.all(plain), endless, waiting]);
     const code = await gateway.exited;
     const took = Date.now() - t;
     const output = `stdout:\n${gateway.stdout()}\nstderr:\n${gateway.stderr()}`;
     const whole = Array.from({ length: CHUNKS }, (_, i) => `part${i} `).join('');
+    expect(refusedDuringDrain, output).toBe(true);
     expect(
       texts.filter((x) => x !== whole),
       output,
@@ -214,8 +233,10 @@ describe('serve: SIGTERM drain', () => {
       answers.filter((x) => x !== 'late answer'),
       output,
     ).toEqual([]);
-    expect(last, output).toBe('cut');
+    expect(last, output).toBe('APIError server_shutting_down');
+    expect(waited, output).toBe('InternalServerError 503 server_shutting_down');
     expect(code, output).toBe(0);
+    expect(gateway.stdout()).toContain('"cut":2');
     // The drain deadline bounds the exit, with a margin for the process's own teardown on a loaded machine.
     expect(took, output).toBeLessThan(DRAIN_S * 1000 + 3_000);
     expect(took, output).toBeGreaterThanOrEqual(DRAIN_S * 1000 - 100);

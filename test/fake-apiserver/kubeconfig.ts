@@ -14,7 +14,7 @@ export function kubeConfigFor(serverURL: string, namespace = 'default', token = 
 }
 
 /** The same as a kubeconfig file's text, for tests of --kubeconfig. */
-export function kubeConfigYaml(serverURL: string, namespace = 'default'): string {
+export function kubeConfigYaml(serverURL: string, namespace = 'default', token = 'fake-service-account-token'): string {
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -22,7 +22,7 @@ clusters:
   cluster: {server: "${serverURL}", insecure-skip-tls-verify: ${serverURL.startsWith('http:')}}
 users:
 - name: gateway
-  user: {token: fake-service-account-token}
+  user: {token: ${token}}
 contexts:
 - name: fake
   context: {cluster: fake, user: gateway, namespace: ${namespace}}

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { expectOpenAIError, processTripwire } from './support.js';
+import { expectOpenAIError, processTripwire, readAnswer } from './support.js';
 
 let upstream: RecordingUpstream;
 let gw: TestGateway;
@@ -31,14 +31,7 @@ async function post(path: string, body: string | Buffer, headers: Record<string,
     headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', ...headers },
     body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body),
   });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return readAnswer(res);
 }
 
 const upstreamCount = () => upstream.requests.length;

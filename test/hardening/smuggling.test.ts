@@ -77,6 +77,63 @@ describe('ambiguous framing is refused, and the request hidden behind it never r
   });
 });
 
+describe('bad chunk sizes are refused, never guessed', () => {
+  const L = chat.length;
+  const te = head(['Transfer-Encoding: chunked']);
+  it.each([
+    ['a size past 64 bits', `ffffffffffffffffff${L.toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['a negative size', `-${L.toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['a 0x prefix', `0x${L.toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['a space after the size', `${L.toString(16)} \r\n${chat}\r\n0\r\n\r\n`],
+    ['a space before the size', ` ${L.toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['an empty size line', `\r\n${chat}\r\n0\r\n\r\n`],
+    ['more data than the size', `${(L - 10).toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['less data than the size', `${(L + 10).toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['no CRLF after the data', `${L.toString(16)}\r\n${chat}0\r\n\r\n`],
+    ['a bare LF after the data', `${L.toString(16)}\r\n${chat}\n0\r\n\r\n`],
+    ['a quoted CRLF in a chunk extension', `${L.toString(16)};a="x\r\n"\r\n${chat}\r\n0\r\n\r\n`],
+  ])('%s → 400, nothing forwarded', async (_name, body) => {
+    const r = await rawRequest(gw.apiURL, [te + body + hidden], { waitMs: 1_500 });
+    expectOpenAIError(r, 400, 'invalid_request');
+    expect(r.closed).toBe(true);
+    expect(r.text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it.each([
+    ['leading zeros', `0000${L.toString(16)}\r\n${chat}\r\n0\r\n\r\n`],
+    ['upper-case hex and an extension', `${L.toString(16).toUpperCase()};name=value\r\n${chat}\r\n0\r\n\r\n`],
+    ['a trailer', `${L.toString(16)}\r\n${chat}\r\n0\r\nX-Trailer: 1\r\n\r\n`],
+  ])('valid chunking with %s is read as it says: the body whole, what follows as the next request', async (_name, body) => {
+    const last = httpRequest('GET', '/v1/models', { ...auth, Connection: 'close' }).toString('latin1');
+    const r = await rawRequest(gw.apiURL, [te + body + last], { waitMs: 1_500 });
+    expect(r.text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(upstream.requests.map((q) => JSON.parse(q.body.toString()).messages)).toEqual([JSON.parse(chat).messages]);
+  });
+});
+
+describe('a pipelined request after a refusal that closes the connection is neither answered nor forwarded', () => {
+  const big = ' '.repeat(100 * 1024); // over the 64 KiB JSON limit, and over what node drops by itself
+  it.each([
+    ['413, declared length', httpRequest('POST', '/v1/chat/completions', auth, big)],
+    [
+      '413, chunked',
+      httpRequest('POST', '/v1/chat/completions', { ...auth, 'Transfer-Encoding': 'chunked' }, `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`),
+    ],
+    ['415, compressed body', httpRequest('POST', '/v1/chat/completions', { ...auth, 'Content-Encoding': 'gzip' }, big)],
+    ['401, 1 MiB body', httpRequest('POST', '/v1/chat/completions', { ...auth, Authorization: 'Bearer wrong' }, ' '.repeat(1 << 20))],
+    ['400, no Host', Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer ${ALICE_KEY}\r\nContent-Length: ${big.length}\r\n\r\n${big}`)],
+  ])('%s', async (_name, refused) => {
+    const next = httpRequest('POST', '/v1/chat/completions', auth, chat);
+    const r = await rawRequest(gw.apiURL, [Buffer.concat([refused, next])], { waitMs: 3_000 });
+    expect(r.headers['connection']).toBe('close');
+    expect(r.closed).toBe(true);
+    expect(r.text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+    expect(r.json?.error).toBeDefined();
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
 describe('what the upstream receives is framed by the gateway', () => {
   it('a chunked client body goes upstream with its own Content-Length and no Transfer-Encoding', async () => {
     const r = await rawRequest(gw.apiURL, [head(['Transfer-Encoding: chunked']) + chunked(chat)], { waitMs: 800 });
@@ -100,4 +157,10 @@ describe('what the upstream receives is framed by the gateway', () => {
     expect(sent.headers['te']).toBeUndefined();
     expect(sent.headers['upgrade']).toBeUndefined();
   });
+});
+
+it('the gateway is healthy after all of it', async () => {
+  expect((await fetch(`${gw.apiURL}/healthz`)).status).toBe(200);
+  const r = await fetch(`${gw.apiURL}/v1/chat/completions`, { method: 'POST', headers: auth, body: chat });
+  expect(r.status).toBe(200);
 });

@@ -80,6 +80,18 @@ export function httpRequest(method: string, path: string, headers: Record<string
   return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bytes]);
 }
 
+/** A fetch answer read whole: status, headers, body text, and its JSON when it parses. */
+export async function readAnswer(res: Response): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
 /** Status, OpenAI error shape and JSON content type. */
 export function expectOpenAIError(
   r: { status: number | undefined; headers: Record<string, string> | Headers; json: any },

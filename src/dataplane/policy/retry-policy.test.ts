@@ -4,6 +4,7 @@ import {
   attemptTimeouts,
   decide,
   finalError,
+  SHUTDOWN_CODE,
   healthVerdict,
   isFailoverOutcome,
   outcomeLabel,
@@ -126,6 +127,7 @@ describe('healthVerdict and outcomeLabel', () => {
     [{ kind: 'response', status: 429, retryAfterMs: 5_000 }, 'rate-limited', '429'],
     [status(503), 'failure', '5xx'],
     [{ kind: 'connect-failure' }, 'failure', 'connect_error'],
+    [{ kind: 'connect-failure', code: SHUTDOWN_CODE }, 'none', 'connect_error'], // the gateway's own shutdown
     [{ kind: 'timeout' }, 'failure', 'timeout'],
     [{ kind: 'aborted' }, 'none', 'aborted'],
   ];
@@ -161,5 +163,9 @@ describe('finalError', () => {
     expect(finalError(undefined, 'm', 0)).toMatchObject({ status: 504, code: 'upstream_timeout' });
     expect(finalError({ kind: 'connect-failure', code: 'other' }, 'm', 1)).toMatchObject({ status: 502, code: 'upstream_error' });
     expect(finalError({ kind: 'connect-failure' }, 'm', 2).message).toBe('No upstream of model "m" could be reached (2 attempts).');
+  });
+
+  it('an attempt ended by the gateway shutting down → 503 server_shutting_down (the SDKs retry it)', () => {
+    expect(finalError({ kind: 'connect-failure', code: SHUTDOWN_CODE }, 'm', 1)).toMatchObject({ status: 503, code: 'server_shutting_down' });
   });
 });

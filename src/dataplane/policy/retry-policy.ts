@@ -97,6 +97,7 @@ export function healthVerdict(outcome: AttemptOutcome): HealthVerdict {
       if (outcome.status >= 300 && outcome.status < 400 && outcome.status !== 304) return 'failure';
       return outcome.status >= 500 ? 'failure' : 'success';
     case 'connect-failure':
+      return outcome.code === SHUTDOWN_CODE ? 'none' : 'failure';
     case 'timeout':
       return 'failure';
     case 'aborted':
@@ -146,12 +147,25 @@ export function parseRetryAfter(get: (name: string) => string | undefined, nowMs
   return Number.isFinite(at) && at > nowMs ? at - nowMs : undefined;
 }
 
+/**
+ * The error code of an upstream request ended by the gateway's own shutdown (the drain deadline destroys the upstream
+ * pools with it; a closed pool refuses new requests with it): not the upstream's failure.
+ */
+export const SHUTDOWN_CODE = 'MG_SHUTDOWN';
+
 /** The gateway's own answer when no upstream response can be passed on (OpenAI error shape is built by the caller). */
 export interface FinalError {
-  readonly status: 502 | 504;
-  readonly code: 'upstream_unreachable' | 'upstream_timeout' | 'upstream_error';
+  readonly status: 502 | 503 | 504;
+  readonly code: 'upstream_unreachable' | 'upstream_timeout' | 'upstream_error' | 'server_shutting_down';
   readonly message: string;
 }
+
+/** What a client is told when its request is ended by the drain deadline (a 503 the SDKs retry, elsewhere). */
+export const SHUTTING_DOWN: FinalError = {
+  status: 503,
+  code: 'server_shutting_down',
+  message: 'The gateway is shutting down and ended this request; retry it.',
+};
 
 /**
  * What a request answers when its last attempt ended without a response to pass on. The message names the
@@ -161,6 +175,7 @@ export function finalError(last: AttemptOutcome | undefined, model: string, atte
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
   if (last === undefined)
     return { status: 504, code: 'upstream_timeout', message: `The time budget of model "${model}" ran out before an upstream could be tried.` };
+  if (last.kind === 'connect-failure' && last.code === SHUTDOWN_CODE) return SHUTTING_DOWN;
   if (last.kind === 'timeout' || (last.kind === 'connect-failure' && last.code === 'UND_ERR_CONNECT_TIMEOUT'))
     return { status: 504, code: 'upstream_timeout', message: `No upstream of model "${model}" answered in time (${tries}).` };
   if (last.kind === 'connect-failure' && last.code === 'other')

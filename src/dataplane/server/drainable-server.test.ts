@@ -78,6 +78,31 @@ describe('listenDrainable', () => {
     await expect(done).rejects.toThrow();
   });
 
+  it('at the deadline, lets the application end what is still running before anything is cut', async () => {
+    let end: (() => void) | undefined;
+    server = await listenDrainable(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: 0\n\n');
+        end = () => res.end('event: error\ndata: {}\n\n');
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const { done } = await openStream(server.url);
+    const started = Date.now();
+    expect(await server.drain(200, () => end?.())).toEqual({ completed: false, cut: 1 });
+    expect(Date.now() - started).toBeLessThan(1_000); // it did not wait out the grace: the response was done
+    expect(await done).toBe('data: 0\n\nevent: error\ndata: {}\n\n');
+  });
+
+  it('… and cuts what that does not end within the grace', async () => {
+    server = await listenDrainable(sseHandler(1000, 50), { host: '127.0.0.1', port: 0 });
+    const { done } = await openStream(server.url);
+    let called = 0;
+    expect(await server.drain(200, () => called++)).toEqual({ completed: false, cut: 1 });
+    expect(called).toBe(1);
+    await expect(done).rejects.toThrow();
+  });
+
   it('closes idle keep-alive connections at once instead of waiting for their timeout', async () => {
     server = await listenDrainable((_req, res) => res.end('ok'), { host: '127.0.0.1', port: 0 });
     const socket = connect(server.address.port, '127.0.0.1');

@@ -19,8 +19,12 @@ export interface DrainableServer {
   readonly url: string;
   /** Requests whose response has not finished. */
   inFlight(): number;
-  /** Graceful: stops accepting, waits up to timeoutMs for in-flight requests, then destroys the rest. Idempotent. */
-  drain(timeoutMs: number): Promise<DrainResult>;
+  /**
+   * Graceful: stops accepting, waits up to timeoutMs for in-flight requests, then destroys the rest. Idempotent.
+   * `endInFlight`, when given, is called at the deadline first, so the application can end what is still running
+   * with an answer of its own (an error event that ends a stream); what it ends within CUT_GRACE_MS is not cut.
+   */
+  drain(timeoutMs: number, endInFlight?: () => void): Promise<DrainResult>;
 }
 
 export interface ListenOptions {
@@ -38,6 +42,8 @@ export interface ListenOptions {
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+/** How long responses ended at the drain deadline by `endInFlight` have to be written before connections are cut. */
+const CUT_GRACE_MS = 1_000;
 
 export async function listenDrainable(handler: RequestListener, options: ListenOptions): Promise<DrainableServer> {
   let draining = false;
@@ -85,29 +91,36 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let drained: Promise<DrainResult> | undefined;
 
-  const drain = (timeoutMs: number): Promise<DrainResult> => {
+  const drain = (timeoutMs: number, endInFlight?: () => void): Promise<DrainResult> => {
     drained ??= new Promise<DrainResult>((resolve) => {
       draining = true;
       let finished = false;
+      /** In flight at the deadline: what the drain did not let finish (ended by endInFlight, or cut). */
+      let atDeadline: number | undefined;
       const closed = new Promise<void>((r) => server.close(() => r()));
-      // Sockets go idle when their last response ends; close them promptly rather than after keepAliveTimeout.
-      server.closeIdleConnections();
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const deadline = setTimeout(() => {
+      const finish = () => {
         if (finished) return;
-        const cut = inFlight;
-        server.closeAllConnections();
-        finish({ completed: cut === 0, cut });
-      }, timeoutMs);
-      const finish = (result: DrainResult) => {
         finished = true;
         clearInterval(sweep);
         clearTimeout(deadline);
-        resolve(result);
+        clearTimeout(grace);
+        server.closeAllConnections();
+        resolve({ completed: !atDeadline, cut: atDeadline ?? 0 });
       };
-      void closed.then(() => {
-        if (!finished) finish({ completed: true, cut: 0 });
-      });
+      // Sockets go idle when their last response ends; close them promptly rather than after keepAliveTimeout.
+      server.closeIdleConnections();
+      const sweep = setInterval(() => {
+        server.closeIdleConnections();
+        if (atDeadline !== undefined && inFlight === 0) finish(); // everything ended at the deadline is written
+      }, 50);
+      let grace: NodeJS.Timeout | undefined;
+      const deadline = setTimeout(() => {
+        atDeadline = inFlight;
+        if (inFlight === 0 || !endInFlight) return finish();
+        endInFlight();
+        grace = setTimeout(finish, CUT_GRACE_MS);
+      }, timeoutMs);
+      void closed.then(finish);
     });
     return drained;
   };

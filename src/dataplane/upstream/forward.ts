@@ -15,7 +15,7 @@ import type { Routed } from '../exchange/exchange.js';
 import type { Answer, AnswerStage, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming, serverTiming } from '../observe/request-timing.js';
 import type { BackendHealth } from '../policy/health.js';
-import { finalError, outcomeLabel, requestBudgetMs } from '../policy/retry-policy.js';
+import { finalError, outcomeLabel, requestBudgetMs, SHUTDOWN_CODE, SHUTTING_DOWN } from '../policy/retry-policy.js';
 import type { OutgoingBody } from '../request/payload.js';
 import { StreamReplacer } from '../stream/stream-replace.js';
 import { errorCode } from './attempt-outcome.js';
@@ -167,7 +167,9 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     watch,
   });
   watch.stop();
-  if (failure && !x.signal.aborted && errorCode(failure) !== 'MG_DEADLINE') deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+  const code = errorCode(failure);
+  const ours = code === 'MG_DEADLINE' || code === SHUTDOWN_CODE; // the gateway ended the body, not the upstream
+  if (failure && !x.signal.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
 }
 
 /** The stage each transform puts on this answer, in the transforms' order. */
@@ -275,6 +277,8 @@ function streamFailure(err: unknown, timeouts: RouteTimeouts, progress: StreamPr
         { message: `The upstream response did not complete within ${timeouts.totalMs} ms.`, type: 'server_error', code: 'upstream_timeout' },
         progress,
       );
+    case SHUTDOWN_CODE:
+      return sseErrorEvent({ message: SHUTTING_DOWN.message, type: 'server_error', code: SHUTTING_DOWN.code }, progress);
     default:
       return sseErrorEvent({ message: 'The upstream connection failed in the middle of the stream.', type: 'server_error', code: 'upstream_error' }, progress);
   }

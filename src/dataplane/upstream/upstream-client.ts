@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import { SHUTDOWN_CODE } from '../policy/retry-policy.js';
 
 export interface UpstreamRequest {
   readonly backend: CompiledBackend;
@@ -39,6 +40,24 @@ export interface UpstreamClientOptions {
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 1024;
 
+/** Bodies up to this size leave in one write the kernel takes whole on a fresh or reused connection. */
+const FLUSHED_BODY_BYTES = 64 * 1024;
+
+/**
+ * undici counts a Buffer body as sent once it is handed to the socket, though what the kernel did not take waits in
+ * the socket's buffer until the upstream reads it. An upstream that answers before reading the body and then keeps
+ * the connection open (neither reading nor closing) would so get its connection back into the pool with the body
+ * still unsent, and the next request put on it waits behind those bytes for its whole first-byte deadline. Given as
+ * an iterable, the body is written with undici's own flow control, which waits for the socket to drain before it
+ * counts the body as sent: until then the connection is busy, and an answer that completes first closes it
+ * instead of returning it. (A Readable does not do: undici counts it sent at its 'end', before the drain.)
+ */
+function trackedBody(body: Buffer | null): Buffer | null {
+  // undici accepts iterable bodies (its Request checks for them, and its error message lists them); its type
+  // definitions do not, hence the cast.
+  return body !== null && body.length > FLUSHED_BODY_BYTES ? ([body] as unknown as Buffer) : body;
+}
+
 export class UpstreamClient {
   readonly #pools = new Map<string, { origin: string; pool: Pool }>();
   readonly #options: UpstreamClientOptions;
@@ -54,7 +73,7 @@ export class UpstreamClient {
       method: r.method,
       path: r.path,
       headers: r.headers,
-      body: r.body,
+      body: trackedBody(r.body),
       signal: r.signal ?? null,
       // Both deadlines are the exchange's own (precise native timers; undici's fire up to ~0.5 s late, and a second
       // timer for the same deadline is wasted work): the attempt's headers deadline in failover.ts, the silence
@@ -65,7 +84,7 @@ export class UpstreamClient {
   }
 
   #pool(origin: string, connectMs: number): Pool {
-    if (this.#closed) throw new Error('upstream client is closed');
+    if (this.#closed) throw shutdownError();
     const key = `${origin} ${connectMs}`;
     let entry = this.#pools.get(key);
     if (!entry) {
@@ -111,11 +130,18 @@ export class UpstreamClient {
     await Promise.all(pools.map((e) => e.pool.close()));
   }
 
-  /** Hard close: aborts in-flight requests (end of a drain deadline, tests). */
+  /**
+   * Hard close: aborts in-flight requests (end of a drain deadline, tests) with an error coded SHUTDOWN_CODE, so
+   * that what they end in says so: an error event ends a stream, a waiting request gets 503 (forward.ts).
+   */
   async destroy(): Promise<void> {
     this.#closed = true;
     const pools = [...this.#pools.values()];
     this.#pools.clear();
-    await Promise.all(pools.map((e) => e.pool.destroy()));
+    await Promise.all(pools.map((e) => e.pool.destroy(shutdownError())));
   }
+}
+
+function shutdownError(): Error {
+  return Object.assign(new Error('upstream client is closed'), { code: SHUTDOWN_CODE });
 }
