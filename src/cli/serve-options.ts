@@ -156,7 +156,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     value: 'DURATION',
     default: '25s',
     key: 'drainTimeoutMs',
-    description: 'On SIGTERM/SIGINT, how long in-flight requests (streams included) may finish; then a stream ends with an error event and a request still waiting for its upstream gets 503.',
+    description:
+      'On SIGTERM/SIGINT, how long in-flight requests (streams included) may finish; then a stream ends with an error event and a request still waiting for its upstream gets 503.',
     parse: parseDrain,
   }),
   spec({
