@@ -7,7 +7,8 @@ import { ConfigPipeline } from '../runtime/pipeline.js';
 import { MemoryRelease } from '../runtime/memory-release.js';
 import type { ConfigSource } from '../sources/source.js';
 import { TableHolder } from '../model/routing-table.js';
-import { startDemoUpstream, type DemoUpstream } from '../demo/demo-upstream.js';
+import { startDemoUpstream } from '../demo/demo-upstream.js';
+import { DemoOnDemand } from './demo-on-demand.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
@@ -83,12 +84,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
   };
 
   try {
-    let demo: DemoUpstream | undefined;
-    if (options.demo ?? true) {
-      demo = await startDemoUpstream();
-      cleanups.push(() => demo!.close());
-    }
-    const pipeline = new ConfigPipeline({ tables, logger, metrics, ...(demo ? { demoBaseURL: demo.baseURL } : {}) });
+    const pipeline = new ConfigPipeline({ tables, logger, metrics });
+    const demo = new DemoOnDemand(pipeline, (options.demo ?? true) ? startDemoUpstream : undefined, logger);
+    cleanups.push(() => demo.close());
     // After config bursts, hand the compiles' memory back (memory-release.ts; needs --expose-gc, as the image runs).
     const memory = new MemoryRelease({ gc: globalThis.gc, logger });
     pipeline.onCompiled(() => memory.notify());
@@ -120,11 +118,12 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     cleanups.push(() => api.drain(0));
 
     const source = options.source({ logger, metrics, pipeline });
-    const ready = source.start(pipeline.apply).then(() => {
+    const ready = source.start(demo.apply).then(async () => {
+      await demo.settled(); // the first snapshot may be waiting for the demo backend to listen
       logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
     });
     ready.catch((err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'));
-    logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined, demo: demo?.baseURL }, 'model-gateway listening');
+    logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined }, 'model-gateway listening');
 
     let closing: Promise<DrainResult> | undefined;
     const close = (o: { timeoutMs?: number } = {}): Promise<DrainResult> => {
@@ -145,7 +144,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
         memory.stop();
         await ready.catch(() => undefined);
-        if (demo) await demo.close();
+        await demo.close();
         await metricsServer?.drain(1_000);
         await new Promise<void>((r) => logger.flush(() => r()));
         return result;

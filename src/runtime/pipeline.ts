@@ -26,7 +26,7 @@ export class ConfigPipeline {
   readonly #tables: TableHolder;
   readonly #logger: Logger;
   readonly #metrics: PipelineMetrics | undefined;
-  readonly #compileOptions: Omit<CompileOptions, 'version' | 'now'>;
+  #compileOptions: Omit<CompileOptions, 'version' | 'now'>;
   readonly #now: () => number;
   readonly #listeners = new Set<CompileListener>();
   #version = 0;
@@ -38,6 +38,11 @@ export class ConfigPipeline {
     this.#metrics = options.metrics ? pipelineMetrics(options.metrics.registry) : undefined;
     this.#compileOptions = options.demoBaseURL === undefined ? {} : { demoBaseURL: options.demoBaseURL };
     this.#now = options.now ?? Date.now;
+  }
+
+  /** Where `demo://` backends point from the next compile on (the demo backend starts when a route first uses it). */
+  setDemoBaseURL(url: string): void {
+    this.#compileOptions = { ...this.#compileOptions, demoBaseURL: url };
   }
 
   /** True once a snapshot has been compiled and its table is serving. */
