@@ -38,6 +38,7 @@ const { values: opt } = parseArgs({
     out: { type: 'string', default: join(ROOT, 'bench/results') },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    alloc: { type: 'boolean', default: false },
   },
 });
 
@@ -63,7 +64,12 @@ const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const targets: Target[] = [];
 try {
   if (wanted.has('direct')) targets.push(directTarget(upstream));
-  const profArgs = (name: string): string[] => (opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []);
+  const profArgs = (name: string): string[] => [
+    ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []),
+    // --alloc: the heap-allocation probe (bench/lib/alloc-probe.mjs) in the node targets; it writes into `dir`.
+    ...(opt.alloc ? ['--import', join(ROOT, 'bench/lib/alloc-probe.mjs')] : []),
+  ];
+  if (opt.alloc) process.env.MG_ALLOC_PROBE_DIR = dir;
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
   const gatewayArgs = opt['gateway-node-args'] !== undefined ? opt['gateway-node-args'].split(' ').filter(Boolean) : GATEWAY_NODE_FLAGS;
@@ -132,6 +138,21 @@ try {
           `round ${round} ${sc.id.padEnd(10)} ${t.name.padEnd(10)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${(m.p50us / 1000).toFixed(3)} ms  p99 ${(m.p99us / 1000).toFixed(3)} ms  cpu ${m.cpuUsPerRequest.toFixed(0)} µs/req${m.problems.length ? `  PROBLEM: ${m.problems.join('; ')}` : ''}`,
         );
       }
+    }
+  }
+
+  // --alloc: JavaScript heap bytes allocated per request, each node target alone under chat at c=32 for 3 s.
+  const allocPerRequest: Record<string, number> = {};
+  if (opt.alloc) {
+    for (const t of targets.filter((x) => x.name === 'bare' || x.name.startsWith('gateway'))) {
+      const file = join(dir, `alloc-${t.pid}.json`);
+      process.kill(t.pid, 'SIGUSR2');
+      const r = await closedLoop({ url: t.url, body: workload.chat, key: BENCH_KEY, connections: 32, seconds: 3, dir });
+      process.kill(t.pid, 'SIGUSR2');
+      for (let i = 0; i < 100 && !existsSync(file); i++) await sleep(50);
+      const { allocated } = JSON.parse(readFileSync(file, 'utf8')) as { allocated: number };
+      allocPerRequest[t.name] = allocated / r.requests;
+      log(`${t.name}: ${(allocated / r.requests / 1024).toFixed(1)} KB of heap allocated per request over ${r.requests} requests`);
     }
   }
 
@@ -214,6 +235,7 @@ try {
     rssIdle,
     rssAfterLoad,
     afterLoadSeconds,
+    allocPerRequest,
     rssStreams,
     notes,
     gatewayLogLines,

@@ -33,6 +33,8 @@ export interface RunData {
   /** RSS afterLoadSeconds after the measured load ended. */
   rssAfterLoad?: Record<string, number>;
   afterLoadSeconds?: number;
+  /** --alloc: JavaScript heap bytes allocated per chat request at c=32, per node target. */
+  allocPerRequest?: Record<string, number>;
   rssStreams: StreamsRss[];
   notes: string[];
   gatewayLogLines?: number;
@@ -105,6 +107,9 @@ export function figures(d: RunData): Figure[] {
     add(`${sc}.p99`, `${name}: p99 latency`, 'ms', (t) => pick(sc, t, ms99));
   }
   add('rss.idle', 'RSS idle (after start-up)', 'MB', (t) => (d.rssIdle[t] !== undefined ? d.rssIdle[t]! / MB : undefined));
+  add('alloc', 'chat c=32: JS heap allocated per request (--alloc)', 'KB', (t) =>
+    d.allocPerRequest?.[t] !== undefined ? d.allocPerRequest[t]! / 1024 : undefined,
+  );
   add('rss.afterLoad', `RSS ${d.afterLoadSeconds ?? 60} s after the load`, 'MB', (t) =>
     d.rssAfterLoad?.[t] !== undefined ? d.rssAfterLoad[t]! / MB : undefined,
   );
@@ -134,6 +139,12 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
     v('c=1 p50 added ≤ 0.5 ms over direct', f('chat-c1.added-p50')?.values.gateway, msf, (n) => n <= 0.5),
     v('1,000 req/s p99 added ≤ 5 ms over direct', f('rate-1000.added-p99')?.values.gateway, msf, (n) => n <= 5),
     v('RSS idle ≤ 150 MB (10k tokens, 1k routes)', f('rss.idle')?.values.gateway, mb, (n) => n <= 150),
+    v(
+      'heap allocated per request ≤ 35 KB (chat, c=32)',
+      f('alloc')?.values.gateway,
+      (n) => `${n.toFixed(1)} KB`,
+      (n) => n <= 35,
+    ),
     v(`RSS ${d.afterLoadSeconds ?? 60} s after the load ≤ 200 MB`, f('rss.afterLoad')?.values.gateway, mb, (n) => n <= 200),
     v(
       `RSS ≤ 300 MB with ${streams?.streams ?? 1000} open streams`,

@@ -36,6 +36,7 @@ function data(measurements: Measurement[], extra: Partial<RunData> = {}): RunDat
     measurements,
     rssIdle: { gateway: 100 * 1024 * 1024 },
     rssAfterLoad: { gateway: 250 * 1024 * 1024 },
+    allocPerRequest: { bare: 26 * 1024, gateway: 35 * 1024 },
     afterLoadSeconds: 60,
     rssStreams: [{ target: 'gateway', streams: 1000, opened: 1000, failed: 0, rssBytes: 310 * 1024 * 1024 }],
     notes: [],
@@ -97,6 +98,8 @@ describe('figures and verdicts', () => {
     expect(v['1,000 req/s p99 added ≤ 5 ms over direct']).toBe(false);
     expect(v['RSS idle ≤ 150 MB (10k tokens, 1k routes)']).toBe(true);
     expect(v['RSS 60 s after the load ≤ 200 MB']).toBe(false);
+    expect(v['heap allocated per request ≤ 35 KB (chat, c=32)']).toBe(true); // 35 KB exactly
+    expect(fig('alloc').gatewayOverBare).toBeCloseTo(35 / 26, 6);
     expect(v['RSS ≤ 300 MB with 1000 open streams']).toBe(false);
   });
 
