@@ -1,7 +1,7 @@
 // The gateway loads @kubernetes/client-node's KubeConfig without the generated API barrel (kube-client.ts):
 // checked in a fresh process, since a test worker may have loaded the whole client already. And kubeRequest keeps
 // one connection pool per KubeConfig: connections are counted on the fake API server's side.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KubeApiError, KubeConfig, kubeRequest } from '../../../src/sources/kubernetes/kube-client.js';
 import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import { FakeApiServer } from '../../fake-apiserver/server.js';
+import { writeLoopbackCert } from '../../fake-apiserver/loopback-cert.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -99,29 +100,7 @@ describe('kubeRequest connection reuse', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mg-kube-client-'));
     try {
       const cert = (name: string) => {
-        execFileSync(
-          'openssl',
-          [
-            'req',
-            '-x509',
-            '-newkey',
-            'ec',
-            '-pkeyopt',
-            'ec_paramgen_curve:prime256v1',
-            '-nodes',
-            '-days',
-            '1',
-            '-subj',
-            '/CN=127.0.0.1',
-            '-addext',
-            'subjectAltName=IP:127.0.0.1',
-            '-keyout',
-            join(dir, `${name}.key`),
-            '-out',
-            join(dir, `${name}.crt`),
-          ],
-          { stdio: 'ignore' },
-        );
+        writeLoopbackCert(join(dir, `${name}.key`), join(dir, `${name}.crt`));
         return readFileSync(join(dir, `${name}.crt`), 'utf8');
       };
       const serving = cert('serving');

@@ -1,6 +1,5 @@
 // Both ways the gateway finds the API server, end to end against the fake API server: a kubeconfig file, and the
 // in-cluster service account (HTTPS with the mounted CA, bearer token from the mounted file).
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { FakeApiServer } from '../../fake-apiserver/server.js';
 import { kubeConfigYaml } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';
 import { contractObjects, find, SnapshotRecorder } from '../source-contract.js';
+import { writeLoopbackCert } from '../../fake-apiserver/loopback-cert.js';
 
 let dir: string;
 let api: FakeApiServer | undefined;
@@ -54,29 +54,7 @@ describe('loadKubeConfig', () => {
     const root = join(dir, 'pod');
     const sa = join(root, SERVICE_ACCOUNT_DIR);
     mkdirSync(sa, { recursive: true });
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(root, 'key.pem'),
-        '-out',
-        join(sa, 'ca.crt'),
-      ],
-      { stdio: 'ignore' },
-    );
+    writeLoopbackCert(join(root, 'key.pem'), join(sa, 'ca.crt'));
     writeFileSync(join(sa, 'token'), 'projected-sa-token\n');
     writeFileSync(join(sa, 'namespace'), 'gateway-ns');
     api = new FakeApiServer({
