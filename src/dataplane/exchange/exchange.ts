@@ -1,7 +1,8 @@
 // One Exchange per request: what the middleware, the handlers, the forwarding and the access log know about it,
 // kept in res.locals under one key (nothing is attached to node's request objects). It owns the request's one
-// `close` listener on the response: from it come the one abort path (`signal`, for everything that must stop when
-// the client leaves) and the one end-of-response hook (`onEnd`, for everything to do once the response is over).
+// `close` listener on the response, and from it the one end-of-response hook (`onEnd`, for everything to do once the
+// response is over, `aborted` already settled): it is also the one abort path, for everything that must stop when
+// the client leaves (the attempt in flight, the relay).
 import type { Request, Response } from 'express';
 import type { Family } from '../../model/families.js';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
@@ -21,7 +22,6 @@ export class Exchange {
   /** True when the client went away before the response finished. */
   aborted = false;
   readonly #res: Response;
-  #controller: AbortController | undefined;
   #ends: Array<() => void> | undefined;
   #closed = false;
 
@@ -30,15 +30,6 @@ export class Exchange {
     this.start = start;
     this.#res = res;
     res.once('close', () => this.#close());
-  }
-
-  /** Aborted when the client leaves before its response has finished. Created on first use. */
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort();
-    }
-    return this.#controller.signal;
   }
 
   /** The response is over (finished, or its connection gone). */
@@ -56,7 +47,6 @@ export class Exchange {
     this.#closed = true;
     if (!this.#res.writableFinished) {
       this.aborted = true;
-      this.#controller?.abort();
     }
     const ends = this.#ends;
     this.#ends = undefined;

@@ -169,7 +169,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   watch.stop();
   const code = errorCode(failure);
   const ours = code === 'MG_DEADLINE' || code === SHUTDOWN_CODE; // the gateway ended the body, not the upstream
-  if (failure && !x.signal.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+  if (failure && !x.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
 }
 
 /** The stage each transform puts on this answer, in the transforms' order. */
