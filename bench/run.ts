@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { closedLoop, HAS_WRK } from './lib/load.js';
 import { BENCH_KEY, ROUTES, TOKENS, writeManifests } from './lib/manifests.js';
 import { rssBytes } from './lib/procs.js';
+import { scrapeSeries } from './lib/prom-text.js';
 import { profileDiffMarkdown, profileMarkdown, summarize, type ProfileSummary } from './lib/profile.js';
 import { figures, markdown, verdicts, type RunData } from './lib/report.js';
 import { measure, rssWithOpenStreams, scenarios } from './lib/scenarios.js';
@@ -269,12 +270,11 @@ try {
 
 /** A few of the gateway's own figures from /metrics (sums over label sets), to cross-check the benchmark. */
 async function scrapeMetrics(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(url)).text();
-  const out: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    const m = /^(model_gateway_overhead_seconds_(?:sum|count)|gen_ai_server_request_duration_seconds_count)(?:\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
-    if (m) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
-  }
+  const out = await scrapeSeries(url, [
+    'model_gateway_overhead_seconds_sum',
+    'model_gateway_overhead_seconds_count',
+    'gen_ai_server_request_duration_seconds_count',
+  ]);
   const sum = out.model_gateway_overhead_seconds_sum;
   const count = out.model_gateway_overhead_seconds_count;
   if (sum !== undefined && count) out['model_gateway_overhead mean (ms)'] = Math.round((sum / count) * 1e6) / 1e3;

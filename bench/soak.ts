@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI, { toFile } from 'openai';
-import { run } from './lib/procs.js';
+import { run, start } from './lib/procs.js';
+import { scrapeSeries } from './lib/prom-text.js';
 import { GATEWAY_NODE_FLAGS, ROOT, freePort, startGateway } from './lib/targets.js';
-import { start } from './lib/procs.js';
 
 const { values } = parseArgs({
   options: {
@@ -99,8 +99,9 @@ interface Sample {
 }
 
 async function metricsSample(url: string): Promise<Sample> {
-  const text = await (await fetch(url)).text();
-  const pick = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const names = ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_active_handles_total', 'nodejs_active_requests_total'];
+  const v = await scrapeSeries(url, names);
+  const pick = (name: string) => v[name] ?? Number.NaN;
   return {
     rssMB: pick('process_resident_memory_bytes') / 2 ** 20,
     heapMB: pick('nodejs_heap_size_used_bytes') / 2 ** 20,
