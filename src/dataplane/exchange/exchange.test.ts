@@ -61,6 +61,18 @@ describe('Exchange', () => {
     res.emit('close');
     expect(budget.used).toBe(0);
   });
+
+  it('usage is recorded once; listeners registered before or after it run exactly once with it', () => {
+    const x = new Exchange('r1', response());
+    const seen: number[] = [];
+    x.onUsage((u) => seen.push(u.inputTokens));
+    const u = { inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
+    x.recordUsage(u);
+    x.recordUsage({ ...u, inputTokens: 99 });
+    x.onUsage((later) => seen.push(later.inputTokens));
+    expect(seen).toEqual([3, 3]);
+    expect(x.usage?.inputTokens).toBe(3);
+  });
 });
 
 describe('membersFor', () => {

@@ -6,6 +6,7 @@
 import type { Request, Response } from 'express';
 import type { Family } from '../../model/families.js';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
+import type { Usage } from '../../model/usage.js';
 
 export class Exchange {
   readonly id: string;
@@ -21,8 +22,11 @@ export class Exchange {
   attempts = 0;
   /** True when the client went away before the response finished. */
   aborted = false;
+  /** What the request consumed, once recorded (see recordUsage). */
+  usage: Usage | undefined;
   readonly #res: Response;
   #ends: Array<() => void> | undefined;
+  #usageListeners: Array<(u: Usage) => void> | undefined;
   #closed = false;
 
   constructor(id: string, res: Response, start = process.hrtime.bigint()) {
@@ -41,6 +45,25 @@ export class Exchange {
   onEnd(fn: () => void): void {
     if (this.#closed) fn();
     else (this.#ends ??= []).push(fn);
+  }
+
+  /**
+   * Records what the request consumed, once (a second call is ignored), and runs the usage listeners. The usage
+   * feature calls it when the response is over. Listeners are separate from onEnd because the order of end hooks
+   * follows registration, and a transform that reserves in prepare registers before the usage is known.
+   */
+  recordUsage(u: Usage): void {
+    if (this.usage) return;
+    this.usage = u;
+    const listeners = this.#usageListeners;
+    this.#usageListeners = undefined;
+    if (listeners) for (const fn of listeners) fn(u);
+  }
+
+  /** Runs fn with the request's usage when it is recorded; at once when it already is. */
+  onUsage(fn: (u: Usage) => void): void {
+    if (this.usage) fn(this.usage);
+    else (this.#usageListeners ??= []).push(fn);
   }
 
   #close(): void {

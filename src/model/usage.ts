@@ -1,0 +1,18 @@
+// What one request consumed. The usage feature records it once per routed request, when the response is over;
+// the limits feature settles its reservations from it, and the usage log record and metrics report it.
+
+export interface Usage {
+  /** Token counts; 0 where the family has none. */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Part of inputTokens the upstream served from its prompt cache. */
+  readonly cachedInputTokens: number;
+  /** Part of outputTokens spent on reasoning. */
+  readonly reasoningTokens: number;
+  /** Audio or video seconds, where the family is measured in time and the length is known. */
+  readonly seconds?: number;
+  /** Input characters, where the family is measured in characters (speech). */
+  readonly characters?: number;
+  /** True when any count is the gateway's estimate rather than the upstream's report. */
+  readonly estimated: boolean;
+}
