@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVE_OPTIONS } from '../../src/cli/serve-options.js';
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { freePort, REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
 
 const running: CliRun[] = [];

@@ -4,7 +4,7 @@ import { FakeApiServer } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';
 import { startPipeline, type Pipeline } from './kubernetes-pipeline.js';
 import { contractObjects } from './source-contract.js';
-import { waitUntil } from './wait-until.js';
+import { waitUntil } from '../support/wait.js';
 
 const NS = 'team-a';
 const o = contractObjects(NS);

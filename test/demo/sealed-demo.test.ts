@@ -8,6 +8,7 @@ import { FileSource } from '../../src/sources/file/file-source.js';
 import { startGateway, type GatewayHandle } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { captureLogs } from '../support/log-capture.js';
+import { waitUntil } from '../support/wait.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/local/', import.meta.url));
 let gw: GatewayHandle;
@@ -35,12 +36,7 @@ describe('sealed ids on the demo backend', () => {
     const v = await client.videos.create({ model: 'demo-media', prompt: 'waves' });
     expect(v.id).toMatch(/^video_/);
     expect(v.id).not.toContain('demo'); // the demo's own id is wrapped
-    let status = v.status;
-    for (let i = 0; i < 40 && status !== 'completed'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      status = (await client.videos.retrieve(v.id)).status;
-    }
-    expect(status).toBe('completed');
+    await waitUntil(async () => (await client.videos.retrieve(v.id)).status === 'completed', 5_000, 'the video to complete');
     const content = await client.videos.downloadContent(v.id);
     expect(content.status).toBe(200);
     expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAllowed, type PolicyRule } from '../../src/sources/kubernetes/kubernetes-rbac.js';
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { kubeConfigYaml } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer, RESOURCE_TYPES, type RecordedRequest } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';

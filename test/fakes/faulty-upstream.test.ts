@@ -2,6 +2,7 @@
 import { request } from 'node:http';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait.js';
 import { refusingBaseURL, startFaultyUpstream, type FaultyUpstream } from './faulty-upstream.js';
 
 let up: FaultyUpstream | undefined;
@@ -82,11 +83,10 @@ describe('faulty upstream', () => {
     const req = request(`${up.baseURL}/chat/completions`, { method: 'POST', agent: false });
     req.on('error', () => {});
     req.end('{}');
-    while (up.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => up!.requests.length > 0, 5_000, 'the request to arrive');
     expect(up.openSockets()).toBe(1);
     req.destroy();
-    for (let i = 0; i < 100 && up.openSockets() > 0; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(up.openSockets()).toBe(0);
+    await waitUntil(() => up!.openSockets() === 0, 5_000, 'the socket to close');
     expect(up.abortedRequests()).toBe(1);
     expect(up.connections()).toBe(1);
   });

@@ -8,6 +8,7 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
 import { expectOpenAIError, httpRequest, processTripwire } from './support.js';
 
 const MiB = 1024 * 1024;
@@ -51,8 +52,6 @@ afterEach(() => {
   expect(tripwire.escaped.splice(0)).toEqual([]);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function buffered(): Promise<number> {
   const metric = await gw.metrics.registry.getSingleMetric('model_gateway_buffered_body_bytes')!.get();
   return metric.values[0]?.value ?? NaN;
@@ -60,8 +59,7 @@ async function buffered(): Promise<number> {
 
 /** Polls the gauge until it reads 0 (releases happen on the responses' 'close', a tick after the client's answer). */
 async function expectDrained(): Promise<void> {
-  for (let i = 0; i < 100 && (await buffered()) !== 0; i++) await sleep(20);
-  expect(await buffered()).toBe(0);
+  await waitUntil(async () => (await buffered()) === 0, 5_000, 'the buffered-bytes gauge to return to 0');
 }
 
 function form(model: string, fileBytes: number): { body: Uint8Array; type: string } {
@@ -99,10 +97,11 @@ describe('buffered body budget', () => {
   it('12 concurrent 3 MiB uploads against an 8 MiB budget: some get 503 + retry-after, the rest are served, the gauge returns to 0', async () => {
     const hold = holdTranscriptions();
     const before = upstream.requests.length;
-    const pending = Array.from({ length: 12 }, () => upload(3 * MiB));
-    // Wait until the admitted uploads reached the upstream: their bodies (and rewritten copies) are held now.
-    for (let i = 0; i < 200 && hold.arrived() === 0; i++) await sleep(10);
-    await sleep(200);
+    let answered = 0;
+    const pending = Array.from({ length: 12 }, () => upload(3 * MiB).finally(() => answered++));
+    // Wait until every upload is either held at the upstream (admitted: its body and rewritten copy are held
+    // now) or already answered (refused).
+    await waitUntil(() => hold.arrived() + answered === 12, 10_000, 'every upload to be held or refused');
     const held = await buffered();
     expect(held).toBeGreaterThan(0);
     // Over the budget only through copies of bodies already admitted (each re-encoded form is about its raw size).
@@ -130,7 +129,7 @@ describe('buffered body budget', () => {
   it('a declared Content-Length that cannot fit is refused before its body is read', async () => {
     const hold = holdTranscriptions();
     const first = upload(6 * MiB);
-    for (let i = 0; i < 200 && hold.arrived() === 0; i++) await sleep(10);
+    await waitUntil(() => hold.arrived() > 0, 5_000, 'the first upload to reach the upstream');
     const started = Date.now();
     const r = await upload(7 * MiB);
     expectOpenAIError(r, 503, 'server_overloaded');
@@ -143,7 +142,7 @@ describe('buffered body budget', () => {
   it('the openai SDK retries a 503 after its retry-after and then succeeds', async () => {
     const hold = holdTranscriptions();
     const first = upload(7 * MiB);
-    for (let i = 0; i < 200 && hold.arrived() === 0; i++) await sleep(10);
+    await waitUntil(() => hold.arrived() > 0, 5_000, 'the first upload to reach the upstream');
     // Free the budget while the SDK is waiting out the retry-after of its first (refused) attempt.
     setTimeout(() => hold.release(), 300);
     const client = new OpenAI({ apiKey: ALICE_KEY, baseURL: gw.baseURL, maxRetries: 2, timeout: 20_000 });
@@ -176,8 +175,7 @@ describe('buffered body budget', () => {
           }),
       ),
     );
-    for (let i = 0; i < 100 && (await buffered()) < 3 * MiB; i++) await sleep(20);
-    expect(await buffered()).toBeGreaterThanOrEqual(3 * MiB);
+    await waitUntil(async () => (await buffered()) >= 3 * MiB, 5_000, 'the three half-uploads to be buffered');
     for (const s of sockets) s.destroy();
     await expectDrained();
   });

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayHandle } from '../../src/gateway/main.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
+import { eventually, waitUntil } from '../support/wait.js';
 import { startServedGateway } from './served-gateway.js';
 import { httpRequest, processTripwire } from './support.js';
 
@@ -62,12 +63,13 @@ describe('client aborts', () => {
       for (const s of sockets) s.destroy();
       await sleep(150);
     }
-    await sleep(200);
-    const after = collectGarbage();
+    // 180 MB went in; what stays must be noise, not the bodies (freed once the gateway has seen every close).
+    await eventually(() => {
+      const after = collectGarbage();
+      expect(after.arrayBuffers - baseline.arrayBuffers).toBeLessThan(20 << 20);
+      expect(after.heapUsed - baseline.heapUsed).toBeLessThan(30 << 20);
+    }, 10_000);
     expect(upstream.requests.length).toBe(before);
-    // 180 MB went in; what stays must be noise, not the bodies.
-    expect(after.arrayBuffers - baseline.arrayBuffers).toBeLessThan(20 << 20);
-    expect(after.heapUsed - baseline.heapUsed).toBeLessThan(30 << 20);
     expect((await fetch(`${gw.apiURL}/healthz`)).status).toBe(200);
   }, 30_000);
 
@@ -96,11 +98,12 @@ describe('client aborts', () => {
 
   it('a client that leaves while the upstream thinks: the upstream request is aborted', async () => {
     upstream.override('/v1/chat/completions', () => new Promise(() => undefined)); // never answers
+    const before = upstream.requests.length;
     try {
       const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [] });
       const socket = await send(httpRequest('POST', '/v1/chat/completions', { ...auth, 'Content-Type': 'application/json' }, body));
       const upstreamSaw = upstream.waitForEarlyClose('/v1/chat/completions');
-      await sleep(200);
+      await waitUntil(() => upstream.requests.length > before, 5_000, 'the request to reach the upstream');
       socket.destroy();
       await expect(upstreamSaw).resolves.toMatchObject({ closedEarly: true });
     } finally {

@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayHandle } from '../../src/gateway/main.js';
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, extraRoute, standardManifests } from '../helpers/gateway.js';
 import { response, startRawUpstream, type Behaviour, type RawUpstream } from './raw-upstream.js';

@@ -9,7 +9,7 @@ import { runInNewContext } from 'node:vm';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayHandle } from '../../src/gateway/main.js';
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeConfigYaml } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer } from '../fake-apiserver/server.js';
 import { freePort, REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { canary, everythingIn, expectNoLeaks, leaksIn, type Canary } from './canary.js';
 import { rawRequest } from './support.js';
 

@@ -1,6 +1,6 @@
 // Request metrics and access logs through the real stack: labels from the table (never from the request),
 // one log line per request with the agreed fields and nothing secret.
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';

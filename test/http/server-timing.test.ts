@@ -3,7 +3,7 @@
 // The upstream here waits a known time before answering, so the split can be checked, not just the format.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '../config/wait-until.js';
+import { waitUntil } from '../support/wait.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { deadBaseURL, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 

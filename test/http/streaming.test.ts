@@ -3,6 +3,7 @@
 // final chunk is metered without buffering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordedRequest, type RecordingUpstream } from '../fakes/recording-upstream.js';
+import { waitUntil } from '../support/wait.js';
 import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 let upstream: RecordingUpstream;
@@ -138,13 +139,7 @@ describe('client disconnects and back-pressure', () => {
       const ac = new AbortController();
       const pending = gw.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'wait' }] }, { signal: ac.signal });
       pending.catch(() => {});
-      await within(
-        3000,
-        (async () => {
-          while (!upstream.requests.some((r) => messageOf(r) === 'wait')) await new Promise((r) => setTimeout(r, 10));
-        })(),
-        'the upstream to get the request',
-      );
+      await waitUntil(() => upstream.requests.some((r) => messageOf(r) === 'wait'), 3000, 'the upstream to get the request');
       ac.abort();
       const closed = await within(
         3000,

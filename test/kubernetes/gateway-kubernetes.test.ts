@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/model/digest.js';
 import { startGateway, type GatewayHandle } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { waitUntil } from '../config/wait-until.js';
+import { eventually, waitUntil } from '../support/wait.js';
 import { fakeClusterSource } from '../fake-apiserver/gateway-source.js';
 import { FakeApiServer } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';
@@ -89,19 +89,6 @@ const statusOf = async (p: Promise<unknown>) =>
     () => 200,
     (e: { status?: number }) => e.status,
   );
-/** Retries an assertion until it passes (config changes arrive asynchronously), up to `ms`. */
-async function eventually(check: () => Promise<void>, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
-
 describe('gateway with --source kubernetes', () => {
   it('is not ready until the initial sync completes, then serves what the cluster says', async () => {
     api.failRequests({ resource: 'gatewaytokens', verb: 'list' }, 500, Infinity);

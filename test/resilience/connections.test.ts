@@ -7,7 +7,8 @@ import { UpstreamClient } from '../../src/dataplane/upstream/upstream-client.js'
 import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { chat, drain, gatewayWith, reload, route, streamChat, waitFor } from './harness.js';
+import { chat, drain, gatewayWith, reload, route, streamChat } from './harness.js';
+import { waitUntil } from '../support/wait.js';
 
 let hang: FaultyUpstream, backup: FaultyUpstream, a: FaultyUpstream, b: FaultyUpstream;
 let gw: TestGateway;
@@ -47,12 +48,12 @@ describe('client abort', () => {
   it('aborts the upstream request at once and starts no retry', async () => {
     const ac = new AbortController();
     const call = chat(client, 'extra-abort', { signal: ac.signal }).catch((e: unknown) => e);
-    await waitFor('the upstream to get the request', () => hang.requests.length === 1);
+    await waitUntil(() => hang.requests.length === 1, 3_000, 'the upstream to get the request');
     const abortedBefore = hang.abortedRequests();
     const t0 = Date.now();
     ac.abort();
     expect(await call).toBeInstanceOf(OpenAI.APIUserAbortError);
-    await waitFor('the upstream to see the abort', () => hang.abortedRequests() === abortedBefore + 1, 1_000);
+    await waitUntil(() => hang.abortedRequests() === abortedBefore + 1, 1_000, 'the upstream to see the abort');
     expect(Date.now() - t0).toBeLessThan(250);
     await new Promise((r) => setTimeout(r, 100));
     expect(backup.requests).toHaveLength(0);
@@ -65,11 +66,11 @@ describe('client abort', () => {
     for (let done = 0; done < 1_000; done += batch) {
       const controllers = Array.from({ length: batch }, () => new AbortController());
       const calls = controllers.map((ac) => chat(client, 'extra-abort', { signal: ac.signal }).catch(() => undefined));
-      await waitFor('the batch to reach the upstream', () => hang.requests.length === done + batch, 5_000);
+      await waitUntil(() => hang.requests.length === done + batch, 5_000, 'the batch to reach the upstream');
       for (const ac of controllers) ac.abort();
       await Promise.all(calls);
     }
-    await waitFor('every upstream socket to close', () => hang.openSockets() === 0, 3_000);
+    await waitUntil(() => hang.openSockets() === 0, 3_000, 'every upstream socket to close');
     expect(hang.requests).toHaveLength(1_000);
     expect(hang.abortedRequests() - abortedBefore).toBe(1_000);
     expect(backup.requests).toHaveLength(0);
@@ -93,7 +94,7 @@ describe('config reloads', () => {
     const pools = upstream.poolCount;
     reload(gw, [abortRoute(), aRoute()]);
     expect(await drain(data)).toEqual({ text: 'from b', error: undefined });
-    await waitFor('b to have no socket left', () => b.openSockets() === 0, 3_000);
+    await waitUntil(() => b.openSockets() === 0, 3_000, 'b to have no socket left');
     expect(upstream.poolCount).toBe(pools - 1);
     expect(a.openSockets()).toBeGreaterThan(0);
     expect(health.trackedIds()).not.toContain('default/extra-b/b');
@@ -110,7 +111,7 @@ describe('config reloads', () => {
         expect(x.openSockets()).toBeGreaterThan(0);
       }
       reload(gw, [abortRoute(), aRoute()]);
-      await waitFor('every swapped-out backend to lose its sockets', () => extras.every((x) => x.openSockets() === 0), 3_000);
+      await waitUntil(() => extras.every((x) => x.openSockets() === 0), 3_000, 'every swapped-out backend to lose its sockets');
       expect(extras.map((x) => x.requests.length)).toEqual([3, 3, 3, 3, 3]);
     } finally {
       await Promise.all(extras.map((x) => x.close()));

@@ -53,14 +53,6 @@ export async function drain(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCo
   }
 }
 
-export async function waitFor(what: string, cond: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 export async function caught(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
   try {
     await p;

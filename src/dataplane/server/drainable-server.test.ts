@@ -1,6 +1,7 @@
 import { request, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../../test/support/wait.js';
 import { listenDrainable, type DrainableServer } from './drainable-server.js';
 
 /** An SSE handler that sends `count` events `gapMs` apart, then ends. */
@@ -132,10 +133,11 @@ describe('listenDrainable', () => {
     let received = '';
     socket.on('data', (d: Buffer) => (received += d.toString()));
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => server!.inFlight() === 1, 5_000, '/slow to arrive');
     const drained = server.drain(5_000);
     socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
-    await new Promise((r) => setTimeout(r, 50));
+    // Node parses a pipelined request at once and queues its response behind the one in flight.
+    await waitUntil(() => server!.inFlight() === 2, 5_000, '/fast to arrive behind /slow');
     release();
     await new Promise((r) => socket.once('close', r));
     expect(await drained).toEqual({ completed: true, cut: 0 });

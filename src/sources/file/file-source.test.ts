@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { captureLogs, type LogCapture } from '../../../test/support/log-capture.js';
+import { waitUntil } from '../../../test/support/wait.js';
 import type { SourcedObject } from '../../compile/resources.js';
 import { FileSource } from './file-source.js';
 import type { ConfigSnapshot } from '../source.js';
@@ -14,16 +15,6 @@ const secret = (name: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name:
 const models = (s: ConfigSnapshot | undefined) => (s?.objects ?? []).flatMap((o) => (o.object.spec as { models?: string[] } | undefined)?.models ?? []).join();
 const names = (s: ConfigSnapshot | undefined) =>
   (s?.objects ?? []).map((o: SourcedObject) => `${String(o.object.kind)}/${String(o.object.metadata?.name)}`).sort();
-
-async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('FileSource', () => {
   let dir: string;
@@ -76,17 +67,17 @@ describe('FileSource', () => {
     // A window wide enough that five writes fit inside it even on a loaded CI machine.
     await start({ debounceMs: 1_000, maxDelayMs: 5_000 });
     await writeFile(join(dir, 'b.yaml'), group('b'));
-    await waitFor(() => names(last()).includes('Group/b'));
+    await waitUntil(() => names(last()).includes('Group/b'));
 
     // A burst of writes inside the debounce window → a single reload with the final content.
     const before = snapshots.length;
     for (let i = 0; i < 5; i++) await writeFile(join(dir, 'b.yaml'), group('b', `["v${i}"]`));
-    await waitFor(() => JSON.stringify(last()?.objects).includes('v4'));
+    await waitUntil(() => JSON.stringify(last()?.objects).includes('v4'));
     await new Promise((r) => setTimeout(r, 1_200));
     expect(snapshots.length - before).toBe(1);
 
     await rm(join(dir, 'a.yaml'));
-    await waitFor(() => !names(last()).includes('Group/a'));
+    await waitUntil(() => !names(last()).includes('Group/a'));
     expect(names(last())).toEqual(['Group/b']);
   });
 
@@ -94,7 +85,7 @@ describe('FileSource', () => {
     await start();
     await mkdir(join(dir, 'new', 'deeper'), { recursive: true });
     await writeFile(join(dir, 'new', 'deeper', 'x.yaml'), group('x'));
-    await waitFor(() => names(last()).includes('Group/x'));
+    await waitUntil(() => names(last()).includes('Group/x'));
   });
 
   it('logs a broken file with file and line, keeps other files, and keeps its last good objects', async () => {
@@ -111,7 +102,7 @@ describe('FileSource', () => {
     // Breaking a file that was good: it keeps contributing its last good objects; the rest is untouched.
     const count = snapshots.length;
     await writeFile(join(dir, 'edit.yaml'), 'apiVersion: modelgateway.io/v1alpha1\nkind: Group\n  bad: indentation: here\n');
-    await waitFor(() => logs.records.some((r) => r.file === 'edit.yaml' && r.level === 50));
+    await waitUntil(() => logs.records.some((r) => r.file === 'edit.yaml' && r.level === 50));
     expect(logs.records.find((r) => r.file === 'edit.yaml' && r.level === 40)).toMatchObject({ objects: 1 });
     expect(source!.brokenFiles().sort()).toEqual(['bad.yaml', 'edit.yaml']);
     expect(names(last())).toEqual(['Group/edited-v1', 'Group/good']);
@@ -119,7 +110,7 @@ describe('FileSource', () => {
 
     // Fixing it brings the new version in; the still-broken file stays out.
     await writeFile(join(dir, 'edit.yaml'), group('edited-v2'));
-    await waitFor(() => names(last()).includes('Group/edited-v2'));
+    await waitUntil(() => names(last()).includes('Group/edited-v2'));
     expect(names(last())).toEqual(['Group/edited-v2', 'Group/good']);
     expect(source!.brokenFiles()).toEqual(['bad.yaml']);
   });
@@ -137,7 +128,7 @@ describe('FileSource', () => {
     await start();
     await writeFile(join(dir, '.r.yaml.swp'), group('r', '["after"]'));
     await rename(join(dir, '.r.yaml.swp'), join(dir, 'r.yaml'));
-    await waitFor(() => models(last()) === 'after');
+    await waitUntil(() => models(last()) === 'after');
     expect(names(last())).toEqual(['Group/r']);
   });
 
@@ -155,7 +146,7 @@ describe('FileSource', () => {
     await symlink('..v2', join(dir, '..data_tmp'));
     await rename(join(dir, '..data_tmp'), join(dir, '..data'));
     await rm(join(dir, '..v1'), { recursive: true });
-    await waitFor(() => models(last()) === 'v2');
+    await waitUntil(() => models(last()) === 'v2');
     expect(names(last())).toEqual(['Group/cm']);
   });
 
@@ -165,7 +156,7 @@ describe('FileSource', () => {
     await new Promise((r) => setTimeout(r, 350));
     expect(snapshots).toHaveLength(1); // several resyncs, nothing changed
     await writeFile(join(dir, 'z.yaml'), group('z'));
-    await waitFor(() => names(last()).includes('Group/z'));
+    await waitUntil(() => names(last()).includes('Group/z'));
     expect(snapshots).toHaveLength(2);
   });
 
@@ -174,11 +165,11 @@ describe('FileSource', () => {
     await start({ resyncMs: 100 });
     const count = snapshots.length;
     await rm(dir, { recursive: true });
-    await waitFor(() => logs.records.some((r) => String(r.msg).includes('cannot list the config directory')));
+    await waitUntil(() => logs.records.some((r) => String(r.msg).includes('cannot list the config directory')));
     expect(snapshots.length).toBe(count); // nothing was taken away
     await mkdir(dir);
     await writeFile(join(dir, 'b.yaml'), group('b'));
-    await waitFor(() => names(last()).join() === 'Group/b'); // a.yaml's objects go once it has stayed away for settleMs
+    await waitUntil(() => names(last()).join() === 'Group/b'); // a.yaml's objects go once it has stayed away for settleMs
   });
 
   it('still sees changes promptly after the directory is deleted and re-created', async () => {
@@ -188,9 +179,9 @@ describe('FileSource', () => {
     await rm(dir, { recursive: true });
     await mkdir(dir);
     // The resync at ~1 s reads the new (empty) directory; the next one is only at ~2 s.
-    await waitFor(() => snapshots.length > 1 && names(last()).length === 0, 2_000);
+    await waitUntil(() => snapshots.length > 1 && names(last()).length === 0, 2_000);
     await writeFile(join(dir, 'c.yaml'), group('c'));
-    await waitFor(() => names(last()).includes('Group/c'), 2_000);
+    await waitUntil(() => names(last()).includes('Group/c'), 2_000);
     expect(Date.now() - t0).toBeLessThan(1_900); // through a watch event, before the second resync
   });
 
@@ -209,10 +200,10 @@ describe('FileSource', () => {
       await start();
       for (let i = 1; i <= 3; i++) {
         await replace(file, group('g', `["v${i}"]`));
-        await waitFor(() => models(last()) === `v${i}`, 3_000);
+        await waitUntil(() => models(last()) === `v${i}`, 3_000);
       }
       await writeFile(file, group('g', '["written"]'));
-      await waitFor(() => models(last()) === 'written', 3_000);
+      await waitUntil(() => models(last()) === 'written', 3_000);
     });
   }
 
@@ -223,9 +214,9 @@ describe('FileSource', () => {
     await rm(join(dir, 'sub'), { recursive: true });
     await mkdir(join(dir, 'sub'));
     await writeFile(join(dir, 'sub', 'g.yaml'), group('g', '["v2"]'));
-    await waitFor(() => models(last()) === 'v2', 3_000);
+    await waitUntil(() => models(last()) === 'v2', 3_000);
     await writeFile(join(dir, 'sub', 'g.yaml'), group('g', '["v3"]'));
-    await waitFor(() => models(last()) === 'v3', 3_000);
+    await waitUntil(() => models(last()) === 'v3', 3_000);
   });
 
   // Regression (issue 12, item 2): `{ sleep .5; cat good.yaml; } > gateway.yaml` served an empty file for 0.5 s.
@@ -241,9 +232,9 @@ describe('FileSource', () => {
       await writeFile(join(dir, 'f.yaml'), two);
       await start({ settleMs: 5_000 });
       await truncate(join(dir, 'f.yaml'), 0); // the shell's `>` before the slow writer writes
-      await waitFor(() => held() === 1 || fewest() < snapshots[0]!.objects.length); // the rescan saw the empty file
+      await waitUntil(() => held() === 1 || fewest() < snapshots[0]!.objects.length); // the rescan saw the empty file
       await writeFile(join(dir, 'f.yaml'), two.replaceAll('v1', 'v2'));
-      await waitFor(() => models(last()) === 'v2,v2');
+      await waitUntil(() => models(last()) === 'v2,v2');
       expect(fewest()).toBe(2);
     });
 
@@ -254,10 +245,10 @@ describe('FileSource', () => {
       const next = three.replaceAll('v1', 'v2');
       const cut = next.indexOf('---', next.indexOf('---') + 3); // after the second document
       await writeFile(join(dir, 'f.yaml'), next.slice(0, cut));
-      await waitFor(() => held() === 1 || fewest() < snapshots[0]!.objects.length); // the rescan saw it
+      await waitUntil(() => held() === 1 || fewest() < snapshots[0]!.objects.length); // the rescan saw it
       const t = Date.now();
       await appendFile(join(dir, 'f.yaml'), next.slice(cut));
-      await waitFor(() => models(last()) === 'v2,v2,v2');
+      await waitUntil(() => models(last()) === 'v2,v2,v2');
       expect(Date.now() - t).toBeLessThan(2_500); // the complete version did not wait for the hold
       expect(fewest()).toBe(3);
     });
@@ -266,9 +257,9 @@ describe('FileSource', () => {
       await writeFile(join(dir, 'f.yaml'), two);
       await start({ settleMs: 5_000 });
       await rm(join(dir, 'f.yaml'));
-      await waitFor(() => held() === 1 || fewest() < snapshots[0]!.objects.length); // the rescan saw it
+      await waitUntil(() => held() === 1 || fewest() < snapshots[0]!.objects.length); // the rescan saw it
       await writeFile(join(dir, 'f.yaml'), two.replaceAll('v1', 'v2'));
-      await waitFor(() => models(last()) === 'v2,v2');
+      await waitUntil(() => models(last()) === 'v2,v2');
       expect(fewest()).toBe(2);
     });
 
@@ -281,7 +272,7 @@ describe('FileSource', () => {
       await writeFile(join(dir, 'empty.yaml'), '# nothing here any more\n');
       await writeFile(join(dir, 'short.yaml'), group('c'));
       await rm(join(dir, 'gone.yaml'));
-      await waitFor(() => names(last()).join() === 'Group/c');
+      await waitUntil(() => names(last()).join() === 'Group/c');
       const firstLoss = snapshots.findIndex((s) => s.objects.length < 5);
       expect(deliveredAt[firstLoss]! - t).toBeGreaterThanOrEqual(600); // nothing went before it settled
     });
@@ -297,16 +288,16 @@ describe('FileSource', () => {
     expect(a).toBeGreaterThanOrEqual(t0);
     await writeFile(join(dir, 'a.yaml'), group('a', '["v2"]'));
     await writeFile(join(dir, 'b.yaml'), group('b'));
-    await waitFor(() => models(last()) === 'v2,m');
+    await waitUntil(() => models(last()) === 'v2,m');
     expect(seen('a')).toBe(a);
     expect(seen('b')).toBeGreaterThan(a);
     await rename(join(dir, 'a.yaml'), join(dir, 'moved.yaml')); // the same object in another file
-    await waitFor(() => last()?.objects.some((o) => o.source?.file === 'moved.yaml'));
+    await waitUntil(() => last()?.objects.some((o) => o.source?.file === 'moved.yaml'));
     expect(seen('a')).toBe(a);
     await rm(join(dir, 'moved.yaml'));
-    await waitFor(() => seen('a') === undefined);
+    await waitUntil(() => seen('a') === undefined);
     await writeFile(join(dir, 'a.yaml'), group('a'));
-    await waitFor(() => seen('a') !== undefined);
+    await waitUntil(() => seen('a') !== undefined);
     expect(seen('a')).toBeGreaterThan(a);
   });
 

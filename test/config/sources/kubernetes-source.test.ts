@@ -6,7 +6,7 @@ import { FakeApiServer, RESOURCE_TYPES, type FakeApiServerOptions } from '../../
 import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';
 import { contractObjects, find, SnapshotRecorder } from '../source-contract.js';
-import { waitUntil } from '../wait-until.js';
+import { waitUntil } from '../../support/wait.js';
 import { applyEveryKind, changeEveryKind, comeBack, goDown, type Outage } from './outage.js';
 
 const NS = 'team-a';
