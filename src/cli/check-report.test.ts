@@ -12,7 +12,7 @@ const c = (type: Condition['type'], status: Condition['status'], reason: Conditi
 const READY = [c('Accepted', 'True', 'Accepted'), c('ResolvedRefs', 'True', 'ResolvedRefs'), c('Ready', 'True', 'Ready', 'serving')];
 
 function st(kind: string, name: string, conditions: Condition[], file: string, line: number, warnings: string[] = []): ObjectStatus {
-  return { key: `${kind}/default/${name}`, kind, namespace: 'default', name, generation: undefined, conditions, warnings, source: { file, line } };
+  return { ref: `${kind}/default/${name}`, kind, namespace: 'default', name, generation: undefined, conditions, warnings, source: { file, line } };
 }
 
 const input = (statuses: ObjectStatus[], more: Partial<ReportInput> = {}): ReportInput => ({

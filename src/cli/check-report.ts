@@ -85,7 +85,7 @@ function checkedObject(s: ObjectStatus): CheckedObject {
   // Ready=False only summarises (NotAccepted, RefsNotResolved) unless it is the cause itself (Expired, Disabled).
   const cause = s.conditions.find((c) => c.status === 'False') ?? s.conditions.find((c) => c.type === 'Ready');
   return {
-    key: s.key,
+    key: s.ref,
     kind: s.kind,
     namespace: s.namespace,
     name: s.name,

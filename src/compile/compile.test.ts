@@ -24,7 +24,7 @@ const run = (objs: RawObject[]) =>
     objs.map((object) => ({ object })),
     { now: Date.parse('2026-01-01T00:00:00Z') },
   );
-const cond = (r: ReturnType<typeof run>, key: string, type: string) => r.statuses.find((s) => s.key === key)?.conditions.find((c) => c.type === type);
+const cond = (r: ReturnType<typeof run>, key: string, type: string) => r.statuses.find((s) => s.ref === key)?.conditions.find((c) => c.type === type);
 
 describe('compile', () => {
   const cases: { name: string; objects: RawObject[]; key: string; type: string; status: string; reason: string }[] = [
@@ -175,7 +175,7 @@ describe('compile', () => {
 
   it('warns about group patterns that match nothing', () => {
     const r = run([route('m', { backends: [backend] }), group('g', ['m', 'nothing-*'])]);
-    expect(r.statuses.find((s) => s.key === 'Group/default/g')?.warnings).toEqual(['model pattern "nothing-*" matches no served model']);
+    expect(r.statuses.find((s) => s.ref === 'Group/default/g')?.warnings).toEqual(['model pattern "nothing-*" matches no served model']);
   });
 
   it('reports a misspelt kind of our API group instead of dropping it, and ignores other APIs', () => {
@@ -207,10 +207,10 @@ describe('compile', () => {
     ].join('\n');
     const { objects } = parseManifests(yaml, 'x.yaml');
     const r = compile(objects);
-    const route = r.statuses.find((s) => s.key === 'ModelRoute/default/m')!;
+    const route = r.statuses.find((s) => s.ref === 'ModelRoute/default/m')!;
     expect(route.conditions[0]?.message).toMatch(/^spec\.backends\.0\.baseURL \(line 7\): /);
     expect(route.source).toEqual({ file: 'x.yaml', line: 1 });
-    const tok = r.statuses.find((s) => s.key === 'GatewayToken/default/t')!;
+    const tok = r.statuses.find((s) => s.ref === 'GatewayToken/default/t')!;
     expect(tok.conditions[0]?.message).toBe('spec (line 13): exactly one of secretRef or sha256 must be set');
     expect(tok.source).toEqual({ file: 'x.yaml', line: 9 });
   });

@@ -16,7 +16,7 @@ import {
   GROUP_VERSION,
   KINDS,
   ModelRouteSchema,
-  objectKey,
+  objectRef,
   SecretSchema,
   secretValue,
   type GatewayToken,
@@ -52,7 +52,7 @@ export interface CompileResult {
   readonly statuses: readonly ObjectStatus[];
 }
 
-type Validated<T> = { value: T; sourced: SourcedObject; key: string };
+type Validated<T> = { value: T; sourced: SourcedObject; ref: string };
 
 const SCHEMAS = { ModelRoute: ModelRouteSchema, Group: GroupSchema, GatewayToken: GatewayTokenSchema } as const;
 
@@ -77,41 +77,41 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       // group would otherwise vanish without a trace.
       if (typeof o.apiVersion === 'string' && o.apiVersion.startsWith(`${API_GROUP}/`)) {
         const kind = String(o.kind);
-        const base = { key: objectKey(kind, namespace, name), kind, namespace, name, generation: undefined, source: sourced.source };
+        const base = { ref: objectRef(kind, namespace, name), kind, namespace, name, generation: undefined, source: sourced.source };
         statuses.push(status(base, { accepted: fail('InvalidSpec', `unknown kind "${kind}" (expected ${KINDS.join(', ')})`) }));
       }
       continue;
     }
     const kind = o.kind as keyof typeof SCHEMAS;
-    const key = objectKey(kind, namespace, name);
+    const ref = objectRef(kind, namespace, name);
     const generation = typeof o.metadata?.generation === 'number' ? o.metadata.generation : undefined;
     if (o.apiVersion !== GROUP_VERSION) {
       statuses.push(
-        status({ key, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }),
+        status({ ref, kind, namespace, name, generation, source: sourced.source }, { accepted: fail('InvalidSpec', `apiVersion must be ${GROUP_VERSION}`) }),
       );
       continue;
     }
-    if (seen.has(key)) {
+    if (seen.has(ref)) {
       statuses.push(
         status(
-          { key, kind, namespace, name, generation, source: sourced.source },
+          { ref, kind, namespace, name, generation, source: sourced.source },
           { accepted: fail('Conflict', `${kind} ${namespace}/${name} is defined more than once`) },
         ),
       );
       continue;
     }
-    seen.add(key);
+    seen.add(ref);
     const value = validateCached(SCHEMAS[kind] as z.ZodType, o);
     if (value instanceof Invalid) {
       statuses.push(
         status(
-          { key, kind, namespace, name, generation, source: sourced.source },
+          { ref, kind, namespace, name, generation, source: sourced.source },
           { accepted: fail('InvalidSpec', describeIssues(value.error, sourced.source?.lineOf)) },
         ),
       );
       continue;
     }
-    (valid[kind] as Validated<unknown>[]).push({ value, sourced, key });
+    (valid[kind] as Validated<unknown>[]).push({ value, sourced, ref });
   }
 
   const ctx: RefContext = { secrets, assumeSecretsPresent: options.assumeSecretsPresent ?? false };
@@ -195,10 +195,10 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
     };
     routes.set(model, {
       model,
-      key: `${namespace}/${r.metadata.name}`,
+      ref: `${namespace}/${r.metadata.name}`,
       namespace,
       name: r.metadata.name,
-      families: r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES,
+      endpoints: r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES,
       backends,
       timeouts,
       retry: compileRetry(r.spec.retry, timeouts),
@@ -225,11 +225,11 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
       const warnings = unmatchedPatterns(g.spec.models, allModels).map((p) => `model pattern "${p}" matches no served model`);
       const matcher = compilePatterns(g.spec.models);
       const models = allModels.filter(matcher);
-      const key = `${namespace}/${g.metadata.name}`;
-      const group: CompiledGroup = { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) };
+      const ref = `${namespace}/${g.metadata.name}`;
+      const group: CompiledGroup = { ref, name: g.metadata.name, namespace, models, modelSet: new Set(models) };
       return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
     });
-    groups.set(group.key, group);
+    groups.set(group.ref, group);
     statuses.push(st);
   }
   return groups;
@@ -313,7 +313,7 @@ function compileToken(
     warnings = unmatchedPatterns(t.spec.models, group.models).map((p) => `model pattern "${p}" matches no model of group "${group.name}"`);
   }
   const token: CompiledToken = {
-    key: `${namespace}/${t.metadata.name}`,
+    ref: `${namespace}/${t.metadata.name}`,
     name: t.metadata.name,
     namespace,
     group,
@@ -380,7 +380,7 @@ function oldestFirst<T extends ModelRoute | GatewayToken>(items: Validated<T>[])
   const created = (i: Validated<T>) => (i.value.metadata.creationTimestamp ? Date.parse(i.value.metadata.creationTimestamp) || 0 : 0);
   return items
     .map((item) => ({ item, t: created(item) }))
-    .sort((a, b) => a.t - b.t || (a.item.key < b.item.key ? -1 : a.item.key > b.item.key ? 1 : 0))
+    .sort((a, b) => a.t - b.t || (a.item.ref < b.item.ref ? -1 : a.item.ref > b.item.ref ? 1 : 0))
     .map((x) => x.item);
 }
 
@@ -393,7 +393,7 @@ function createdSeconds(ts: string | undefined, seenAt: number | undefined): num
 
 function statusBase(item: Validated<ModelRoute | Group | GatewayToken>, kind: string) {
   const m = item.value.metadata;
-  return { key: item.key, kind, namespace: m.namespace ?? DEFAULT_NAMESPACE, name: m.name, generation: m.generation, source: item.sourced.source };
+  return { ref: item.ref, kind, namespace: m.namespace ?? DEFAULT_NAMESPACE, name: m.name, generation: m.generation, source: item.sourced.source };
 }
 
 function ok(reason: ConditionReason, message: string): Condition {
@@ -430,7 +430,7 @@ function readyConditions(accepted: Condition, refs: Condition): readonly Conditi
 
 /** Assembles Accepted, ResolvedRefs and the Ready summary from the parts that were decided. */
 function status(
-  base: { key: string; kind: string; namespace: string; name: string; generation: number | undefined; source: SourcedObject['source'] },
+  base: { ref: string; kind: string; namespace: string; name: string; generation: number | undefined; source: SourcedObject['source'] },
   parts: StatusParts,
 ): ObjectStatus {
   const accepted: Condition = parts.accepted ? { ...parts.accepted, type: 'Accepted' } : ACCEPTED;

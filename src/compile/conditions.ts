@@ -27,7 +27,7 @@ export interface Condition {
 
 export interface ObjectStatus {
   /** kind/namespace/name. */
-  readonly key: string;
+  readonly ref: string;
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;

@@ -225,7 +225,7 @@ export interface SourcedObject {
 export const DEFAULT_NAMESPACE = 'default';
 
 /** Stable identity of an object across sources: kind/namespace/name. */
-export function objectKey(kind: string, namespace: string | undefined, name: string): string {
+export function objectRef(kind: string, namespace: string | undefined, name: string): string {
   return `${kind}/${namespace ?? DEFAULT_NAMESPACE}/${name}`;
 }
 

@@ -3,7 +3,7 @@ import type { ObjectStatus } from '../compile/conditions.js';
 import { desiredStatus, statusDiffers, statusPatch } from './status-diff.js';
 
 const base = (ready: 'True' | 'False', reason = ready === 'True' ? 'Ready' : 'RefsNotResolved', generation = 3): ObjectStatus => ({
-  key: 'ModelRoute/ns/r',
+  ref: 'ModelRoute/ns/r',
   kind: 'ModelRoute',
   namespace: 'ns',
   name: 'r',

@@ -5,7 +5,7 @@ import { StatusWriter } from './status-writer.js';
 import type { KubeObject } from '../sources/kubernetes/kube-object.js';
 
 const status = (message: string): ObjectStatus => ({
-  key: 'GatewayToken/ns/t',
+  ref: 'GatewayToken/ns/t',
   kind: 'GatewayToken',
   namespace: 'ns',
   name: 't',

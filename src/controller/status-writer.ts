@@ -81,7 +81,7 @@ export class StatusWriter {
   update(statuses: readonly ObjectStatus[]): void {
     const next = new Map<string, ObjectStatus>();
     // Only the three kinds have a status subresource (a file-source object without a namespace never gets here).
-    for (const s of statuses) if (KIND_SET.has(s.kind)) next.set(s.key, s);
+    for (const s of statuses) if (KIND_SET.has(s.kind)) next.set(s.ref, s);
     this.#desired = next;
     for (const k of [...this.#queue]) if (!next.has(k)) this.#queue.delete(k);
     this.resync();

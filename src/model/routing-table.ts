@@ -52,10 +52,11 @@ export interface CompiledRoute {
   /** Public model id. */
   readonly model: string;
   /** `namespace/name` of the ModelRoute. */
-  readonly key: string;
+  readonly ref: string;
   readonly namespace: string;
   readonly name: string;
-  readonly families: ReadonlySet<Family>;
+  /** The families this route serves: `spec.endpoints`, named as in the resource. */
+  readonly endpoints: ReadonlySet<Family>;
   /** Backends sorted by priority (ascending), then name; weight-0 backends are kept (fallback of last resort is a planner decision). */
   readonly backends: readonly CompiledBackend[];
   readonly timeouts: RouteTimeouts;
@@ -69,7 +70,7 @@ export interface CompiledRoute {
 
 export interface CompiledGroup {
   /** `namespace/name`. */
-  readonly key: string;
+  readonly ref: string;
   readonly name: string;
   readonly namespace: string;
   /** Public model ids this group may use, in sorted order (the /v1/models listing before token narrowing). */
@@ -79,7 +80,7 @@ export interface CompiledGroup {
 
 export interface CompiledToken {
   /** `namespace/name` of the GatewayToken. */
-  readonly key: string;
+  readonly ref: string;
   readonly name: string;
   readonly namespace: string;
   readonly group: CompiledGroup;

@@ -67,7 +67,7 @@ describe('ConfigPipeline', () => {
     const off = pipeline.onCompiled((result, snapshot) => {
       seen.push(result.table.version);
       expect(snapshot.objects.length).toBeGreaterThan(0);
-      expect(result.statuses.map((s) => s.key)).toContain('GatewayToken/default/bob');
+      expect(result.statuses.map((s) => s.ref)).toContain('GatewayToken/default/bob');
     });
     pipeline.apply({ objects: objects() });
     off();

@@ -111,7 +111,7 @@ function describe(s: ObjectStatus): Record<string, unknown> {
   const ready = s.conditions.find((c) => c.type === 'Ready');
   const at = s.source?.file ? `${s.source.file}:${s.source.line ?? 1}` : undefined;
   return {
-    object: s.key,
+    object: s.ref,
     reason: ready?.reason,
     message: ready?.message,
     ...(at ? { at } : {}),

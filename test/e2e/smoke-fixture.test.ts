@@ -25,7 +25,7 @@ describe('e2e smoke fixtures', () => {
   it('every object is Ready and lives in the release namespace', async () => {
     const { objects, statuses } = await load();
     expect(statuses.length).toBe(6);
-    for (const s of statuses) expect(isReady(s), `${s.key}: ${JSON.stringify(s.conditions)}`).toBe(true);
+    for (const s of statuses) expect(isReady(s), `${s.ref}: ${JSON.stringify(s.conditions)}`).toBe(true);
     for (const o of objects) expect(o.object.metadata?.namespace).toBe(SMOKE.namespace);
   });
 
@@ -42,9 +42,9 @@ describe('e2e smoke fixtures', () => {
 
   it('routes serve the families the smoke test calls, from the demo backend', async () => {
     const { table } = await load();
-    expect([...table.routes.get(SMOKE.chatModel)!.families]).toEqual(['chat.completions']);
-    expect([...table.routes.get(SMOKE.restrictedModel)!.families]).toEqual(['chat.completions']);
-    expect([...table.routes.get(SMOKE.embeddingModel)!.families]).toEqual(['embeddings']);
+    expect([...table.routes.get(SMOKE.chatModel)!.endpoints]).toEqual(['chat.completions']);
+    expect([...table.routes.get(SMOKE.restrictedModel)!.endpoints]).toEqual(['chat.completions']);
+    expect([...table.routes.get(SMOKE.embeddingModel)!.endpoints]).toEqual(['embeddings']);
     for (const route of table.routes.values()) expect(route.backends.map((b) => b.name)).toEqual(['demo']);
   });
 });

@@ -60,7 +60,7 @@ describe('examples', () => {
       const { objects } = await readManifestFiles([join(ROOT, dir)]);
       const { statuses } = compile(objects);
       const notReady = statuses.filter((s) => !s.conditions.some((c) => c.type === 'Ready' && c.status === 'True'));
-      expect(notReady.map((s) => `${s.key}: ${s.conditions.at(-1)?.message}`)).toEqual([]);
+      expect(notReady.map((s) => `${s.ref}: ${s.conditions.at(-1)?.message}`)).toEqual([]);
     });
   }
 

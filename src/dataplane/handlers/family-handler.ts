@@ -45,7 +45,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (!route) throw errors.modelNotFound(payload.model);
     const r = routed(x, route, family); // a known model: safe as a metrics label from here on, even when refused below
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
-    if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
+    if (!route.endpoints.has(family)) throw errors.familyNotServed(route.model, publicPath);
     const transforms = exchangeTransforms(r, payload.model, factory, deps.transforms);
     const plan: RequestPlan = {
       member: (name) => (payload.kind === 'json' ? payload.json.string(name) : undefined),

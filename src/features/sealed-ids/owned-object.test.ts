@@ -39,7 +39,7 @@ const all = ['sora-2', 'gpt-mini', 'gpt-big', 'chat-only'];
 describe('resolveOwned', () => {
   const t = table(all);
   const alice = tok(t, 'alice');
-  const vid = sealId({ sealer, model: 'sora-2', backend: 'b', owner: alice.key }, 'video', 'video_123');
+  const vid = sealId({ sealer, model: 'sora-2', backend: 'b', owner: alice.ref }, 'video', 'video_123');
 
   it('resolves the owner’s id to its route and backend', () => {
     const o = resolveOwned(t, alice, sealer, 'video', vid);
@@ -58,9 +58,9 @@ describe('resolveOwned', () => {
   });
 
   it('refuses when the backend is gone or the route no longer serves the family', () => {
-    const gone = sealId({ sealer, model: 'sora-2', backend: 'removed', owner: alice.key }, 'video', 'video_1');
+    const gone = sealId({ sealer, model: 'sora-2', backend: 'removed', owner: alice.ref }, 'video', 'video_1');
     expect(resolveOwned(t, alice, sealer, 'video', gone)).toBeUndefined();
-    const wrongFamily = sealId({ sealer, model: 'chat-only', backend: 'a', owner: alice.key }, 'response', 'resp_1');
+    const wrongFamily = sealId({ sealer, model: 'chat-only', backend: 'a', owner: alice.ref }, 'response', 'resp_1');
     expect(resolveOwned(t, alice, sealer, 'response', wrongFamily)).toBeUndefined();
   });
 });
@@ -68,7 +68,7 @@ describe('resolveOwned', () => {
 describe('continuationBackend', () => {
   const t = table(all);
   const alice = tok(t, 'alice');
-  const prev = resolveOwned(t, alice, sealer, 'response', sealId({ sealer, model: 'gpt-mini', backend: 'a', owner: alice.key }, 'response', 'resp_9'))!;
+  const prev = resolveOwned(t, alice, sealer, 'response', sealId({ sealer, model: 'gpt-mini', backend: 'a', owner: alice.ref }, 'response', 'resp_9'))!;
 
   it('pins the same model to the same backend, another model to a backend with the same upstream and credential', () => {
     expect(continuationBackend(prev, t.routes.get('gpt-mini')!)?.name).toBe('a');

@@ -18,11 +18,11 @@ export function resolveOwned(table: RoutingTable, token: CompiledToken, sealer: 
   const ref = sealer.unseal(kind, id);
   if (!ref) return undefined;
   // Ownership is the GatewayToken object (namespace/name): rotating its key keeps access, a different token never has it.
-  if (ref.owner !== token.key) return undefined;
+  if (ref.owner !== token.ref) return undefined;
   // The token's current group (narrowed by its own list) must still allow the model the object was made with.
   if (!token.modelSet.has(ref.model)) return undefined;
   const route = table.routes.get(ref.model);
-  if (!route?.families.has(FAMILY_OF[kind])) return undefined;
+  if (!route?.endpoints.has(FAMILY_OF[kind])) return undefined;
   const backend = route.backends.find((b) => b.name === ref.backend);
   if (!backend) return undefined;
   return { ref, route, backend };
@@ -35,7 +35,7 @@ export function resolveOwned(table: RoutingTable, token: CompiledToken, sealer: 
  * means the conversation cannot continue on that model.
  */
 export function continuationBackend(previous: OwnedObject, route: CompiledRoute): CompiledBackend | undefined {
-  if (route.key === previous.route.key) return previous.backend;
+  if (route.ref === previous.route.ref) return previous.backend;
   const want = previous.backend;
   return route.backends.find((b) => b.baseURL === want.baseURL && b.apiKey === want.apiKey);
 }

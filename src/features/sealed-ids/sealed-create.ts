@@ -13,7 +13,7 @@ import { type SealedBody, sealingTransform } from './sealing-transforms.js';
 
 /** Seals the ids of an answer from whichever backend ends up answering; `known` is the id the client presented. */
 export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledToken, answer: Answer, known?: SealContext['known']): AnswerStage | undefined {
-  const ctx: SealContext = { sealer, model: answer.exchange.route.model, backend: answer.backend.name, owner: token.key, ...(known ? { known } : {}) };
+  const ctx: SealContext = { sealer, model: answer.exchange.route.model, backend: answer.backend.name, owner: token.ref, ...(known ? { known } : {}) };
   const rewrite = sealingTransform({ body, ctx }, answer.statusCode, answer.contentType, answer.progress);
   return rewrite ? { rewrite } : undefined;
 }

@@ -2,12 +2,12 @@
 // what a file caught mid-write looks like (emptied by `>`, cut after a few documents, cut inside a document
 // or inside a value), so the file source serves it only once the file has stopped changing. A version that
 // only adds or changes things applies at once. Pure, so it is tested on its own.
-import { DEFAULT_NAMESPACE, objectKey, type SourcedObject } from '../../compile/resources.js';
+import { DEFAULT_NAMESPACE, objectRef, type SourcedObject } from '../../compile/resources.js';
 
 /** kind/namespace/name of a manifest object. */
 export function identity(o: SourcedObject): string {
   const m = o.object.metadata;
-  return objectKey(String(o.object.kind), typeof m?.namespace === 'string' ? m.namespace : DEFAULT_NAMESPACE, String(m?.name));
+  return objectRef(String(o.object.kind), typeof m?.namespace === 'string' ? m.namespace : DEFAULT_NAMESPACE, String(m?.name));
 }
 
 /**
