@@ -8,6 +8,8 @@ import { cachedKeyDigest, DerivedCache, internModels, Invalid, parsedURL, valida
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
+import { compileGroupLimits, compileTokenLimits, DEFAULT_MAX_OUTPUT_TOKENS, NO_RULES } from './limits.js';
+import { limitRules } from '../model/usage-limits.js';
 import {
   API_GROUP,
   DEFAULT_NAMESPACE,
@@ -179,6 +181,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         model: b.model ?? model,
         priority: b.priority,
         weight: b.weight,
+        limits: b.limits ? limitRules(`backend/${namespace}/${r.metadata.name}/${b.name}`, b.limits) : NO_RULES,
       });
     }
     backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
@@ -205,6 +208,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
       keepAliveMs: compileKeepAliveMs(r.spec.streaming),
       created: createdSeconds(r.metadata.creationTimestamp, item.sourced.seenAt),
       ownedBy: r.spec.ownedBy ?? namespace,
+      defaultMaxOutputTokens: r.spec.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     });
   }
   return routes;
@@ -226,7 +230,7 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
       const matcher = compilePatterns(g.spec.models);
       const models = allModels.filter(matcher);
       const key = `${namespace}/${g.metadata.name}`;
-      const group: CompiledGroup = { key, name: g.metadata.name, namespace, models, modelSet: new Set(models) };
+      const group: CompiledGroup = { key, name: g.metadata.name, namespace, models, modelSet: new Set(models), ...compileGroupLimits(key, g.spec.limits, models) };
       return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
     });
     groups.set(group.key, group);
@@ -322,6 +326,7 @@ function compileToken(
     modelSet: t.spec.models ? new Set(models) : group.modelSet,
     expiresAtMs,
     disabled: t.spec.disabled,
+    limits: compileTokenLimits(`${namespace}/${t.metadata.name}`, t.spec.limits, group),
   };
   const ready = t.spec.disabled ? fail('Disabled', 'the token is disabled') : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`) : undefined;
   const refs = t.spec.models ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`) : groupRefs(group);
