@@ -73,7 +73,7 @@ export function storeDownError(): GatewayError {
 
 /**
  * OpenAI's x-ratelimit-{limit,remaining,reset}-{requests,tokens}: for each kind, the rule with the least remaining
- * (the one refusing, when it is of that kind). Remaining is this replica's view: exact with the in-process store,
+ * (the one refusing, when it is of that kind; the limiter noted the count the store refused with). Remaining is this replica's view: exact with the in-process store,
  * within the leases other replicas hold with Redis.
  */
 function rateLimitHeaders(states: readonly RuleState[], refusal: Refusal): Record<string, string> {
@@ -84,7 +84,7 @@ function rateLimitHeaders(states: readonly RuleState[], refusal: Refusal): Recor
       const k = s.rule.metric === 'tokens' ? 'tokens' : 'requests';
       if (k !== kind) continue;
       if (s.rule === refusal.rule) {
-        pick = { ...s, remaining: refusal.used === undefined ? s.remaining : Math.max(0, s.rule.limit - refusal.used) };
+        pick = s;
         break;
       }
       if (!pick || s.remaining < pick.remaining) pick = s;

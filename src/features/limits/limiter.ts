@@ -125,7 +125,8 @@ export class Limiter {
       const local = this.#local(key, rule, now);
       const h: Held = { key, rule, cost, local };
       held.push(h);
-      if (local.left < cost) lacking.push({ h, need: cost - Math.max(0, local.left) });
+      // What the leases lack, a settlement debt (negative left) included: the store must see those units too.
+      if (local.left < cost) lacking.push({ h, need: cost - local.left });
     }
     // Spend now, before any await: a request arriving meanwhile must not count the same units.
     for (const h of held) spend(h);
