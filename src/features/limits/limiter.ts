@@ -117,7 +117,8 @@ export class Limiter {
   admit(rules: readonly LimitRule[], tokens: number): Admission | Refusal | Promise<Admission | Refusal> {
     const now = this.#now();
     const held: Held[] = [];
-    const lacking: { h: Held; need: number }[] = [];
+    // A lacking rule claims what its lease holds (all of it, a debt included) and asks the store for the rest.
+    const lacking: { h: Held; claimed: number; need: number }[] = [];
     for (const rule of rules) {
       const cost = rule.metric === 'tokens' ? tokens : 1;
       if (cost > rule.limit) return { rule, cost, used: undefined, resetMs: resetMsOf(rule, now) };
@@ -125,12 +126,20 @@ export class Limiter {
       const local = this.#local(key, rule, now);
       const h: Held = { key, rule, cost, local };
       held.push(h);
-      // What the leases lack, a settlement debt (negative left) included: the store must see those units too.
-      if (local.left < cost) lacking.push({ h, need: cost - local.left });
+      if (local.left < cost) lacking.push({ h, claimed: local.left, need: cost - local.left });
     }
     // Spend now, before any await: a request arriving meanwhile must not count the same units.
-    for (const h of held) spend(h);
-    if (lacking.length === 0) return new Admission(held, true);
+    for (const h of held) {
+      h.local.touched = true;
+      if (h.local.kind === 'concurrent') h.local.inUse++;
+    }
+    if (lacking.length === 0) {
+      for (const h of held) h.local.left -= h.cost;
+      return new Admission(held, true);
+    }
+    const lacks = new Set(lacking.map((l) => l.h));
+    for (const h of held) if (!lacks.has(h)) h.local.left -= h.cost;
+    for (const l of lacking) l.h.local.left -= l.claimed;
     const requests: TakeRequest[] = lacking.map(({ h, need }) => ({
       key: h.key,
       kind: h.local.kind,
@@ -140,7 +149,9 @@ export class Limiter {
       ttlMs: h.local.ttlMs,
     }));
     const undo = () => {
-      for (const h of held) unspend(h);
+      for (const h of held) if (!lacks.has(h)) h.local.left += h.cost;
+      for (const l of lacking) l.h.local.left += l.claimed;
+      for (const h of held) if (h.local.kind === 'concurrent') h.local.inUse--;
     };
     const done = (result: Awaited<ReturnType<CounterStore['take']>>): Admission | Refusal => {
       if (!result.ok) {
@@ -150,9 +161,9 @@ export class Limiter {
         return { rule: h.rule, cost: h.cost, used: result.used, resetMs: resetMsOf(h.rule, now) };
       }
       for (let i = 0; i < lacking.length; i++) {
-        const { h } = lacking[i]!;
+        const { h, need } = lacking[i]!;
         // The grant covers what the request lacked; the rest is a lease for the requests after it.
-        h.local.left += result.granted[i]!;
+        h.local.left += result.granted[i]! - need;
         h.local.seen = result.used[i]!;
       }
       return new Admission(held, true);
@@ -271,17 +282,6 @@ export class Limiter {
     }
     return local;
   }
-}
-
-function spend(h: Held): void {
-  h.local.left -= h.cost;
-  h.local.touched = true;
-  if (h.local.kind === 'concurrent') h.local.inUse++;
-}
-
-function unspend(h: Held): void {
-  h.local.left += h.cost;
-  if (h.local.kind === 'concurrent') h.local.inUse--;
 }
 
 function resetMsOf(rule: LimitRule, now: number): number {
