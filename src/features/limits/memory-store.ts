@@ -10,13 +10,15 @@ interface Entry {
 }
 
 export class MemoryStore implements CounterStore {
-  readonly leases = false;
+  /** False: asking is as cheap as holding. The unit tests set it to model a shared store's leases. */
+  readonly leases: boolean;
   readonly #entries = new Map<string, Entry>();
   readonly #now: () => number;
   #sweepAt = 0;
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  constructor(options: { now?: () => number; leases?: boolean } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.leases = options.leases ?? false;
   }
 
   take(requests: readonly TakeRequest[]): TakeResult {
