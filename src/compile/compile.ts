@@ -230,7 +230,14 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
       const matcher = compilePatterns(g.spec.models);
       const models = allModels.filter(matcher);
       const key = `${namespace}/${g.metadata.name}`;
-      const group: CompiledGroup = { key, name: g.metadata.name, namespace, models, modelSet: new Set(models), ...compileGroupLimits(key, g.spec.limits, models) };
+      const group: CompiledGroup = {
+        key,
+        name: g.metadata.name,
+        namespace,
+        models,
+        modelSet: new Set(models),
+        ...compileGroupLimits(key, g.spec.limits, models),
+      };
       return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
     });
     groups.set(group.key, group);

@@ -46,7 +46,9 @@ const MAX_LIMIT = 1e15;
 const limit = (what: string) => z.number().int().min(0).max(MAX_LIMIT).optional().describe(what);
 
 const requestsPerMinute = limit('Most requests started per calendar minute (UTC).');
-const tokensPerMinute = limit('Most tokens (input + output) per calendar minute (UTC). Each request reserves its input estimate plus its maximum output before the call and settles to the real count after it.');
+const tokensPerMinute = limit(
+  'Most tokens (input + output) per calendar minute (UTC). Each request reserves its input estimate plus its maximum output before the call and settles to the real count after it.',
+);
 const tokensPerDay = limit('Most tokens (input + output) per UTC day.');
 const tokensPerMonth = limit('A budget: most tokens (input + output) per calendar month (UTC). Exhausted: 429 insufficient_quota until the month ends.');
 const concurrentRequests = limit('Most requests in flight at once.');
@@ -71,14 +73,13 @@ const GroupLimitsSchema = z
   .strict()
   .describe('Limits shared by all tokens of the group; every field is optional and all that are set apply.');
 
-const TokenLimitsSchema = z
-  .object(CLIENT_LIMIT_FIELDS)
-  .strict()
-  .describe("Limits of this token alone; they narrow its group's (both apply).");
+const TokenLimitsSchema = z.object(CLIENT_LIMIT_FIELDS).strict().describe("Limits of this token alone; they narrow its group's (both apply).");
 
 const BackendLimitsSchema = z
   .object({
-    requestsPerMinute: limit("Requests per calendar minute the upstream account allows: past it the gateway fails over to the route's next backend, or sheds with 429, before the upstream would answer 429."),
+    requestsPerMinute: limit(
+      "Requests per calendar minute the upstream account allows: past it the gateway fails over to the route's next backend, or sheds with 429, before the upstream would answer 429.",
+    ),
     tokensPerMinute: limit('Tokens per calendar minute the upstream account allows (reserved and settled as for client limits).'),
   })
   .strict()

@@ -2,7 +2,7 @@
 // few arrays. A rule is one counter: a scope (whose usage it counts), a metric, a window and the most it allows.
 
 /** What a rule counts: requests started, tokens consumed, or requests in flight. */
-export type LimitMetric = 'requests' | 'tokens' | 'concurrent';
+type LimitMetric = 'requests' | 'tokens' | 'concurrent';
 
 /** Fixed windows aligned to UTC (a calendar minute, day, month); `none` for in-flight counts. */
 export type LimitWindow = 'minute' | 'day' | 'month' | 'none';
@@ -20,7 +20,7 @@ export interface LimitRule {
   readonly limit: number;
 }
 
-export const LIMIT_FIELDS: Readonly<Record<LimitField, { readonly metric: LimitMetric; readonly window: LimitWindow }>> = {
+const LIMIT_FIELDS: Readonly<Record<LimitField, { readonly metric: LimitMetric; readonly window: LimitWindow }>> = {
   requestsPerMinute: { metric: 'requests', window: 'minute' },
   tokensPerMinute: { metric: 'tokens', window: 'minute' },
   tokensPerDay: { metric: 'tokens', window: 'day' },

@@ -110,7 +110,9 @@ describe('client limits', () => {
     const { alice } = await setup({ alice: '{tokensPerMonth: 1000}' });
     upstream!.override('/v1/chat/completions', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 400, completion_tokens: 400 } }));
+      res.end(
+        JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 400, completion_tokens: 400 } }),
+      );
     });
     await ask(alice, { max_tokens: 500 }); // settles to 800
     const err = await refusal(ask(alice, { max_tokens: 300 })); // fits the budget, not what is left of it

@@ -66,7 +66,21 @@ describe('two gateway processes sharing one Redis', () => {
     write('{requestsPerMinute: 10}');
     for (let i = 0; i < 2; i++) {
       const run = runCli(
-        ['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--redis-url', redis.url, '--limits-store-timeout', `${PROCESS_DEADLINE_MS}ms`],
+        [
+          'serve',
+          '--config',
+          dir,
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+          '--metrics-port',
+          '0',
+          '--redis-url',
+          redis.url,
+          '--limits-store-timeout',
+          `${PROCESS_DEADLINE_MS}ms`,
+        ],
         {},
       );
       const listening = await run.waitForLog((r) => r.msg === 'model-gateway listening', 30_000);

@@ -107,7 +107,9 @@ export class Limiter {
 
   /** The counter key of a rule at `now` (window counters carry their window's start). */
   keyOf(rule: LimitRule, now: number): string {
-    return rule.window === 'none' ? `${this.#prefix}${rule.scope}:${rule.field}` : `${this.#prefix}${rule.scope}:${rule.field}:${windowAt(rule.window, now).start}`;
+    return rule.window === 'none'
+      ? `${this.#prefix}${rule.scope}:${rule.field}`
+      : `${this.#prefix}${rule.scope}:${rule.field}:${windowAt(rule.window, now).start}`;
   }
 
   /**

@@ -20,8 +20,8 @@ export interface LimitsOptions {
   readonly syncMs?: number;
 }
 
-export const DEFAULT_STORE_TIMEOUT_MS = 50;
-export const DEFAULT_SYNC_MS = 1000;
+const DEFAULT_STORE_TIMEOUT_MS = 50;
+const DEFAULT_SYNC_MS = 1000;
 /** At most one "store failing" log line per this interval; the metric counts every failure. */
 const LOG_EVERY_MS = 10_000;
 
