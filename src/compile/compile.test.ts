@@ -246,6 +246,10 @@ describe('compile', () => {
     expect(m.defaultMaxOutputTokens).toBe(1000);
     expect(m.backends[0]!.limits).toEqual([{ scope: 'backend/default/m/up', field: 'requestsPerMinute', metric: 'requests', window: 'minute', limit: 60 }]);
     expect(r.table.routes.get('embed')!.defaultMaxOutputTokens).toBe(4096);
+    // `check` and `kubectl describe` show each object's own limits in its ResolvedRefs message.
+    expect(cond(r, 'Group/default/g', 'ResolvedRefs')?.message).toBe('2 model(s) allowed; limits: tokensPerDay 1000, per-model limits on 2 model(s)');
+    expect(cond(r, 'GatewayToken/default/t', 'ResolvedRefs')?.message).toBe('group "g", 2 model(s); limits: requestsPerMinute 3, tokensPerMonth 9');
+    expect(cond(r, 'GatewayToken/default/u', 'ResolvedRefs')?.message).toBe('group "g", 2 model(s)');
   });
 
   it('refuses a per-model limit entry that sets no limit, and negative or fractional limits', () => {

@@ -8,7 +8,7 @@ import { cachedKeyDigest, DerivedCache, internModels, Invalid, parsedURL, valida
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
-import { compileGroupLimits, compileTokenLimits, DEFAULT_MAX_OUTPUT_TOKENS, NO_RULES } from './limits.js';
+import { compileGroupLimits, compileTokenLimits, DEFAULT_MAX_OUTPUT_TOKENS, describeLimits, NO_RULES } from './limits.js';
 import { limitRules } from '../model/usage-limits.js';
 import {
   API_GROUP,
@@ -238,7 +238,7 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
         modelSet: new Set(models),
         ...compileGroupLimits(key, g.spec.limits, models),
       };
-      return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
+      return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed${describeLimits(group.limits, group.modelLimits.size)}`), warnings }) };
     });
     groups.set(group.key, group);
     statuses.push(st);
@@ -336,7 +336,8 @@ function compileToken(
     limits: compileTokenLimits(`${namespace}/${t.metadata.name}`, t.spec.limits, group),
   };
   const ready = t.spec.disabled ? fail('Disabled', 'the token is disabled') : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`) : undefined;
-  const refs = t.spec.models ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`) : groupRefs(group);
+  const own = t.spec.limits ? describeLimits(token.limits.slice(0, token.limits.length - group.limits.length)) : '';
+  const refs = t.spec.models || own ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)${own}`) : groupRefs(group);
   return { token, status: status(statusBase(item, 'GatewayToken'), { refs, ready, warnings }) };
 }
 

@@ -39,3 +39,13 @@ export function compileTokenLimits(tokenKey: string, spec: GatewayToken['spec'][
   const own = limitRules(`token/${tokenKey}`, spec);
   return own.length === 0 ? group.limits : [...own, ...group.limits];
 }
+
+/** Where an object's limits start in its ResolvedRefs message (`check` shows them beside "serving"). */
+export const LIMITS_MARK = '; limits: ';
+
+/** The limits in a ResolvedRefs message: "; limits: requestsPerMinute 600, tokensPerDay 1000000", or "" for none. */
+export function describeLimits(rules: readonly LimitRule[], perModel = 0): string {
+  const parts = rules.map((r) => `${r.field} ${r.limit}`);
+  if (perModel > 0) parts.push(`per-model limits on ${perModel} model(s)`);
+  return parts.length === 0 ? '' : `${LIMITS_MARK}${parts.join(', ')}`;
+}
