@@ -105,6 +105,9 @@ bad=(
   "gateway.leaderElection.enabled=false,replicaCount=2"
   "gateway.leaderElection.enabled=false,replicaCount=1,autoscaling.enabled=true"
   "gateway.leaderElection.enabled=false,replicaCount=1,gateway.workers=2"
+  # Two Redis sources at once: the in-chart one and an external URL.
+  "redis.inChart.enabled=true,redis.enabled=true,redis.url=redis://r:6379"
+  "redis.inChart.maxmemory=lots"
 )
 for setting in "${bad[@]}"; do
   if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --set "$setting" >/dev/null 2>&1; then

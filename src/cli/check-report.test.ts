@@ -103,6 +103,14 @@ describe('check report', () => {
     expect(JSON.parse(renderJson(r))).toEqual(JSON.parse(JSON.stringify(r)));
   });
 
+  it('shows a ready object\'s limits beside "serving", and nothing of them when it is not ready', () => {
+    const refs = c('ResolvedRefs', 'True', 'ResolvedRefs', '3 model(s) allowed; limits: requestsPerMinute 600');
+    const ready = st('Group', 'g', [c('Accepted', 'True', 'Accepted'), refs, c('Ready', 'True', 'Ready', 'serving')], 'a.yaml', 1);
+    const off = st('GatewayToken', 't', [c('Accepted', 'True', 'Accepted'), refs, c('Ready', 'False', 'Disabled', 'the token is disabled')], 'a.yaml', 5);
+    const r = buildReport(input([ready, off]));
+    expect(r.objects.map((o) => o.message)).toEqual(['serving; limits: requestsPerMinute 600', 'the token is disabled']);
+  });
+
   it('says so when there is nothing to check', () => {
     expect(renderTable(buildReport(input([])))).toBe(
       'No ModelRoute, Group or GatewayToken objects found.\n\nOK: 0 objects (0 ready, 0 not ready), 0 warnings, 0 input errors\n',

@@ -2,6 +2,7 @@
 // the verdict. Pure; rendering lives in check-render.ts. The JSON output is this object, so its shape is an API:
 // add fields, never rename or remove them.
 import { isReady, type Condition, type ObjectStatus } from '../compile/conditions.js';
+import { LIMITS_MARK } from '../compile/limits.js';
 
 /** A path that could not be read, or a YAML document that could not be parsed. `line` is null for a whole path. */
 export interface CheckInputError {
@@ -84,6 +85,9 @@ export function buildReport(input: ReportInput): CheckReport {
 function checkedObject(s: ObjectStatus): CheckedObject {
   // Ready=False only summarises (NotAccepted, RefsNotResolved) unless it is the cause itself (Expired, Disabled).
   const cause = s.conditions.find((c) => c.status === 'False') ?? s.conditions.find((c) => c.type === 'Ready');
+  // A ready Group or token shows its limits beside "serving" (compile puts them in its ResolvedRefs message).
+  const refs = s.conditions.find((c) => c.type === 'ResolvedRefs')?.message ?? '';
+  const limits = cause?.status === 'True' && refs.includes(LIMITS_MARK) ? refs.slice(refs.indexOf(LIMITS_MARK)) : '';
   return {
     key: s.ref,
     kind: s.kind,
@@ -93,7 +97,7 @@ function checkedObject(s: ObjectStatus): CheckedObject {
     line: s.source?.line ?? null,
     ready: isReady(s),
     reason: cause?.reason ?? 'Unknown',
-    message: cause?.message ?? '',
+    message: (cause?.message ?? '') + limits,
     conditions: s.conditions,
     warnings: s.warnings,
   };

@@ -17,6 +17,14 @@ function error(argv: string[], env: Record<string, string> = {}): string {
 }
 
 describe('serve options', () => {
+  it('takes the limits store from MG_REDIS_URL and refuses what is not a Redis URL or a sane deadline', () => {
+    expect(options([], { MG_REDIS_URL: 'redis://:pw@redis:6379/0' }).redisUrl).toBe('redis://:pw@redis:6379/0');
+    expect(options(['--limits-store-timeout', '200ms', '--limits-fail-closed'])).toMatchObject({ limitsStoreTimeoutMs: 200, limitsFailClosed: true });
+    const bad = parseServeArgs(['--redis-url', 'http://redis:6379'], {});
+    expect(bad).toEqual({ kind: 'error', message: '--redis-url must be a redis:// or rediss:// URL' });
+    expect(parseServeArgs(['--limits-store-timeout', '1m'], {}).kind).toBe('error');
+  });
+
   it('has the agreed flag ↔ environment variable pairs and defaults', () => {
     const pairs = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, o.env]));
     expect(pairs).toEqual({
@@ -38,6 +46,9 @@ describe('serve options', () => {
       'id-keys': 'MG_ID_KEYS',
       'id-keys-file': 'MG_ID_KEYS_FILE',
       workers: 'MG_WORKERS',
+      'redis-url': 'MG_REDIS_URL',
+      'limits-store-timeout': 'MG_LIMITS_STORE_TIMEOUT',
+      'limits-fail-closed': 'MG_LIMITS_FAIL_CLOSED',
     });
     const o = options([]);
     expect(o).toMatchObject({
@@ -54,6 +65,9 @@ describe('serve options', () => {
       namespaces: undefined,
       kubeconfig: undefined,
       idKeys: undefined,
+      redisUrl: undefined,
+      limitsStoreTimeoutMs: 50,
+      limitsFailClosed: false,
     });
     expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
     expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);

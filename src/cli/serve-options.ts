@@ -47,6 +47,10 @@ export interface ServeOptions {
   readonly idKeys: string | undefined;
   readonly idKeysFile: string | undefined;
   readonly workers: number;
+  /** Shared store of limit counters; undefined: counters live in each process. Holds a password maybe: never logged. */
+  readonly redisUrl: string | undefined;
+  readonly limitsStoreTimeoutMs: number;
+  readonly limitsFailClosed: boolean;
 }
 
 interface OptionSpec<K extends keyof ServeOptions = keyof ServeOptions> {
@@ -236,6 +240,42 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'workers',
     description: 'Worker processes sharing the API port (one event loop each).',
     parse: (t) => parseInteger(t, 1, 64),
+  }),
+  spec({
+    flag: 'redis-url',
+    env: 'MG_REDIS_URL',
+    value: 'URL',
+    defaultText: 'none (in-process counters)',
+    key: 'redisUrl',
+    description:
+      'Redis (redis:// or rediss://, a single primary) holding the counters of Group, GatewayToken and backend limits, shared by every replica. Without it each process counts alone: N replicas admit up to N times each limit.',
+    parse: (t) => {
+      if (!/^rediss?:\/\/\S+$/.test(t.trim())) throw new Error('must be a redis:// or rediss:// URL');
+      return t.trim();
+    },
+  }),
+  spec({
+    flag: 'limits-store-timeout',
+    env: 'MG_LIMITS_STORE_TIMEOUT',
+    value: 'DURATION',
+    default: '50ms',
+    key: 'limitsStoreTimeoutMs',
+    description:
+      'Deadline of every call to the limits store (Redis): no request waits longer for it. A call past it fails open (the request passes uncounted) unless --limits-fail-closed.',
+    parse: (t) => {
+      const ms = parseDrain(t);
+      if (ms < 1 || ms > 10_000) throw new Error(`must be a duration from 1ms to 10s (got "${t}")`);
+      return ms;
+    },
+  }),
+  spec({
+    flag: 'limits-fail-closed',
+    env: 'MG_LIMITS_FAIL_CLOSED',
+    default: 'false',
+    key: 'limitsFailClosed',
+    boolean: true,
+    description: 'While the limits store fails, refuse requests that need it with 503 instead of letting them through uncounted.',
+    parse: parseBoolean,
   }),
 ];
 

@@ -122,6 +122,11 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
       limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
       maxBufferedBytes: options.maxBufferedBytes ?? Math.floor(defaultBufferedBudget(processMemoryLimit()) / options.workers),
       ...(idKeys.length > 0 ? { idKeys } : {}),
+      usageLimits: {
+        ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
+        timeoutMs: options.limitsStoreTimeoutMs,
+        failClosed: options.limitsFailClosed,
+      },
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -214,4 +214,58 @@ describe('compile', () => {
     expect(tok.conditions[0]?.message).toBe('spec (line 13): exactly one of secretRef or sha256 must be set');
     expect(tok.source).toEqual({ file: 'x.yaml', line: 9 });
   });
+
+  it('compiles limits: a token narrows its group (both apply), per-model entries by first match, backend quotas', () => {
+    const r = run([
+      route('m', { model: 'gpt-4o-mini', defaultMaxOutputTokens: 1000, backends: [{ ...backend, limits: { requestsPerMinute: 60 } }] }),
+      route('e', { model: 'embed', backends: [backend] }),
+      {
+        apiVersion: 'modelgateway.io/v1alpha1',
+        kind: 'Group',
+        metadata: { name: 'g' },
+        spec: {
+          models: ['*'],
+          limits: {
+            tokensPerDay: 1000,
+            models: [
+              { model: 'gpt-*', requestsPerMinute: 5 },
+              { model: '*', concurrentRequests: 2 },
+            ],
+          },
+        },
+      },
+      token('t', { group: 'g', sha256: 'a'.repeat(64), limits: { requestsPerMinute: 3, tokensPerMonth: 9 } }),
+      token('u', { group: 'g', sha256: 'b'.repeat(64) }),
+    ]);
+    const t = r.table.tokensByDigest.get('a'.repeat(64))!;
+    expect(t.limits.map((l) => [l.scope, l.field, l.limit])).toEqual([
+      ['token/default/t', 'requestsPerMinute', 3],
+      ['token/default/t', 'tokensPerMonth', 9],
+      ['group/default/g', 'tokensPerDay', 1000],
+    ]);
+    expect(r.table.tokensByDigest.get('b'.repeat(64))!.limits).toBe(t.group.limits);
+    expect(t.group.modelLimits.get('gpt-4o-mini')).toEqual([
+      { scope: 'group/default/g/model/gpt-4o-mini', field: 'requestsPerMinute', metric: 'requests', window: 'minute', limit: 5 },
+    ]);
+    expect(t.group.modelLimits.get('embed')!.map((l) => l.field)).toEqual(['concurrentRequests']);
+    const m = r.table.routes.get('gpt-4o-mini')!;
+    expect(m.defaultMaxOutputTokens).toBe(1000);
+    expect(m.backends[0]!.limits).toEqual([{ scope: 'backend/default/m/up', field: 'requestsPerMinute', metric: 'requests', window: 'minute', limit: 60 }]);
+    expect(r.table.routes.get('embed')!.defaultMaxOutputTokens).toBe(4096);
+    // `check` and `kubectl describe` show each object's own limits in its ResolvedRefs message.
+    expect(cond(r, 'Group/default/g', 'ResolvedRefs')?.message).toBe('2 model(s) allowed; limits: tokensPerDay 1000, per-model limits on 2 model(s)');
+    expect(cond(r, 'GatewayToken/default/t', 'ResolvedRefs')?.message).toBe('group "g", 2 model(s); limits: requestsPerMinute 3, tokensPerMonth 9');
+    expect(cond(r, 'GatewayToken/default/u', 'ResolvedRefs')?.message).toBe('group "g", 2 model(s)');
+  });
+
+  it('refuses a per-model limit entry that sets no limit, and negative or fractional limits', () => {
+    const r = run([
+      { apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name: 'a' }, spec: { models: ['*'], limits: { models: [{ model: 'x' }] } } },
+      { apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name: 'b' }, spec: { models: ['*'], limits: { requestsPerMinute: -1 } } },
+      token('t', { group: 'a', sha256: 'a'.repeat(64), limits: { tokensPerDay: 1.5 } }),
+    ]);
+    expect(cond(r, 'Group/default/a', 'Accepted')?.message).toContain('set at least one limit besides model');
+    expect(cond(r, 'Group/default/b', 'Accepted')?.status).toBe('False');
+    expect(cond(r, 'GatewayToken/default/t', 'Accepted')?.status).toBe('False');
+  });
 });

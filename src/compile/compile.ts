@@ -8,6 +8,8 @@ import { cachedKeyDigest, DerivedCache, internModels, Invalid, parsedURL, valida
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
+import { compileGroupLimits, compileTokenLimits, DEFAULT_MAX_OUTPUT_TOKENS, describeLimits, NO_RULES } from './limits.js';
+import { limitRules } from '../model/usage-limits.js';
 import {
   API_GROUP,
   DEFAULT_NAMESPACE,
@@ -179,6 +181,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         model: b.model ?? model,
         priority: b.priority,
         weight: b.weight,
+        limits: b.limits ? limitRules(`backend/${namespace}/${r.metadata.name}/${b.name}`, b.limits) : NO_RULES,
       });
     }
     backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
@@ -205,6 +208,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
       keepAliveMs: compileKeepAliveMs(r.spec.streaming),
       created: createdSeconds(r.metadata.creationTimestamp, item.sourced.seenAt),
       ownedBy: r.spec.ownedBy ?? namespace,
+      defaultMaxOutputTokens: r.spec.defaultMaxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     });
   }
   return routes;
@@ -226,8 +230,21 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
       const matcher = compilePatterns(g.spec.models);
       const models = allModels.filter(matcher);
       const ref = `${namespace}/${g.metadata.name}`;
-      const group: CompiledGroup = { ref, name: g.metadata.name, namespace, models, modelSet: new Set(models) };
-      return { group, status: status(statusBase(item, 'Group'), { refs: ok('ResolvedRefs', `${models.length} model(s) allowed`), warnings }) };
+      const group: CompiledGroup = {
+        ref,
+        name: g.metadata.name,
+        namespace,
+        models,
+        modelSet: new Set(models),
+        ...compileGroupLimits(ref, g.spec.limits, models),
+      };
+      return {
+        group,
+        status: status(statusBase(item, 'Group'), {
+          refs: ok('ResolvedRefs', `${models.length} model(s) allowed${describeLimits(group.limits, group.modelLimits.size)}`),
+          warnings,
+        }),
+      };
     });
     groups.set(group.ref, group);
     statuses.push(st);
@@ -322,9 +339,11 @@ function compileToken(
     modelSet: t.spec.models ? new Set(models) : group.modelSet,
     expiresAtMs,
     disabled: t.spec.disabled,
+    limits: compileTokenLimits(`${namespace}/${t.metadata.name}`, t.spec.limits, group),
   };
   const ready = t.spec.disabled ? fail('Disabled', 'the token is disabled') : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`) : undefined;
-  const refs = t.spec.models ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)`) : groupRefs(group);
+  const own = t.spec.limits ? describeLimits(token.limits.slice(0, token.limits.length - group.limits.length)) : '';
+  const refs = t.spec.models || own ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)${own}`) : groupRefs(group);
   return { token, status: status(statusBase(item, 'GatewayToken'), { refs, ready, warnings }) };
 }
 

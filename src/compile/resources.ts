@@ -39,6 +39,52 @@ const ObjectMetaSchema = z
   })
   .passthrough();
 
+// ---- limits (see docs/usage-and-limits.md) --------------------------------------------------------------------
+
+/** Largest limit value: far beyond any real quota, and exact as a JavaScript number and a Redis integer. */
+const MAX_LIMIT = 1e15;
+const limit = (what: string) => z.number().int().min(0).max(MAX_LIMIT).optional().describe(what);
+
+const requestsPerMinute = limit('Most requests started per calendar minute (UTC).');
+const tokensPerMinute = limit(
+  'Most tokens (input + output) per calendar minute (UTC). Each request reserves its input estimate plus its maximum output before the call and settles to the real count after it.',
+);
+const tokensPerDay = limit('Most tokens (input + output) per UTC day.');
+const tokensPerMonth = limit('A budget: most tokens (input + output) per calendar month (UTC). Exhausted: 429 insufficient_quota until the month ends.');
+const concurrentRequests = limit('Most requests in flight at once.');
+
+const CLIENT_LIMIT_FIELDS = { requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth, concurrentRequests };
+
+const ModelLimitSchema = z
+  .object({
+    model: z.string().min(1).max(256).describe('Public model name or glob (* and ?); the first entry that matches a model applies to it.'),
+    ...CLIENT_LIMIT_FIELDS,
+  })
+  .strict()
+  .refine((m) => Object.keys(m).length > 1, { message: 'set at least one limit besides model' })
+  .meta({ 'x-kubernetes-validations': [{ rule: 'size(self) > 1', message: 'set at least one limit besides model' }] })
+  .describe("Limits of one model (or glob) inside the group, counted per model and on top of the group's own.");
+
+const GroupLimitsSchema = z
+  .object({
+    ...CLIENT_LIMIT_FIELDS,
+    models: z.array(ModelLimitSchema).max(100).optional().describe('Per-model limits inside the group.'),
+  })
+  .strict()
+  .describe('Limits shared by all tokens of the group; every field is optional and all that are set apply.');
+
+const TokenLimitsSchema = z.object(CLIENT_LIMIT_FIELDS).strict().describe("Limits of this token alone; they narrow its group's (both apply).");
+
+const BackendLimitsSchema = z
+  .object({
+    requestsPerMinute: limit(
+      "Requests per calendar minute the upstream account allows: past it the gateway fails over to the route's next backend, or sheds with 429, before the upstream would answer 429.",
+    ),
+    tokensPerMinute: limit('Tokens per calendar minute the upstream account allows (reserved and settled as for client limits).'),
+  })
+  .strict()
+  .describe("The upstream account's quota, as this replica set spends it.");
+
 /** Upstream base URLs are http(s); `demo://` selects the built-in deterministic demo backend (demos, tests, benchmarks). */
 const BASE_URL_PATTERN = '^(https?://[^\\s]+|demo://)$';
 
@@ -55,6 +101,7 @@ const BackendSchema = z
     model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
     priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
     weight: z.number().int().min(0).max(10000).default(1).describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
+    limits: BackendLimitsSchema.optional(),
   })
   .strict();
 
@@ -123,6 +170,15 @@ const ModelRouteSpecSchema = z
     retry: RetrySchema.optional(),
     streaming: StreamingSchema.optional().describe('Streaming (SSE) behaviour of this route.'),
     ownedBy: z.string().max(256).optional().describe('owned_by shown in /v1/models (default: the namespace).'),
+    defaultMaxOutputTokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LIMIT)
+      .optional()
+      .describe(
+        'Output tokens a token limit reserves for a request that names no max_tokens, max_completion_tokens or max_output_tokens (default 4096). The reservation settles to the real count when the response is over.',
+      ),
   })
   .strict()
   .describe('One public model name and the upstream backends that serve it.');
@@ -130,6 +186,7 @@ const ModelRouteSpecSchema = z
 const GroupSpecSchema = z
   .object({
     models: z.array(z.string().min(1).max(256)).max(1000).describe('Model names or globs (* and ?) that tokens in this group may use.'),
+    limits: GroupLimitsSchema.optional(),
   })
   .strict()
   .describe('Which models the tokens in this group may use.');
@@ -148,6 +205,7 @@ export const GatewayTokenSpecSchema = z
     models: z.array(z.string().min(1).max(256)).max(1000).optional().describe("Narrows the group's models for this token (names or globs)."),
     expiresAt: z.iso.datetime({ offset: true }).optional().describe('RFC 3339 time after which the key is refused.'),
     disabled: z.boolean().default(false).describe('Refuse the key while true.'),
+    limits: TokenLimitsSchema.optional(),
   })
   .strict()
   .refine((s) => (s.secretRef === undefined) !== (s.sha256 === undefined), {

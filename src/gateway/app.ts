@@ -2,7 +2,8 @@
 import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { RoutingTable, TableHolder } from '../model/routing-table.js';
-import { FAMILIES } from '../model/families.js';
+import { FAMILIES, type Family } from '../model/families.js';
+import type { TransformFactory } from '../dataplane/exchange/transform.js';
 import { accessLog } from '../dataplane/observe/access-log.js';
 import { authMiddleware } from '../dataplane/request/auth.js';
 import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
@@ -26,6 +27,8 @@ import { BackendHealth, configuredBackendIds } from '../dataplane/policy/health.
 import type { Random } from '../dataplane/policy/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
 import { IdSealer } from '../features/sealed-ids/sealed-id.js';
+import { Limits, type LimitsOptions } from '../features/limits/limits.js';
+import { limitsTransforms } from '../features/limits/limits-transform.js';
 
 export interface AppDeps {
   readonly tables: TableHolder;
@@ -53,12 +56,15 @@ export interface AppDeps {
    * Default: a random key, with a warning: ids then do not survive a restart and other replicas cannot serve them.
    */
   readonly idKeys?: readonly Uint8Array[];
+  /** Where the counters of Group, GatewayToken and backend limits live (default: in this process). */
+  readonly usageLimits?: LimitsOptions;
 }
 
 interface AppState {
   readonly upstream: UpstreamClient;
   readonly ownsUpstream: boolean;
   readonly unsubscribe: () => void;
+  readonly limits: Limits;
 }
 
 const STATE = 'modelGateway';
@@ -87,7 +93,8 @@ export function createApp(deps: AppDeps): Express {
     unsubscribeHealth();
   };
   if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
-  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe };
+  const usageLimits = new Limits(deps.usageLimits ?? {}, deps.logger, deps.metrics.registry);
+  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits };
   app.locals[STATE] = state;
 
   app.use(requestId);
@@ -121,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
     random: deps.random ?? Math.random,
     // Every exchange's transforms; features add per-request ones (the sealed ids of videos and responses).
     transforms: [usageTap(deps.metrics)],
-    factories: sealedCreateTransforms(sealer),
+    factories: [sealedCreateTransforms(sealer), allFamilies(limitsTransforms(usageLimits))],
     budget,
   };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
@@ -155,6 +162,7 @@ export async function closeApp(app: Express, options: { graceful?: boolean } = {
   const state = app.locals[STATE] as AppState | undefined;
   if (!state) return;
   state.unsubscribe();
+  await state.limits.close();
   if (!state.ownsUpstream) return;
   await (options.graceful ? state.upstream.close() : state.upstream.destroy());
 }
@@ -163,6 +171,15 @@ function idSealer(deps: AppDeps): IdSealer {
   if (deps.idKeys && deps.idKeys.length > 0) return new IdSealer(deps.idKeys);
   deps.logger.warn(GENERATED_KEY_WARNING);
   return new IdSealer([generateIdKey()]);
+}
+
+/** The limits feature's app state, for main.ts (waiting for its store at startup) and the status of limits. */
+export function limitsOf(app: Express): Limits {
+  return (app.locals[STATE] as AppState).limits;
+}
+
+function allFamilies(factory: TransformFactory): Record<Family, TransformFactory> {
+  return Object.fromEntries(FAMILIES.map((f) => [f, factory])) as Record<Family, TransformFactory>;
 }
 
 function originsOf(table: RoutingTable): Set<string> {

@@ -2,7 +2,8 @@
 // server on their own ports, readiness, and graceful drain. `serve` and the integration tests both start here.
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
-import { closeApp, createApp } from './app.js';
+import { closeApp, createApp, limitsOf } from './app.js';
+import type { LimitsOptions } from '../features/limits/limits.js';
 import { ConfigPipeline } from '../runtime/pipeline.js';
 import { MemoryRelease } from '../runtime/memory-release.js';
 import type { ConfigSource } from '../sources/source.js';
@@ -46,6 +47,8 @@ export interface GatewayOptions {
   readonly demo?: boolean;
   /** Sealed-id HMAC keys (first signs, all verify). Default: a random key and a warning (see AppDeps.idKeys). */
   readonly idKeys?: readonly Uint8Array[];
+  /** Where limit counters live (see AppDeps.usageLimits). */
+  readonly usageLimits?: LimitsOptions;
 }
 
 export interface GatewayHandle {
@@ -107,8 +110,11 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       limits: options.limits ?? DEFAULT_LIMITS,
       ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
+      ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     });
     cleanups.push(() => closeApp(app));
+    // Serve at once either way; without the store, limits fail open (or closed) until it answers.
+    if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(2_000))) logger.warn('limits store (Redis) not reachable at startup');
     const api = await listenDrainable(app, {
       host,
       port: options.port ?? 8080,

@@ -3,7 +3,8 @@
 // from constants and public names only (model ids, paths): never from keys, headers or upstream secrets.
 import type { Response } from 'express';
 
-export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'server_error';
+/** OpenAI's error types; a 429 says which kind of limit it hit (`requests`, `tokens`) or `insufficient_quota`. */
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'server_error' | 'requests' | 'tokens' | 'insufficient_quota';
 
 export interface OpenAIErrorBody {
   error: { message: string; type: ErrorType; param: string | null; code: string | null };

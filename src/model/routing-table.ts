@@ -1,6 +1,7 @@
 // The compiled, immutable routing table: everything the data plane reads, precomputed so a request does
 // one hash and a few map reads. Built only by compile.ts; replaced atomically, never mutated.
 import type { Family } from './families.js';
+import type { LimitRule } from './usage-limits.js';
 
 export interface CompiledBackend {
   /** Stable id `namespace/route/backend`, used in metrics, logs, health tracking and sealed ids. */
@@ -18,6 +19,8 @@ export interface CompiledBackend {
   readonly model: string;
   readonly priority: number;
   readonly weight: number;
+  /** The upstream account's requests and tokens per minute (spec.backends[].limits); empty when unset. */
+  readonly limits: readonly LimitRule[];
 }
 
 export interface RouteTimeouts {
@@ -66,6 +69,8 @@ export interface CompiledRoute {
   /** Unix seconds, for the `created` field of /v1/models. */
   readonly created: number;
   readonly ownedBy: string;
+  /** Output tokens a token limit reserves when a request names no maximum (spec.defaultMaxOutputTokens). */
+  readonly defaultMaxOutputTokens: number;
 }
 
 export interface CompiledGroup {
@@ -76,6 +81,10 @@ export interface CompiledGroup {
   /** Public model ids this group may use, in sorted order (the /v1/models listing before token narrowing). */
   readonly models: readonly string[];
   readonly modelSet: ReadonlySet<string>;
+  /** The group's own limits (spec.limits), for every model. */
+  readonly limits: readonly LimitRule[];
+  /** Per-model limits (spec.limits.models), by public model id: the first entry whose pattern matches the model. */
+  readonly modelLimits: ReadonlyMap<string, readonly LimitRule[]>;
 }
 
 export interface CompiledToken {
@@ -90,6 +99,8 @@ export interface CompiledToken {
   /** Epoch milliseconds, or undefined for no expiry. Checked per request, since time passes between compiles. */
   readonly expiresAtMs: number | undefined;
   readonly disabled: boolean;
+  /** The token's own limits and its group's (both apply), without the group's per-model ones. */
+  readonly limits: readonly LimitRule[];
 }
 
 export interface RoutingTable {

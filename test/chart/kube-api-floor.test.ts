@@ -9,7 +9,7 @@ import { chartKubeFloor, compareVersions, kubeVersionRenders, read, readYamlDocu
 type Obj = Record<string, any>;
 
 const RENDERED = 'test/chart/rendered';
-const FLOOR_RENDERS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'e2e', 'no-leader-election', 'crds'];
+const FLOOR_RENDERS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'in-chart-redis', 'e2e', 'no-leader-election', 'crds'];
 const floor = chartKubeFloor();
 const docs = (file: string) => readYamlDocuments(file) as Obj[];
 /** The --kube-version of the helm command on line 2 of a snapshot. */

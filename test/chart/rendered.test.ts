@@ -18,7 +18,7 @@ interface Rule {
 
 const RENDERED = 'test/chart/rendered';
 const RELEASE_NS = 'model-gateway';
-const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'e2e', 'no-leader-election'];
+const SNAPSHOTS = ['default', 'namespaces', 'all-namespaces', 'full', 'redis-url', 'in-chart-redis', 'e2e', 'no-leader-election'];
 /** Every environment variable the gateway's serve contract defines (BRIEF), plus the downward-API pair. */
 const CONTRACT_ENV = [
   'MG_CONFIG_DIR',
@@ -86,11 +86,14 @@ function load(name: string, file = `${RENDERED}/${name}.yaml`) {
     expect(all.length, `${name}: exactly one ${kind}`).toBe(1);
     return all[0]!;
   };
-  const deployment = one('Deployment');
+  // The gateway's own objects; the optional in-chart Redis (component: redis) has a Deployment and Service too.
+  const gateway = (o: Obj) => o.metadata.labels?.['app.kubernetes.io/component'] !== 'redis';
+  const deployment = one('Deployment', gateway);
+  const service = () => one('Service', gateway);
   const pod = deployment.spec.template;
   const container = pod.spec.containers[0];
   const config = one('ConfigMap', (c) => c.metadata.name === container.envFrom[0].configMapRef.name).data as Record<string, string>;
-  return { docs, find, one, deployment, pod, container, config };
+  return { docs, find, one, deployment, service, pod, container, config };
 }
 
 const grants = (rules: Rule[]) => rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res} ${v}`))));
@@ -194,7 +197,7 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
 
   it('the Service, PDB and spread constraints select the pods; the Service has http and metrics ports', () => {
     const labels = r.pod.metadata.labels;
-    const svc = r.one('Service');
+    const svc = r.service();
     for (const [k, v] of Object.entries(svc.spec.selector)) expect(labels[k]).toBe(v);
     expect(svc.spec.ports.map((p: Obj) => [p.name, p.targetPort])).toEqual([
       ['http', 'http'],
@@ -257,7 +260,7 @@ describe('NOTES.txt', () => {
     if (name === 'full') expect(base).toBe('https://llm.example.com/v1');
     else {
       expect(base).toBe('http://127.0.0.1:8080/v1');
-      expect(notes).toContain(`port-forward svc/${r.one('Service').metadata.name} 8080:8080`);
+      expect(notes).toContain(`port-forward svc/${r.service().metadata.name} 8080:8080`);
     }
   });
 });
@@ -295,7 +298,7 @@ describe('scenario specifics', () => {
 
     const ingress = r.one('Ingress');
     expect(ingress.spec.ingressClassName).toBe('nginx');
-    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({ name: r.one('Service').metadata.name, port: { name: 'http' } });
+    expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({ name: r.service().metadata.name, port: { name: 'http' } });
     expect(r.one('ServiceMonitor').spec.endpoints[0]).toMatchObject({ port: 'metrics', path: '/metrics' });
     expect(r.one('ServiceMonitor').metadata.labels.release).toBe('kube-prometheus-stack');
     const hpa = r.one('HorizontalPodAutoscaler');
@@ -329,6 +332,36 @@ describe('scenario specifics', () => {
     const keys = r.pod.spec.volumes.find((v: Obj) => v.name === 'id-keys').secret;
     const values = readYaml<Obj>('charts/model-gateway/ci/redis-url-values.yaml');
     expect(Buffer.from(secret(keys.secretName).data[keys.items[0].key], 'base64').toString()).toBe(values.idKeys.keys.join(','));
+  });
+});
+
+describe('the in-chart Redis (redis.inChart)', () => {
+  it('is off by default: no Redis objects and no MG_REDIS_URL', () => {
+    const r = load('default');
+    expect(r.docs.filter((d) => d.metadata?.labels?.['app.kubernetes.io/component'] === 'redis')).toEqual([]);
+    expect(r.container.env.some((e: Obj) => e.name === 'MG_REDIS_URL')).toBe(false);
+  });
+
+  it('runs one official redis pod without persistence, behind a Service the gateway URL names, apart from the gateway pods', () => {
+    const r = load('in-chart-redis');
+    const redis = r.one('Deployment', (d) => d.metadata.labels['app.kubernetes.io/component'] === 'redis');
+    const svc = r.one('Service', (d) => d.metadata.labels['app.kubernetes.io/component'] === 'redis');
+    const pod = redis.spec.template;
+    const c = pod.spec.containers[0];
+    expect(c.image).toMatch(/^redis:\d/);
+    expect(c.args).toEqual(['--save', '', '--appendonly', 'no', '--maxmemory', '200mb', '--maxmemory-policy', 'noeviction']);
+    expect(redis.spec.replicas).toBe(1);
+    expect(pod.spec.securityContext.runAsNonRoot).toBe(true);
+    expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    expect(pod.spec.volumes).toEqual([{ name: 'data', emptyDir: {} }]);
+    // The Service selects the Redis pod; the gateway's Service does not (nor the other way round).
+    const matches = (sel: Obj, labels: Obj) => Object.entries(sel).every(([k, v]) => labels[k] === v);
+    expect(matches(svc.spec.selector, pod.metadata.labels)).toBe(true);
+    expect(matches(r.service().spec.selector, pod.metadata.labels)).toBe(false);
+    expect(matches(svc.spec.selector, r.pod.metadata.labels)).toBe(false);
+    const url = r.container.env.find((e: Obj) => e.name === 'MG_REDIS_URL').value;
+    expect(url).toBe(`redis://${svc.metadata.name}.${RELEASE_NS}.svc:${svc.spec.ports[0].port}`);
+    expect(r.find('Secret', (s) => s.metadata.name.endsWith('-redis'))).toEqual([]);
   });
 });
 

@@ -16,6 +16,7 @@ import { REDACT_PATHS } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
+import type { LimitsOptions } from '../../src/features/limits/limits.js';
 
 export interface TestGateway {
   readonly origin: string;
@@ -47,6 +48,8 @@ export interface GatewayOptions {
   idKeys?: Uint8Array[];
   /** Budget of buffered request bodies (default: the app's, derived from the memory limit). */
   maxBufferedBytes?: number;
+  /** Store of limit counters (default: in-process). */
+  usageLimits?: LimitsOptions;
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -78,6 +81,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.idKeys ? { idKeys: options.idKeys } : {}),
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
+    ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

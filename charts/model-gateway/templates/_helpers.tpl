@@ -94,3 +94,17 @@ without a cluster assumes its own client version: pass --kube-version (Argo CD a
 {{- define "model-gateway.rbacRules" -}}
 {{- .Files.Get "files/rbac-rules.yaml" -}}
 {{- end -}}
+
+{{/* The in-chart Redis's pods: a name of their own, so the gateway's Service, PDB and spread never select them. */}}
+{{- define "model-gateway.redisSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "model-gateway.name" . }}-redis
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "model-gateway.redisLabels" -}}
+helm.sh/chart: {{ include "model-gateway.chart" . }}
+{{ include "model-gateway.redisSelectorLabels" . }}
+app.kubernetes.io/component: redis
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: model-gateway
+{{- end -}}

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { GatewayTokenSpecSchema } from '../resources.js';
+import { GatewayTokenSpecSchema, SPEC_SCHEMAS } from '../resources.js';
 import { buildCrd, buildCrdFiles } from './crd-definitions.js';
 import type { JsonSchema } from './structural-schema.js';
 
@@ -72,6 +72,16 @@ describe('generated CRDs', () => {
     const cel = (s: Record<string, unknown>) => 'secretRef' in s !== 'sha256' in s;
     for (const s of [{}, { secretRef: ref }, { sha256: sha }, { secretRef: ref, sha256: sha }]) {
       expect(GatewayTokenSpecSchema.safeParse({ group: 'g', ...s }).success, JSON.stringify(s)).toBe(cel(s));
+    }
+  });
+
+  it('carries the rule of a per-model limit entry as CEL, agreeing with zod', () => {
+    const entry = (schemaOf('Group') as any).properties.spec.properties.limits.properties.models.items;
+    expect(entry['x-kubernetes-validations']).toEqual([{ rule: 'size(self) > 1', message: 'set at least one limit besides model' }]);
+    // CEL's size(self) counts the fields present; zod must accept and refuse the same entries.
+    for (const e of [{ model: 'x' }, { model: 'x', requestsPerMinute: 1 }, { model: 'x', concurrentRequests: 0, tokensPerDay: 5 }]) {
+      const group = { models: ['*'], limits: { models: [e] } };
+      expect(SPEC_SCHEMAS.Group.safeParse(group).success, JSON.stringify(e)).toBe(Object.keys(e).length > 1);
     }
   });
 

@@ -17,6 +17,10 @@ export interface StreamProgress {
 export interface RequestPlan {
   /** A top-level string member of the client's JSON body, as the gateway read it (undefined for forms). */
   readonly member: (name: string) => string | undefined;
+  /** A top-level non-negative integer member of the client's JSON body (max_tokens and kin), else undefined. */
+  readonly integer: (name: string) => number | undefined;
+  /** Size of the client's body in bytes. */
+  readonly bytes: number;
   /** The backends to try, in order. A transform may pin or reorder them. */
   backends: readonly CompiledBackend[];
 }

@@ -18,8 +18,8 @@ export interface FamilyHandlerDeps extends ForwardDeps {
   readonly random: Random;
   /** Transforms every exchange gets (the usage tap), after the per-request ones. */
   readonly transforms: readonly ExchangeTransform[];
-  /** Per-request transforms of a family, from the features wired in gateway/app.ts (e.g. sealed ids). */
-  readonly factories?: Partial<Record<Family, TransformFactory>>;
+  /** Per-request transforms by family, one map per feature wired in gateway/app.ts (sealed ids, limits), in order. */
+  readonly factories?: readonly Partial<Record<Family, TransformFactory>>[];
   /** Process-wide cap on buffered request bodies; absent: no cap. */
   readonly budget?: BodyBudget;
 }
@@ -28,7 +28,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   const path = FAMILY_PATHS[family];
   const publicPath = `/v1${path}`;
   const accept = { multipart: MULTIPART_FAMILIES.has(family), path: publicPath };
-  const factory = deps.factories?.[family];
+  const factories = (deps.factories ?? []).flatMap((byFamily) => byFamily[family] ?? []);
   return async (req: Request, res: Response): Promise<void> => {
     const x = authenticatedOf(res);
     x.family = family;
@@ -46,9 +46,11 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const r = routed(x, route, family); // a known model: safe as a metrics label from here on, even when refused below
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.endpoints.has(family)) throw errors.familyNotServed(route.model, publicPath);
-    const transforms = exchangeTransforms(r, payload.model, factory, deps.transforms);
+    const transforms = exchangeTransforms(r, payload.model, factories, deps.transforms);
     const plan: RequestPlan = {
       member: (name) => (payload.kind === 'json' ? payload.json.string(name) : undefined),
+      integer: (name) => (payload.kind === 'json' ? payload.json.integer(name) : undefined),
+      bytes: payload.raw.length,
       backends: planAttempts(route.backends, deps.random, deps.health),
     };
     for (const t of transforms) {
@@ -71,10 +73,14 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   };
 }
 
-/** The model rename, then the feature's transform for this request, then those every exchange gets. */
-function exchangeTransforms(x: Routed, model: string, factory: TransformFactory | undefined, always: readonly ExchangeTransform[]): ExchangeTransform[] {
-  const own = factory?.(x);
-  return own ? [modelRename(model), own, ...always] : [modelRename(model), ...always];
+/** The model rename, then the features' transforms for this request, then those every exchange gets. */
+function exchangeTransforms(x: Routed, model: string, factories: readonly TransformFactory[], always: readonly ExchangeTransform[]): ExchangeTransform[] {
+  const out = [modelRename(model)];
+  for (const factory of factories) {
+    const own = factory(x);
+    if (own) out.push(own);
+  }
+  return always.length > 0 ? out.concat(always) : out;
 }
 
 /** Counts each rewritten body (a copy beside the client's bytes, held for failover replays) against the budget once. */

@@ -2,6 +2,7 @@
 // past, and at the end reads the last `usage` object in that tail. OpenAI-shaped bodies put usage at the end
 // (chat/embeddings JSON, the final chat chunk with stream_options.include_usage, response.completed), so the
 // tail is enough; when it is not there, nothing is recorded.
+import type { Usage } from '../../model/usage.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { AnswerStage, ExchangeTransform } from '../exchange/transform.js';
 
@@ -11,6 +12,8 @@ export interface TokenUsage {
 }
 
 const TAIL_BYTES = 16 * 1024;
+
+const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
 
 /** Holds the most recent TAIL_BYTES of a byte stream, dropping older chunks whole. */
 export class TailBuffer {
@@ -71,7 +74,10 @@ export function usageTap(metrics: Metrics): ExchangeTransform {
   return {
     answer({ exchange: x, statusCode, isStream, contentType }): AnswerStage | undefined {
       const wantsUsage = statusCode < 300 && (isStream || contentType.includes('json'));
-      if (!isStream && !wantsUsage) return undefined;
+      // Until the usage feature (issue 13) records every family's usage, the tap records what it reads, so token
+      // limits settle: the counts found in a completed body, none for an error or a body that is not JSON. A JSON
+      // or stream body without usage, or one cut short, records nothing: the limit keeps the whole reservation.
+      if (!isStream && !wantsUsage) return { end: () => x.recordUsage(NO_USAGE) };
       const labels = { family: x.family, model: x.route.model };
       const tail = wantsUsage ? new TailBuffer() : undefined;
       let first = isStream;
@@ -84,13 +90,17 @@ export function usageTap(metrics: Metrics): ExchangeTransform {
           tail?.push(chunk);
         },
         end() {
-          if (!tail) return;
+          if (!tail) {
+            x.recordUsage(NO_USAGE);
+            return;
+          }
           // Runs as the upstream body ends, before the client's response is finished: a throw here would leave the
           // client hanging. Usage metrics are best effort.
           try {
             const usage = extractUsage(tail.text());
             if (usage?.input !== undefined) metrics.tokenUsage.observe({ ...labels, type: 'input' }, usage.input);
             if (usage?.output !== undefined) metrics.tokenUsage.observe({ ...labels, type: 'output' }, usage.output);
+            if (usage) x.recordUsage({ ...NO_USAGE, inputTokens: usage.input ?? 0, outputTokens: usage.output ?? 0 });
           } catch {
             // An upstream body the tap cannot account for is not the client's problem.
           }

@@ -12,6 +12,7 @@ const b = (name: string, priority: number, weight: number): CompiledBackend => (
   model: 'm',
   priority,
   weight,
+  limits: [],
 });
 const names = (bs: CompiledBackend[]) => bs.map((x) => x.name);
 

@@ -29,6 +29,15 @@ describe('reading members', () => {
   });
 });
 
+describe('integer', () => {
+  it('reads a non-negative safe integer literal, the last of duplicates, and nothing else', async () => {
+    const body = await read('{"m":5,"m":4096,"f":1.5,"n":-3,"s":"7","e":1e3,"big":123456789012345678,"z":0}', ['m', 'f', 'n', 's', 'e', 'big', 'z']);
+    expect(body.integer('m')).toBe(4096);
+    expect(body.integer('z')).toBe(0);
+    for (const k of ['f', 'n', 's', 'e', 'big', 'absent']) expect(body.integer(k), k).toBeUndefined();
+  });
+});
+
 describe('ambiguousMembers', () => {
   it('names each read member that is duplicated or escaped, with the value read (the last)', async () => {
     const body = await read('{"model":"a","stream":true,"p":"x","mod\\u0065l":"b","p":null,"other":1,"other":2}');

@@ -73,6 +73,14 @@ export class JsonBody {
     return JSON.parse(this.raw.toString('utf8', m.valueStart, m.end)) as string;
   }
 
+  /** The member's value when it is a non-negative integer literal that is a safe integer, else undefined. */
+  integer(key: string): number | undefined {
+    const m = this.member(key);
+    if (m === undefined || m.end - m.valueStart > 16) return undefined;
+    const text = this.raw.toString('latin1', m.valueStart, m.end);
+    return /^(0|[1-9][0-9]*)$/.test(text) ? Number(text) : undefined;
+  }
+
   /** Whether the member's value is the literal `true`. */
   isTrue(key: string): boolean {
     const m = this.member(key);

@@ -15,6 +15,7 @@ const backend = (name: string): CompiledBackend => ({
   model: 'm',
   priority: 0,
   weight: 1,
+  limits: [],
 });
 const [a, b, c] = [backend('a'), backend('b'), backend('c')];
 const policy: RetryPolicy = { attempts: 3, budgetMs: 10_000, onConnectFailure: true, onTimeout: true, statuses: new Set([429, 500, 502, 503, 504]) };

@@ -36,6 +36,7 @@ const backend = (origin: string): CompiledBackend => ({
   model: 'm',
   priority: 0,
   weight: 1,
+  limits: [],
 });
 
 async function get(client: UpstreamClient, origin: string): Promise<string> {

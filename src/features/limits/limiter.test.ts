@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { limitRules, type LimitRule } from '../../model/usage-limits.js';
+import type { CounterStore } from './counter-store.js';
+import { Admission, Limiter, StoreUnavailable } from './limiter.js';
+import { MemoryStore } from './memory-store.js';
+
+const T0 = Date.UTC(2026, 10, 24, 12, 0, 5);
+const clock = () => {
+  let t = T0;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+};
+const rules = (fields: Parameters<typeof limitRules>[1]) => limitRules('token/ns/a', fields);
+const admitted = (r: unknown) => r instanceof Admission;
+
+/** Two replicas (limiters) over one store that grants leases, as Redis does. */
+function replicas(n: number) {
+  const c = clock();
+  const store = new MemoryStore({ now: c.now, leases: true });
+  return { store, clock: c, limiters: Array.from({ length: n }, () => new Limiter(store, { now: c.now })) };
+}
+
+async function storeCount(store: MemoryStore, limiter: Limiter, rule: LimitRule, now: number): Promise<number> {
+  return (await store.read([{ key: limiter.keyOf(rule, now), kind: rule.window === 'none' ? 'concurrent' : 'window' }]))[0]!;
+}
+
+describe('Limiter', () => {
+  it('replicas sharing a store admit exactly the limit in total, whatever the interleaving', async () => {
+    const { limiters } = replicas(3);
+    const r = rules({ requestsPerMinute: 317 });
+    let ok = 0;
+    for (let i = 0; i < 1000; i++) if (admitted(await limiters[(i * 7) % 3]!.admit(r, 0))) ok++;
+    expect(ok).toBe(317);
+  });
+
+  it('leases: a replica asks the store about once per twentieth of the limit while far from it', async () => {
+    const c = clock();
+    const store = new MemoryStore({ now: c.now, leases: true });
+    let takes = 0;
+    const counting: CounterStore = { ...bind(store), take: (q) => (takes++, store.take(q)) };
+    const limiter = new Limiter(counting, { now: c.now });
+    for (let i = 0; i < 200; i++) expect(admitted(limiter.admit(rules({ requestsPerMinute: 10_000 }), 0))).toBe(true);
+    expect(takes).toBeLessThanOrEqual(1); // one lease of 500 covers 200 requests
+  });
+
+  it('settlement returns unused reservation to the replica, where the next request uses it', async () => {
+    const { limiters } = replicas(1);
+    const l = limiters[0]!;
+    const r = rules({ tokensPerMinute: 700 });
+    const a = (await l.admit(r, 600)) as Admission;
+    l.settle(a, 18);
+    expect(admitted(await l.admit(r, 600))).toBe(true);
+    expect(admitted(await l.admit(r, 600))).toBe(false);
+  });
+
+  it('the overshoot at the limit is at most what settlements charged beyond their reservations', async () => {
+    const { store, limiters, clock: c } = replicas(2);
+    const r = rules({ tokensPerMinute: 10_000 });
+    let overrun = 0;
+    let charged = 0;
+    for (let i = 0; i < 400; i++) {
+      const l = limiters[i % 2]!;
+      const reserve = 50 + ((i * 37) % 200);
+      const a = await l.admit(r, reserve);
+      if (!(a instanceof Admission)) continue;
+      // Most requests use less than they reserved; every fifth uses more (an image input, an output past a default).
+      const actual = i % 5 === 0 ? reserve + 40 : Math.floor(reserve / 3);
+      overrun += Math.max(0, actual - reserve);
+      charged += actual;
+      l.settle(a, actual);
+    }
+    for (const l of limiters) await l.sync(true);
+    expect(charged).toBeGreaterThan(9000); // the limit was reached
+    expect(charged).toBeLessThanOrEqual(10_000 + overrun);
+    expect(await storeCount(store, limiters[0]!, r[0]!, c.now())).toBe(charged);
+  });
+
+  it('a debt from settlement is paid to the store before the next grant', async () => {
+    const { limiters } = replicas(1);
+    const l = limiters[0]!;
+    const r = rules({ tokensPerMonth: 1000 });
+    l.settle((await l.admit(r, 100)) as Admission, 800); // 700 beyond the reservation
+    expect(admitted(await l.admit(r, 300))).toBe(false); // 800 + 300 > 1000
+    expect(admitted(await l.admit(r, 200))).toBe(true);
+  });
+
+  it('sync gives back leases that sat idle for a whole interval, so the store counts what was used', async () => {
+    const { store, limiters, clock: c } = replicas(1);
+    const l = limiters[0]!;
+    const r = rules({ requestsPerMinute: 1000 });
+    await l.admit(r, 0);
+    expect(await storeCount(store, l, r[0]!, c.now())).toBe(1 + 50); // a lease of a twentieth
+    await l.sync(); // touched in this interval: kept
+    expect(await storeCount(store, l, r[0]!, c.now())).toBe(51);
+    await l.sync(); // idle for a whole interval: given back
+    expect(await storeCount(store, l, r[0]!, c.now())).toBe(1);
+  });
+
+  it('a changed limit drops the lease taken under the old one at once and gives it back at the next sync', async () => {
+    const { store, limiters, clock: c } = replicas(1);
+    const l = limiters[0]!;
+    await l.admit(rules({ requestsPerMinute: 1000 }), 0); // 1 used, 50 held
+    const tight = rules({ requestsPerMinute: 3 });
+    expect(admitted(await l.admit(tight, 0))).toBe(false); // the lease is not spent under the new limit
+    await l.sync();
+    expect(await storeCount(store, l, tight[0]!, c.now())).toBe(1);
+    expect(admitted(await l.admit(tight, 0))).toBe(true);
+    expect(admitted(await l.admit(tight, 0))).toBe(true);
+    expect(admitted(await l.admit(tight, 0))).toBe(false);
+  });
+
+  it('counters start afresh in the next window', async () => {
+    const { limiters, clock: c } = replicas(1);
+    const l = limiters[0]!;
+    const r = rules({ requestsPerMinute: 1 });
+    expect(admitted(await l.admit(r, 0))).toBe(true);
+    expect(admitted(await l.admit(r, 0))).toBe(false);
+    c.advance(60_000);
+    expect(admitted(await l.admit(r, 0))).toBe(true);
+  });
+
+  it('in-flight slots: refused beyond the limit, reusable once released, given back by cancel', async () => {
+    const { limiters } = replicas(2);
+    const r = rules({ concurrentRequests: 2 });
+    const a = (await limiters[0]!.admit(r, 0)) as Admission;
+    const b = (await limiters[1]!.admit(r, 0)) as Admission;
+    expect(admitted(await limiters[0]!.admit(r, 0))).toBe(false);
+    limiters[0]!.release(a);
+    limiters[0]!.release(a); // once only
+    expect(admitted(await limiters[0]!.admit(r, 0))).toBe(true);
+    expect(admitted(await limiters[1]!.admit(r, 0))).toBe(false);
+    limiters[1]!.cancel(b);
+    await limiters[1]!.sync(true);
+    expect(admitted(await limiters[0]!.admit(r, 0))).toBe(true);
+  });
+
+  it('a request that can never fit is refused without asking the store', async () => {
+    const c = clock();
+    const failing: CounterStore = { ...bind(new MemoryStore({ now: c.now })), take: () => Promise.reject(new Error('not to be called')) };
+    const refusal = await new Limiter(failing, { now: c.now }).admit(rules({ tokensPerDay: 1000 }), 1001);
+    expect(refusal).toMatchObject({ used: undefined, cost: 1001 });
+  });
+
+  it('a failing store: fail open lets the request through uncounted and reports; fail closed refuses', async () => {
+    const c = clock();
+    const errors: unknown[] = [];
+    const failing: CounterStore = { ...bind(new MemoryStore({ now: c.now })), take: () => Promise.reject(new Error('timeout')) };
+    const open = await new Limiter(failing, { now: c.now, onStoreError: (e) => errors.push(e) }).admit(rules({ requestsPerMinute: 5 }), 0);
+    expect(open).toBeInstanceOf(Admission);
+    expect((open as Admission).counted).toBe(false);
+    expect(errors).toHaveLength(1);
+    await expect(new Limiter(failing, { now: c.now, failClosed: true }).admit(rules({ requestsPerMinute: 5 }), 0)).rejects.toBeInstanceOf(StoreUnavailable);
+  });
+});
+
+/** The store's methods bound to it, to override one in a test double. */
+function bind(store: MemoryStore): CounterStore {
+  return {
+    leases: store.leases,
+    take: (q) => store.take(q),
+    adjust: (a) => store.adjust(a),
+    read: (k) => store.read(k),
+    close: () => store.close(),
+  };
+}

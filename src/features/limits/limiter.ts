@@ -1,0 +1,291 @@
+// The replica's side of the counters: admits a request against its rules, settles token reservations to the real
+// count, releases in-flight slots, and talks to the store only when the leases it holds do not cover a request.
+// A request that its leases cover costs a few map reads and no I/O (the hot path with Redis on); a sync every
+// `syncMs` pushes settlement debts to the store and gives back leases that sat idle through a whole interval.
+import type { LimitRule } from '../../model/usage-limits.js';
+import type { Adjustment, CounterKind, CounterStore, TakeRequest } from './counter-store.js';
+import { leaseExtra } from './lease.js';
+import { windowAt } from './windows.js';
+
+/** What this replica holds of one counter. */
+interface Local {
+  readonly kind: CounterKind;
+  /** The limit the lease was taken under: a changed limit drops it (given back at the next sync). */
+  readonly limit: number;
+  readonly windowEnd: number;
+  readonly ttlMs: number;
+  /** Units granted to this replica and not yet spent; negative when settlement spent more than was held (a debt). */
+  left: number;
+  /** The store's count as of this replica's last grant, for the remaining-* headers. */
+  seen: number;
+  /** Requests in flight on an in-flight counter (their slots are spent, not left). */
+  inUse: number;
+  touched: boolean;
+}
+
+interface Held {
+  readonly key: string;
+  readonly rule: LimitRule;
+  readonly cost: number;
+  readonly local: Local;
+}
+
+/** A request let through: what it holds, to settle and release. */
+export class Admission {
+  readonly held: readonly Held[];
+  /** False when the store failed and the request was let through uncounted (fail open). */
+  readonly counted: boolean;
+  #settled = false;
+  #released = false;
+  constructor(held: readonly Held[], counted: boolean) {
+    this.held = held;
+    this.counted = counted;
+  }
+  /** Once: first call wins (settle and release each happen at most once per admission). */
+  claimSettle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    return true;
+  }
+  claimRelease(): boolean {
+    if (this.#released) return false;
+    this.#released = true;
+    return true;
+  }
+}
+
+export interface Refusal {
+  readonly rule: LimitRule;
+  /** The request's cost on that rule. */
+  readonly cost: number;
+  /** The counter's value when it refused (for remaining-*), or undefined when the request can never fit. */
+  readonly used: number | undefined;
+  /** Ms until the refusing window resets (1000 for in-flight counts). */
+  readonly resetMs: number;
+}
+
+/** Where a rule stands for the x-ratelimit-* headers. */
+export interface RuleState {
+  readonly rule: LimitRule;
+  readonly remaining: number;
+  readonly resetMs: number;
+}
+
+export class StoreUnavailable extends Error {}
+
+export interface LimiterOptions {
+  readonly now?: () => number;
+  /** Refuse (StoreUnavailable) instead of letting requests through uncounted when the store fails. */
+  readonly failClosed?: boolean;
+  /** Called for every failed store call (timeout, connection): the feature counts and logs it. */
+  readonly onStoreError?: (err: unknown) => void;
+  /** Key prefix in the store. */
+  readonly prefix?: string;
+}
+
+const TTL_MARGIN_MS = 60_000;
+/** In-flight counters expire when no replica touched them for this long (heartbeats refresh them). */
+const CONCURRENT_TTL_MS = 10 * 60_000;
+
+export class Limiter {
+  readonly #store: CounterStore;
+  readonly #now: () => number;
+  readonly #failClosed: boolean;
+  readonly #onStoreError: (err: unknown) => void;
+  readonly #prefix: string;
+  readonly #locals = new Map<string, Local>();
+  /** Units to give back or add at the next sync (leases dropped by a changed limit, late debts). */
+  #pending: Adjustment[] = [];
+
+  constructor(store: CounterStore, options: LimiterOptions = {}) {
+    this.#store = store;
+    this.#now = options.now ?? Date.now;
+    this.#failClosed = options.failClosed ?? false;
+    this.#onStoreError = options.onStoreError ?? (() => {});
+    this.#prefix = options.prefix ?? 'mg:';
+  }
+
+  /** The counter key of a rule at `now` (window counters carry their window's start). */
+  keyOf(rule: LimitRule, now: number): string {
+    return rule.window === 'none'
+      ? `${this.#prefix}${rule.scope}:${rule.field}`
+      : `${this.#prefix}${rule.scope}:${rule.field}:${windowAt(rule.window, now).start}`;
+  }
+
+  /**
+   * Admits a request costing one request, one in-flight slot and `tokens` tokens on each rule of its kind, or
+   * says which rule refused it. Synchronous when this replica's leases cover it; a store round trip otherwise.
+   */
+  admit(rules: readonly LimitRule[], tokens: number): Admission | Refusal | Promise<Admission | Refusal> {
+    const now = this.#now();
+    const held: Held[] = [];
+    // A lacking rule claims what its lease holds (all of it, a debt included) and asks the store for the rest.
+    const lacking: { h: Held; claimed: number; need: number }[] = [];
+    for (const rule of rules) {
+      const cost = rule.metric === 'tokens' ? tokens : 1;
+      if (cost > rule.limit) return { rule, cost, used: undefined, resetMs: resetMsOf(rule, now) };
+      const key = this.keyOf(rule, now);
+      const local = this.#local(key, rule, now);
+      const h: Held = { key, rule, cost, local };
+      held.push(h);
+      if (local.left < cost) lacking.push({ h, claimed: local.left, need: cost - local.left });
+    }
+    // Spend now, before any await: a request arriving meanwhile must not count the same units.
+    for (const h of held) {
+      h.local.touched = true;
+      if (h.local.kind === 'concurrent') h.local.inUse++;
+    }
+    if (lacking.length === 0) {
+      for (const h of held) h.local.left -= h.cost;
+      return new Admission(held, true);
+    }
+    const lacks = new Set(lacking.map((l) => l.h));
+    for (const h of held) if (!lacks.has(h)) h.local.left -= h.cost;
+    for (const l of lacking) l.h.local.left -= l.claimed;
+    const requests: TakeRequest[] = lacking.map(({ h, need }) => ({
+      key: h.key,
+      kind: h.local.kind,
+      need,
+      extra: leaseExtra(h.rule.limit, this.#store.leases),
+      limit: h.rule.limit,
+      ttlMs: h.local.ttlMs,
+    }));
+    const undo = () => {
+      for (const h of held) if (!lacks.has(h)) h.local.left += h.cost;
+      for (const l of lacking) l.h.local.left += l.claimed;
+      for (const h of held) if (h.local.kind === 'concurrent') h.local.inUse--;
+    };
+    const done = (result: Awaited<ReturnType<CounterStore['take']>>): Admission | Refusal => {
+      if (!result.ok) {
+        undo();
+        const { h } = lacking[result.refused]!;
+        h.local.seen = result.used;
+        return { rule: h.rule, cost: h.cost, used: result.used, resetMs: resetMsOf(h.rule, now) };
+      }
+      for (let i = 0; i < lacking.length; i++) {
+        const { h, need } = lacking[i]!;
+        // The grant covers what the request lacked; the rest is a lease for the requests after it.
+        h.local.left += result.granted[i]! - need;
+        h.local.seen = result.used[i]!;
+      }
+      return new Admission(held, true);
+    };
+    const failed = (err: unknown): Admission => {
+      undo();
+      this.#onStoreError(err);
+      if (this.#failClosed) throw new StoreUnavailable('the limits store did not answer in time');
+      return new Admission([], false);
+    };
+    let result: ReturnType<CounterStore['take']>;
+    try {
+      result = this.#store.take(requests);
+    } catch (err) {
+      return failed(err);
+    }
+    return result instanceof Promise ? result.then(done, failed) : done(result);
+  }
+
+  /** Settles the token rules of an admission to the tokens actually consumed (once; later calls do nothing). */
+  settle(admission: Admission, tokens: number): void {
+    if (!admission.claimSettle()) return;
+    const now = this.#now();
+    for (const h of admission.held) {
+      if (h.rule.metric !== 'tokens') continue;
+      const delta = tokens - h.cost;
+      if (delta === 0) continue;
+      if (this.#locals.get(h.key) === h.local && h.local.windowEnd > now) {
+        h.local.left -= delta;
+        continue;
+      }
+      // The window ended (or the limit changed) meanwhile: an overrun still counts against that window's key.
+      if (delta > 0) this.#pending.push({ key: h.key, kind: 'window', delta, ttlMs: h.local.ttlMs });
+    }
+  }
+
+  /** Gives back the admission's in-flight slots (once). */
+  release(admission: Admission): void {
+    if (!admission.claimRelease()) return;
+    for (const h of admission.held) {
+      if (h.rule.metric !== 'concurrent') continue;
+      h.local.inUse--;
+      if (this.#locals.get(h.key) === h.local) h.local.left++;
+      else this.#pending.push({ key: h.key, kind: 'concurrent', delta: -1, ttlMs: h.local.ttlMs });
+    }
+  }
+
+  /** Gives back everything an admission holds, as if the request never came (refused further on: not started). */
+  cancel(admission: Admission): void {
+    const settle = admission.claimSettle();
+    const release = admission.claimRelease();
+    for (const h of admission.held) {
+      if (h.local.kind === 'concurrent' ? !release : !settle) continue;
+      if (h.local.kind === 'concurrent') h.local.inUse--;
+      if (this.#locals.get(h.key) === h.local) h.local.left += h.cost;
+    }
+  }
+
+  /** Where each rule stands as far as this replica knows, for the x-ratelimit-* headers. */
+  state(rules: readonly LimitRule[]): RuleState[] {
+    const now = this.#now();
+    return rules.map((rule) => {
+      const local = this.#locals.get(this.keyOf(rule, now));
+      const remaining = local ? Math.max(0, rule.limit - local.seen + Math.max(0, local.left)) : rule.limit;
+      return { rule, remaining, resetMs: resetMsOf(rule, now) };
+    });
+  }
+
+  /**
+   * Pushes debts, gives back leases idle for a whole interval and refreshes the heartbeats of in-flight slots; drops
+   * what belongs to ended windows. Called every sync interval and at shutdown (`all`: give back every lease).
+   */
+  async sync(all = false): Promise<void> {
+    const now = this.#now();
+    const out = this.#pending;
+    this.#pending = [];
+    for (const [key, local] of this.#locals) {
+      if (local.windowEnd <= now) {
+        this.#locals.delete(key);
+        continue;
+      }
+      if (local.left < 0) {
+        out.push({ key, kind: local.kind, delta: -local.left, ttlMs: local.ttlMs });
+        local.left = 0;
+      } else if (local.left > 0 && (all || !local.touched)) {
+        out.push({ key, kind: local.kind, delta: -local.left, ttlMs: local.ttlMs });
+        local.seen -= local.left;
+        local.left = 0;
+      } else if (local.kind === 'concurrent' && local.inUse > 0 && this.#store.leases) {
+        out.push({ key, kind: local.kind, delta: 0, ttlMs: local.ttlMs }); // heartbeat
+      }
+      if (local.kind === 'concurrent' && local.inUse === 0 && local.left === 0) this.#locals.delete(key);
+      local.touched = false;
+    }
+    if (out.length === 0) return;
+    try {
+      await this.#store.adjust(out);
+    } catch (err) {
+      this.#onStoreError(err);
+    }
+  }
+
+  #local(key: string, rule: LimitRule, now: number): Local {
+    let local = this.#locals.get(key);
+    if (local && local.limit !== rule.limit) {
+      // The limit changed (a new table): give back what was held under the old one and start afresh.
+      if (local.left !== 0) this.#pending.push({ key, kind: local.kind, delta: -local.left, ttlMs: local.ttlMs });
+      local = undefined;
+    }
+    if (!local) {
+      const span = windowAt(rule.window, now);
+      const kind: CounterKind = rule.window === 'none' ? 'concurrent' : 'window';
+      const ttlMs = kind === 'concurrent' ? CONCURRENT_TTL_MS : span.end - now + TTL_MARGIN_MS;
+      local = { kind, limit: rule.limit, windowEnd: span.end, ttlMs, left: 0, seen: 0, inUse: 0, touched: true };
+      this.#locals.set(key, local);
+    }
+    return local;
+  }
+}
+
+function resetMsOf(rule: LimitRule, now: number): number {
+  return rule.window === 'none' ? 1000 : windowAt(rule.window, now).end - now;
+}

@@ -1,0 +1,87 @@
+// Limits as an exchange transform. `prepare` admits the request against its token's and group's rules (and the
+// group's per-model ones), then against the rules of the backends in plan order: a backend at its upstream
+// account's limit is dropped from the plan (the request fails over before the upstream would answer 429), and
+// when none is left the request is shed with 429. Token reservations settle when the usage is recorded
+// (`onUsage`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
+import type { Routed } from '../../dataplane/exchange/exchange.js';
+import type { RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
+import type { LimitRule } from '../../model/usage-limits.js';
+import type { Usage } from '../../model/usage.js';
+import { reservedTokens } from './estimate.js';
+import { refusalError, shedError, storeDownError } from './limit-errors.js';
+import { Admission, type Refusal, StoreUnavailable } from './limiter.js';
+import type { Limits } from './limits.js';
+
+/** The transform factory of every family: none for a request with no limit anywhere on its path. */
+export function limitsTransforms(limits: Limits): TransformFactory {
+  return (x) => {
+    const own = x.token.limits;
+    const perModel = x.token.group.modelLimits.get(x.route.model);
+    const rules = perModel ? [...own, ...perModel] : own;
+    if (rules.length === 0 && !x.route.backends.some(hasLimits)) return undefined;
+    return { prepare: (plan) => prepare(limits, x, plan, rules) };
+  };
+}
+
+function hasLimits(b: CompiledBackend): boolean {
+  return b.limits.length > 0;
+}
+
+async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: readonly LimitRule[]): Promise<void> {
+  const { limiter } = limits;
+  const tokens = reservedTokens(x.family, plan, x.route.defaultMaxOutputTokens);
+  const client = rules.length > 0 ? await admitted(limits, rules, tokens) : undefined;
+  // Backends in plan order: drop those at their limit and reserve on the first that admits. The backends after it
+  // stay as fallbacks; the reserved one is charged the request's usage whichever of them serves it.
+  let backend: Admission | undefined;
+  let shed: Refusal | undefined;
+  let from = 0;
+  try {
+    for (; from < plan.backends.length; from++) {
+      const b = plan.backends[from]!;
+      if (b.limits.length === 0) break;
+      const r = await tryAdmit(limits, b.limits, tokens);
+      if (r instanceof Admission) {
+        backend = r;
+        break;
+      }
+      shed = r;
+      limits.refusals.inc({ scope: 'backend', limit: r.rule.field });
+    }
+  } catch (err) {
+    if (client) limiter.cancel(client);
+    throw err;
+  }
+  if (shed && from === plan.backends.length) {
+    if (client) limiter.cancel(client);
+    throw shedError(x.route.model, shed);
+  }
+  if (from > 0) plan.backends = plan.backends.slice(from);
+  const held = [client, backend].filter((a): a is Admission => a !== undefined);
+  if (held.length === 0) return;
+  x.onUsage((u: Usage) => {
+    const used = u.inputTokens + u.outputTokens;
+    for (const a of held) limiter.settle(a, used);
+  });
+  x.onEnd(() => {
+    for (const a of held) limiter.release(a);
+  });
+}
+
+/** Admits against client rules, or throws the 429 (or the 503 of a failed store, fail closed). */
+async function admitted(limits: Limits, rules: readonly LimitRule[], tokens: number): Promise<Admission> {
+  const r = await tryAdmit(limits, rules, tokens);
+  if (r instanceof Admission) return r;
+  limits.refusals.inc({ scope: r.rule.scope.slice(0, r.rule.scope.indexOf('/')), limit: r.rule.field });
+  throw refusalError(r, limits.limiter.state(rules));
+}
+
+async function tryAdmit(limits: Limits, rules: readonly LimitRule[], tokens: number): Promise<Admission | Refusal> {
+  try {
+    return await limits.limiter.admit(rules, tokens);
+  } catch (err) {
+    if (err instanceof StoreUnavailable) throw storeDownError();
+    throw err;
+  }
+}

@@ -1,0 +1,105 @@
+// The limits feature as the gateway wires it: one store (in-process, or Redis), this replica's limiter on top,
+// its sync timer, its metrics and its log. gateway/app.ts builds one per app and plugs `transforms` into every
+// family; main.ts passes the Redis options.
+import { Counter, type Registry } from 'prom-client';
+import type { Logger } from '../../observability/logger.js';
+import { sharedMetric } from '../../observability/shared-metric.js';
+import type { CounterStore } from './counter-store.js';
+import { Limiter } from './limiter.js';
+import { MemoryStore } from './memory-store.js';
+import { RedisStore } from './redis-store.js';
+
+export interface LimitsOptions {
+  /** redis:// or rediss:// URL of the shared store; absent: counters live in this process. */
+  readonly redisUrl?: string;
+  /** Deadline of every store call (ms). */
+  readonly timeoutMs?: number;
+  /** Refuse requests (503) instead of letting them through uncounted while the store fails. */
+  readonly failClosed?: boolean;
+  /** How often leases go back and debts go out (ms). */
+  readonly syncMs?: number;
+}
+
+const DEFAULT_STORE_TIMEOUT_MS = 50;
+const DEFAULT_SYNC_MS = 1000;
+/** At most one "store failing" log line per this interval; the metric counts every failure. */
+const LOG_EVERY_MS = 10_000;
+
+export class Limits {
+  readonly limiter: Limiter;
+  readonly #store: CounterStore;
+  readonly #timer: NodeJS.Timeout;
+  readonly refusals: Counter<'scope' | 'limit'>;
+
+  constructor(options: LimitsOptions, logger: Logger, registry: Registry) {
+    const storeErrors = sharedMetric(registry, Counter, {
+      name: 'model_gateway_limit_store_errors_total',
+      help: 'Calls to the limits store (Redis) that failed or passed their deadline; requests were let through uncounted (fail open) or refused (fail closed).',
+    });
+    this.refusals = sharedMetric(registry, Counter, {
+      name: 'model_gateway_limit_refusals_total',
+      help: 'Requests refused (429) by a limit, by scope kind (token, group, backend) and limit field.',
+      labelNames: ['scope', 'limit'],
+    });
+    const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+    this.#store = options.redisUrl
+      ? new RedisStore({
+          url: options.redisUrl,
+          timeoutMs,
+          onState: stateLog(logger),
+        })
+      : new MemoryStore();
+    let lastLog = 0;
+    let suppressed = 0;
+    this.limiter = new Limiter(this.#store, {
+      failClosed: options.failClosed ?? false,
+      onStoreError: (err) => {
+        storeErrors.inc();
+        const now = Date.now();
+        if (now - lastLog < LOG_EVERY_MS) {
+          suppressed++;
+          return;
+        }
+        lastLog = now;
+        logger.warn(
+          { error: (err as Error).message, suppressed, failClosed: options.failClosed ?? false },
+          'limits store call failed; requests pass uncounted (fail open) or are refused (fail closed) until it answers',
+        );
+        suppressed = 0;
+      },
+    });
+    this.#timer = setInterval(() => void this.limiter.sync(), options.syncMs ?? DEFAULT_SYNC_MS);
+    this.#timer.unref();
+  }
+
+  /** Waits (at most `ms`) for the shared store's connection; true at once for the in-process store. */
+  async ready(ms: number): Promise<boolean> {
+    return this.#store instanceof RedisStore ? this.#store.ready(ms) : true;
+  }
+
+  /** Current counts of the given counters, for status. */
+  read(keys: Parameters<CounterStore['read']>[0]): Promise<number[]> {
+    return this.#store.read(keys);
+  }
+
+  /** Gives back every lease, then disconnects. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.limiter.sync(true);
+    await this.#store.close();
+  }
+}
+
+/** Logs the store's connection going down once per outage, and coming back. */
+function stateLog(logger: Logger): (state: 'ready' | 'down', detail?: string) => void {
+  let down = false;
+  return (state, detail) => {
+    if (state === 'down' && !down) {
+      down = true;
+      logger.warn({ error: detail }, 'limits store (Redis) unreachable');
+    } else if (state === 'ready') {
+      if (down) logger.info('limits store (Redis) reachable again');
+      down = false;
+    }
+  };
+}
