@@ -22,12 +22,14 @@ import { measure, rssWithOpenStreams, scenarios } from './lib/scenarios.js';
 import { build, ensureTools, machineInfo } from './lib/setup.js';
 import { directTarget, GATEWAY_NODE_FLAGS, nginxBinary, ROOT, startBare, startGateway, startNginx, startUpstream, type Target } from './lib/targets.js';
 import { writeWorkload } from './lib/workload.js';
+import { startRedis, type TestRedis } from '../test/support/redis-server.js';
 
 const { values: opt } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     rounds: { type: 'string' },
-    targets: { type: 'string', default: 'direct,bare,gateway,nginx' },
+    // gateway-limits: the gateway with limits on every group and token, counted in Redis on loopback.
+    targets: { type: 'string', default: 'direct,bare,gateway,gateway-limits,nginx' },
     'after-load-wait': { type: 'string' },
     scenarios: { type: 'string' },
     workers: { type: 'string' },
@@ -63,6 +65,7 @@ const workload = writeWorkload(dir);
 const upstream = await startUpstream(dir);
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 const targets: Target[] = [];
+let redis: TestRedis | undefined;
 try {
   if (wanted.has('direct')) targets.push(directTarget(upstream));
   const profArgs = (name: string): string[] => [
@@ -84,19 +87,29 @@ try {
         .filter(Boolean),
     };
   });
-  if (wanted.has('gateway') || opt.workers || variants.length > 0) {
+  if (wanted.has('gateway') || wanted.has('gateway-limits') || opt.workers || variants.length > 0) {
     log(`writing ${ROUTES} routes and ${TOKENS} tokens …`);
     writeManifests(configDir, `${upstreamUrl}/v1`);
   }
-  const gateways = [
+  const gateways: { name: string; workers: number; args: string[]; configDir?: string; env?: Record<string, string> }[] = [
     ...(wanted.has('gateway') ? [{ name: 'gateway', workers: 1, args: [...gatewayArgs, ...profArgs('gateway')] }] : []),
     ...(opt.workers ? [{ name: `gateway-w${opt.workers}`, workers: Number(opt.workers), args: gatewayArgs }] : []),
     ...variants.map((v) => ({ name: v.name, workers: 1, args: [...gatewayArgs, ...v.args] })),
   ];
-  for (const { name, workers, args } of gateways) {
+  if (wanted.has('gateway-limits')) {
+    try {
+      redis = await startRedis();
+      const limitsDir = join(dir, 'manifests-limits');
+      writeManifests(limitsDir, `${upstreamUrl}/v1`, { limits: true });
+      gateways.push({ name: 'gateway-limits', workers: 1, args: gatewayArgs, configDir: limitsDir, env: { MG_REDIS_URL: redis.url } });
+    } catch (e) {
+      skipped['gateway-limits'] = `no Redis: ${(e as Error).message.split('\n')[0]} (apt-get install redis-server)`;
+    }
+  }
+  for (const { name, workers, args, configDir: cfg, env } of gateways) {
     try {
       log(`starting ${name}${args.length ? ` (node ${args.join(' ')})` : ''} …`);
-      targets.push(await startGateway({ configDir, dir, workers, name, nodeArgs: args }));
+      targets.push(await startGateway({ configDir: cfg ?? configDir, dir, workers, name, nodeArgs: args, ...(env ? { env } : {}) }));
       const script = args.find((a) => a.endsWith('cli.js')) ?? 'dist/cli.js';
       notes.push(
         `${name}: \`node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`,
@@ -263,6 +276,7 @@ try {
   log(`wrote ${join(opt.out, 'latest.md')} and latest.json`);
 } finally {
   for (const t of targets) if (t.proc !== upstream) await t.proc.stop();
+  await redis?.stop();
   await upstream.stop();
   if (opt.keep) log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,20 @@ export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
 /** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
 export const HOLD_MODEL = 'bench-hold';
 
-export function writeManifests(dir: string, upstreamBaseURL: string): { files: string[] } {
+/**
+ * Limits high enough never to refuse the bench's load, set on every group and token, so a request passes every
+ * rule the gateway has (requests, tokens per minute/day/month, in flight): what limits cost, not what they refuse.
+ */
+const NEVER_REFUSING = {
+  requestsPerMinute: 1_000_000_000,
+  tokensPerMinute: 1_000_000_000_000,
+  tokensPerDay: 1_000_000_000_000,
+  tokensPerMonth: 1_000_000_000_000,
+  concurrentRequests: 1_000_000,
+};
+
+export function writeManifests(dir: string, upstreamBaseURL: string, options: { limits?: boolean } = {}): { files: string[] } {
+  const limits = options.limits ? { limits: NEVER_REFUSING } : {};
   mkdirSync(dir, { recursive: true });
   const docs = (objects: object[]): string => objects.map((o) => stringify(o)).join('---\n');
   const upstreamSecret = {
@@ -51,7 +64,7 @@ export function writeManifests(dir: string, upstreamBaseURL: string): { files: s
     apiVersion: GV,
     kind: 'Group',
     metadata: { name: `group-${g}` },
-    spec: { models: g === 0 ? ['bench-*'] : Array.from({ length: 100 }, (_, j) => modelName(g * 100 + j)) },
+    spec: { models: g === 0 ? ['bench-*'] : Array.from({ length: 100 }, (_, j) => modelName(g * 100 + j)), ...limits },
   }));
   const secrets: object[] = [upstreamSecret];
   const tokens = Array.from({ length: TOKENS }, (_, i) => {
@@ -59,10 +72,10 @@ export function writeManifests(dir: string, upstreamBaseURL: string): { files: s
     const group = i === BENCH_TOKEN_INDEX ? 'group-0' : `group-${i % GROUPS}`;
     if (i < SECRET_TOKENS) {
       secrets.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-key` }, stringData: { token: tokenKey(i) } });
-      return { apiVersion: GV, kind: 'GatewayToken', metadata: { name }, spec: { group, secretRef: { name: `${name}-key`, key: 'token' } } };
+      return { apiVersion: GV, kind: 'GatewayToken', metadata: { name }, spec: { group, secretRef: { name: `${name}-key`, key: 'token' }, ...limits } };
     }
     const sha256 = createHash('sha256').update(tokenKey(i)).digest('hex');
-    return { apiVersion: GV, kind: 'GatewayToken', metadata: { name }, spec: { group, sha256 } };
+    return { apiVersion: GV, kind: 'GatewayToken', metadata: { name }, spec: { group, sha256, ...limits } };
   });
   const files = {
     'routes.yaml': docs(routes),

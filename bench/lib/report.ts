@@ -132,6 +132,18 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
   const msf = (n: number): string => `${n.toFixed(3)} ms`;
   const mb = (n: number): string => `${n.toFixed(0)} MB`;
   const streams = d.rssStreams.find((r) => r.target === 'gateway');
+  const limited = (id: string): [number, number] | undefined => {
+    const x = f(id)?.values;
+    return x?.gateway !== undefined && x['gateway-limits'] !== undefined ? [x['gateway-limits'], x.gateway] : undefined;
+  };
+  const over = (id: string): number | undefined => {
+    const p = limited(id);
+    return p ? p[0] / p[1] : undefined;
+  };
+  const more = (id: string): number | undefined => {
+    const p = limited(id);
+    return p ? p[0] - p[1] : undefined;
+  };
   return [
     v('c=32 CPU per request ≤ 1.5 × bare (non-streaming)', f('chat-c32.cpu')?.gatewayOverBare, ratio, (n) => n <= 1.5),
     v('c=32 throughput ≥ 0.6 × bare (non-streaming)', f('chat-c32.rps')?.gatewayOverBare, ratio, (n) => n >= 0.6),
@@ -145,6 +157,14 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
       (n) => `${n.toFixed(1)} KB`,
       (n) => n <= 35,
     ),
+    // Limits on (Redis on loopback) against the same build with none, both measured in this run.
+    v(
+      'limits on: CPU per request ≤ 1.15 × limits off (chat, c=32)',
+      over('chat-c32.cpu'),
+      (n) => `${n.toFixed(2)} × off`,
+      (n) => n <= 1.15,
+    ),
+    v('limits on: p50 ≤ 0.1 ms more than limits off (chat, c=1)', more('chat-c1.p50'), msf, (n) => n <= 0.1),
     v(`RSS ${d.afterLoadSeconds ?? 60} s after the load ≤ 200 MB`, f('rss.afterLoad')?.values.gateway, mb, (n) => n <= 200),
     v(
       `RSS ≤ 300 MB with ${streams?.streams ?? 1000} open streams`,

@@ -75,6 +75,8 @@ export interface GatewayOptions {
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
   name?: string;
+  /** Extra environment, e.g. MG_REDIS_URL. */
+  env?: Record<string, string>;
 }
 
 /** The production build (`node dist/cli.js serve`) with the file source, auth, routing, metrics and info logs. */
@@ -99,6 +101,7 @@ export async function startGateway(o: GatewayOptions): Promise<Target> {
       MG_LEADER_ELECTION: 'false',
       MG_WORKERS: String(o.workers ?? 1),
       NODE_ENV: 'production',
+      ...o.env,
     },
     // pino writes JSON lines asynchronously to stdout; stdout is this file.
     stdoutFile: logFile,

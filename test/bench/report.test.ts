@@ -103,6 +103,25 @@ describe('figures and verdicts', () => {
     expect(v['RSS ≤ 300 MB with 1000 open streams']).toBe(false);
   });
 
+  it('judges limits on against limits off from the same run', () => {
+    const withLimits = [
+      ...ms,
+      // CPU 86 vs 75 µs per request (1.147 ×: met); p50 at c=1 0.15 ms more than limits off in each round (not met).
+      ...[1, 2, 3].map((r) => m('chat-c32', 'gateway-limits', r, { rps: 7_500, cpuUsPerRequest: 86 })),
+      ...[
+        [1, 550],
+        [2, 1250],
+        [3, 850],
+      ].map(([r, p]) => m('chat-c1', 'gateway-limits', r!, { p50us: p })),
+    ];
+    const dl = data(withLimits, { targets: ['direct', 'bare', 'gateway', 'gateway-limits'] });
+    const vs = Object.fromEntries(verdicts(figures(dl), dl).map((x) => [x.target, x]));
+    expect(vs['limits on: CPU per request ≤ 1.15 × limits off (chat, c=32)']).toMatchObject({ met: true, measured: '1.15 × off' });
+    expect(vs['limits on: p50 ≤ 0.1 ms more than limits off (chat, c=1)']).toMatchObject({ met: false, measured: '0.150 ms' });
+    // Without the limits target the verdicts are left open rather than guessed.
+    expect(Object.fromEntries(verdicts(figs, d).map((x) => [x.target, x.met]))['limits on: CPU per request ≤ 1.15 × limits off (chat, c=32)']).toBeUndefined();
+  });
+
   it('does not judge a stream figure when not every stream opened', () => {
     const partial = data(ms, { rssStreams: [{ target: 'gateway', streams: 1000, opened: 256, failed: 0, rssBytes: 1 }] });
     const v = verdicts(figures(partial), partial).find((x) => x.target.startsWith('RSS ≤ 300 MB'));
