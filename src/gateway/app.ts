@@ -18,7 +18,7 @@ import { sealedCreateTransforms } from '../features/sealed-ids/sealed-create.js'
 import { registerSealedRoutes } from '../features/sealed-ids/sealed-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { usageTap } from '../dataplane/observe/usage-tap.js';
+import { firstTokenTimer } from '../dataplane/observe/first-token.js';
 import { UpstreamClient } from '../dataplane/upstream/upstream-client.js';
 import { registerBackendStateGauge } from '../dataplane/observe/backend-metrics.js';
 import { registerBufferedBodyGauge } from '../dataplane/observe/body-metrics.js';
@@ -29,6 +29,8 @@ import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-
 import { IdSealer } from '../features/sealed-ids/sealed-id.js';
 import { Limits, type LimitsOptions } from '../features/limits/limits.js';
 import { limitsTransforms } from '../features/limits/limits-transform.js';
+import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage-metrics.js';
+import { usageTransforms } from '../features/usage/usage-transform.js';
 
 export interface AppDeps {
   readonly tables: TableHolder;
@@ -58,6 +60,8 @@ export interface AppDeps {
   readonly idKeys?: readonly Uint8Array[];
   /** Where the counters of Group, GatewayToken and backend limits live (default: in this process). */
   readonly usageLimits?: LimitsOptions;
+  /** Usage metrics per GatewayToken (opt-in: one series per token). */
+  readonly usageMetrics?: UsageMetricsOptions;
 }
 
 interface AppState {
@@ -120,19 +124,21 @@ export function createApp(deps: AppDeps): Express {
   const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
+  const usage = usageTransforms(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}));
   const handlerDeps = {
     upstream,
     metrics: deps.metrics,
     health,
     limits,
     random: deps.random ?? Math.random,
-    // Every exchange's transforms; features add per-request ones (the sealed ids of videos and responses).
-    transforms: [usageTap(deps.metrics)],
-    factories: [sealedCreateTransforms(sealer), allFamilies(limitsTransforms(usageLimits))],
+    // Every exchange's transforms; features add per-request ones: the sealed ids of videos and responses, usage
+    // (before limits, which settle from it), limits.
+    transforms: [firstTokenTimer(deps.metrics)],
+    factories: [sealedCreateTransforms(sealer), allFamilies(usage), allFamilies(limitsTransforms(usageLimits))],
     budget,
   };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
-  registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer });
+  registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer, usage });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
   app.use((req: Request, _res: Response, next: NextFunction) => {

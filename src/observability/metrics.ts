@@ -22,7 +22,7 @@ export interface Metrics {
   readonly requestDuration: Histogram<RequestLabels>;
   readonly upstreamAttempts: Counter<'backend' | 'outcome'>;
   readonly timeToFirstToken: Histogram<'family' | 'model'>;
-  readonly tokenUsage: Histogram<'family' | 'model' | 'type'>;
+  readonly tokenUsage: Histogram<'family' | 'model' | 'group' | 'type'>;
   readonly overhead: Histogram<'family'>;
 }
 
@@ -60,8 +60,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     tokenUsage: new Histogram({
       name: 'gen_ai_client_token_usage',
-      help: 'Tokens per request as reported by the upstream usage object, by type (input/output).',
-      labelNames: ['family', 'model', 'type'],
+      help: 'Tokens per request as reported by the upstream usage object, by group and type (input/output).',
+      labelNames: ['family', 'model', 'group', 'type'],
       buckets: TOKEN_BUCKETS,
       registers,
     }),

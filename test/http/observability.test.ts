@@ -36,8 +36,8 @@ describe('metrics', () => {
     expect(text).toMatch(
       /gen_ai_server_request_duration_seconds_count\{family="chat.completions",model="gpt-4o-mini",group="team-a",status_class="2xx"\} [1-9]/,
     );
-    expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="input"\} 11\b/);
-    expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",type="output"\} 7\b/);
+    expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",group="team-a",type="input"\} 11\b/);
+    expect(text).toMatch(/gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",group="team-a",type="output"\} 7\b/);
   });
 
   it('an unknown model is labelled "unknown", never with the name the client sent', async () => {
@@ -54,7 +54,7 @@ describe('metrics', () => {
 
   it('usage of the responses API (input_tokens/output_tokens) is metered', async () => {
     await gw.client().responses.create({ model: 'gpt-4o-mini', input: 'x' });
-    const usage = /gen_ai_client_token_usage_count\{family="responses",model="gpt-4o-mini",type="output"\} 1\b/;
+    const usage = /gen_ai_client_token_usage_count\{family="responses",model="gpt-4o-mini",group="team-a",type="output"\} 1\b/;
     await waitUntil(async () => usage.test(await gw.metrics.registry.metrics()), 2_000, 'the usage histogram');
     expect(await gw.metrics.registry.metrics()).toMatch(usage);
   });

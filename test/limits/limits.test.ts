@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
 import { KEYS, limitsManifests, type LimitsSetup } from './manifests.js';
 
 let upstream: RecordingUpstream | undefined;
@@ -134,7 +135,7 @@ describe('client limits', () => {
     await ask(alice); // the slot is free again
   });
 
-  it('a streaming client that disconnects keeps its reservation consumed (no usage was recorded)', async () => {
+  it('a streaming client that disconnects consumes what it used, estimated: its reservation settles to the estimate', async () => {
     const { alice } = await setup({ alice: '{tokensPerMinute: 2000}' });
     upstream!.holdStreams();
     const controller = new AbortController();
@@ -146,10 +147,16 @@ describe('client limits', () => {
     await it.next();
     controller.abort();
     await upstream!.waitForEarlyClose('/v1/chat/completions');
-    // A request that can never fit reports the tokens still remaining in its headers.
+    // The upstream never said: the usage record holds an estimate of the prompt and of what was streamed.
+    const record = await waitUntil(() => gw!.logs.find((l) => l['msg'] === 'request' && l['aborted'] === true), 5_000, 'the usage record');
+    expect(record).toMatchObject({ estimated: true, tokenRef: 'default/alice' });
+    const used = Number(record['inputTokens']) + Number(record['outputTokens']);
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThan(100);
+    // A request that can never fit reports the tokens still remaining in its headers: the reservation of 1000+
+    // settled to the estimate.
     const err = await refusal(ask(alice, { max_tokens: 5000 }));
-    const remaining = Number(err.headers.get('x-ratelimit-remaining-tokens'));
-    expect(remaining).toBeLessThanOrEqual(2000 - 1000);
+    expect(Number(err.headers.get('x-ratelimit-remaining-tokens'))).toBe(2000 - used);
   });
 });
 

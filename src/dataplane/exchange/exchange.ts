@@ -27,6 +27,7 @@ export class Exchange {
   readonly #res: Response;
   #ends: Array<() => void> | undefined;
   #usageListeners: Array<(u: Usage) => void> | undefined;
+  #unrecorded: (() => Usage | Promise<Usage>) | undefined;
   #closed = false;
 
   constructor(id: string, res: Response, start = process.hrtime.bigint()) {
@@ -66,11 +67,47 @@ export class Exchange {
     else (this.#usageListeners ??= []).push(fn);
   }
 
+  /**
+   * What to record when the response is over and no usage was (the usage feature's estimate). It runs before the
+   * end hooks, so each of them (the access log, the limits' release) sees the request's final usage; when it
+   * returns a promise (the tokenizer is loading), they run once it settles.
+   */
+  whenUnrecorded(fn: () => Usage | Promise<Usage>): void {
+    this.#unrecorded = fn;
+  }
+
   #close(): void {
     this.#closed = true;
     if (!this.#res.writableFinished) {
       this.aborted = true;
     }
+    const unrecorded = this.#unrecorded;
+    this.#unrecorded = undefined;
+    if (unrecorded && !this.usage) {
+      let usage: Usage | Promise<Usage>;
+      try {
+        usage = unrecorded();
+      } catch {
+        // Runs in the response's 'close' listener, where a throw would end the process: the request goes
+        // unrecorded (the end hooks still run) rather than every request with it.
+        this.#runEnds();
+        return;
+      }
+      if (usage instanceof Promise) {
+        usage
+          .then(
+            (u) => this.recordUsage(u),
+            () => undefined, // an estimate that failed records nothing; the end hooks still run
+          )
+          .finally(() => this.#runEnds());
+        return;
+      }
+      this.recordUsage(usage);
+    }
+    this.#runEnds();
+  }
+
+  #runEnds(): void {
     const ends = this.#ends;
     this.#ends = undefined;
     if (ends) for (const fn of ends) fn();

@@ -19,8 +19,14 @@ export interface RequestPlan {
   readonly member: (name: string) => string | undefined;
   /** A top-level non-negative integer member of the client's JSON body (max_tokens and kin), else undefined. */
   readonly integer: (name: string) => number | undefined;
+  /** A top-level member of the client's JSON body as its raw JSON text (any type), else undefined. */
+  readonly raw: (name: string) => string | undefined;
+  /** The client's JSON body (undefined for forms), for what must read more than a top-level member. */
+  readonly json: Buffer | undefined;
   /** Size of the client's body in bytes. */
   readonly bytes: number;
+  /** The client asked for an event stream (`"stream": true`). */
+  readonly stream: boolean;
   /** The backends to try, in order. A transform may pin or reorder them. */
   backends: readonly CompiledBackend[];
 }

@@ -47,10 +47,14 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.endpoints.has(family)) throw errors.familyNotServed(route.model, publicPath);
     const transforms = exchangeTransforms(r, payload.model, factories, deps.transforms);
+    const json = payload.kind === 'json' ? payload.json : undefined;
     const plan: RequestPlan = {
-      member: (name) => (payload.kind === 'json' ? payload.json.string(name) : undefined),
-      integer: (name) => (payload.kind === 'json' ? payload.json.integer(name) : undefined),
+      member: (name) => json?.string(name),
+      integer: (name) => json?.integer(name),
+      raw: (name) => json?.text(name),
+      json: json?.raw,
       bytes: payload.raw.length,
+      stream: json?.isTrue('stream') ?? false,
       backends: planAttempts(route.backends, deps.random, deps.health),
     };
     for (const t of transforms) {
@@ -62,7 +66,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
       backends: plan.backends,
-      streaming: payload.kind === 'json' && payload.json.isTrue('stream'),
+      streaming: plan.stream,
       body: counted(
         bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
         payload.raw,

@@ -1,8 +1,11 @@
 // One log line and one set of request metrics per request, written when the exchange ends (the response finished
-// or was cut). Only bounded, non-secret fields: never headers, bodies or the raw query string.
+// or was cut). Only bounded, non-secret fields: never headers, bodies or the raw query string. A routed request's
+// line is also its usage record (docs/usage-and-limits.md): the GatewayToken by namespace/name (never the key)
+// and what the request consumed, recorded before the exchange's end hooks run.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../observability/logger.js';
 import { NONE, statusClass, UNKNOWN, type Metrics } from '../../observability/metrics.js';
+import type { Usage } from '../../model/usage.js';
 import { exchangeOf } from '../exchange/exchange.js';
 
 const PROBES = new Set(['/healthz', '/readyz']);
@@ -41,10 +44,26 @@ export function accessLog(logger: Logger, metrics: Metrics) {
           backend: ctx.backend,
           attempts: ctx.attempts || undefined,
           aborted: ctx.aborted || undefined,
+          tokenRef: ctx.token?.ref,
+          ...usageFields(ctx.usage),
         },
         'request',
       );
     });
     next();
+  };
+}
+
+/** The usage record's counts, flat (a warehouse loads columns); absent when the request was not routed. */
+function usageFields(u: Usage | undefined) {
+  if (!u) return undefined;
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cachedInputTokens: u.cachedInputTokens,
+    reasoningTokens: u.reasoningTokens,
+    seconds: u.seconds,
+    characters: u.characters,
+    estimated: u.estimated,
   };
 }

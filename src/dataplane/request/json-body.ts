@@ -66,6 +66,12 @@ export class JsonBody {
     return out;
   }
 
+  /** The member's value as its raw JSON text, whatever its type. */
+  text(key: string): string | undefined {
+    const m = this.member(key);
+    return m === undefined ? undefined : this.raw.toString('utf8', m.valueStart, m.end);
+  }
+
   /** The member's value when it is a JSON string, else undefined. */
   string(key: string): string | undefined {
     const m = this.member(key);

@@ -14,8 +14,20 @@ import { WantedKeys } from './json-scan.js';
  * The top-level members of a JSON body the gateway reads (the model, whether to stream, a sealed id to unseal).
  * Every other member is checked but skipped unread; a feature that needs one more names it here.
  */
-// The max_* members are read by token limits (features/limits), to reserve a request's largest output.
-export const TOP_LEVEL_KEYS = new WantedKeys(['model', 'stream', 'previous_response_id', 'max_tokens', 'max_completion_tokens', 'max_output_tokens']);
+// The max_* members are read by token limits (features/limits), to reserve a request's largest output;
+// stream_options, input and seconds by usage (features/usage): whether a chat stream reports usage, the characters
+// of a speech request, the length of a video.
+export const TOP_LEVEL_KEYS = new WantedKeys([
+  'model',
+  'stream',
+  'previous_response_id',
+  'max_tokens',
+  'max_completion_tokens',
+  'max_output_tokens',
+  'stream_options',
+  'input',
+  'seconds',
+]);
 
 export type Payload =
   | {

@@ -12,7 +12,7 @@ import { resolveOwned } from './owned-object.js';
 import type { IdSealer, SealedKind } from './sealed-id.js';
 import type { BodyBudget } from '../../dataplane/request/body-budget.js';
 import { authenticatedOf, clientGone, exchangeOf, routed } from '../../dataplane/exchange/exchange.js';
-import type { ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import type { ExchangeTransform, TransformFactory } from '../../dataplane/exchange/transform.js';
 import { checkContentType } from '../../dataplane/request/payload.js';
 import { readBody } from '../../dataplane/request/read-body.js';
 import type { RouteRegistry } from '../../dataplane/server/route-registry.js';
@@ -22,8 +22,10 @@ import { sealedErrors } from './sealed-errors.js';
 export interface SealedRouteDeps extends ForwardDeps {
   readonly sealer: IdSealer;
   readonly limits: AppLimits;
-  /** Transforms every exchange gets (the usage tap), after the sealing one. */
+  /** Transforms every exchange gets (time to first token), after the sealing one. */
   readonly transforms: readonly ExchangeTransform[];
+  /** Usage, for the follow-ups that create something (a remix makes a new video); reads and cancels consume nothing. */
+  readonly usage?: TransformFactory;
   readonly budget?: BodyBudget;
 }
 
@@ -35,6 +37,8 @@ interface FollowUp {
   readonly answer: SealedBody;
   /** Whether the client's body is forwarded (remix, cancel). */
   readonly withBody: boolean;
+  /** Whether the call consumes (and so records usage). */
+  readonly creates?: boolean;
 }
 
 const FAMILY: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
@@ -49,7 +53,7 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
   add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
   add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
   add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false });
-  add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true });
+  add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, creates: true });
   add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
   add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
   add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true });
@@ -83,6 +87,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     // The one backend above answers; its ids (and error texts) give back the id the client sent.
     const known = { upstreamId: ref.upstreamId, sealedId };
     const seal: ExchangeTransform = { answer: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
+    const usage = f.creates ? deps.usage?.(r) : undefined;
     await forward(deps, r, req, res, {
       // HEAD stays HEAD (express serves HEAD on GET routes).
       method: req.method,
@@ -91,7 +96,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       backends: [backend],
       streaming: false,
       body: () => body,
-      transforms: [seal, ...deps.transforms],
+      transforms: usage ? [seal, usage, ...deps.transforms] : [seal, ...deps.transforms],
     });
   };
 }

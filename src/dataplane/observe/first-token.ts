@@ -1,0 +1,20 @@
+// Time to first token, as an exchange transform every exchange gets: the first chunk of a successful event
+// stream the client receives feeds `gen_ai_server_time_to_first_token_seconds`. Observes only.
+import type { Metrics } from '../../observability/metrics.js';
+import type { AnswerStage, ExchangeTransform } from '../exchange/transform.js';
+
+export function firstTokenTimer(metrics: Metrics): ExchangeTransform {
+  return {
+    answer({ exchange: x, statusCode, isStream }): AnswerStage | undefined {
+      if (!isStream || statusCode >= 300) return undefined;
+      let first = true;
+      return {
+        observe() {
+          if (!first) return;
+          first = false;
+          metrics.timeToFirstToken.observe({ family: x.family, model: x.route.model }, Number(process.hrtime.bigint() - x.start) / 1e9);
+        },
+      };
+    },
+  };
+}

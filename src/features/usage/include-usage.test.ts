@@ -1,0 +1,70 @@
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { describe, expect, it } from 'vitest';
+import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+
+describe('streamOptionsWithUsage', () => {
+  it('asks for usage, keeping the options the client set', () => {
+    expect(streamOptionsWithUsage(undefined)).toBe('{"include_usage":true}');
+    expect(streamOptionsWithUsage('null')).toBe('{"include_usage":true}');
+    expect(streamOptionsWithUsage('{"include_usage":false,"include_obfuscation":false}')).toBe('{"include_usage":true,"include_obfuscation":false}');
+  });
+
+  it('leaves alone a client that asked already, or sent something the upstream should refuse', () => {
+    expect(streamOptionsWithUsage('{"include_usage": true}')).toBeUndefined();
+    expect(streamOptionsWithUsage('"yes"')).toBeUndefined();
+    expect(streamOptionsWithUsage('[1]')).toBeUndefined();
+  });
+});
+
+const chunk = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+const content = chunk({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'hi' } }], usage: null });
+const usageOnly = chunk({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 } });
+
+async function filter(pieces: readonly string[]): Promise<{ out: string; usage: unknown[] }> {
+  const usage: unknown[] = [];
+  const out = await text(Readable.from(pieces.map((p) => Buffer.from(p))).pipe(new UsageChunkFilter((u) => usage.push(u))));
+  return { out, usage };
+}
+
+describe('UsageChunkFilter', () => {
+  it('drops the usage-only chunk and hands over its usage; every other byte passes as it came', async () => {
+    const { out, usage } = await filter([content, content, usageOnly, 'data: [DONE]\n\n']);
+    expect(out).toBe(content + content + 'data: [DONE]\n\n');
+    expect(usage).toEqual([{ prompt_tokens: 9, completion_tokens: 2 }]);
+  });
+
+  it('finds events split anywhere across chunks, in every line-end style', async () => {
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const stream = [content, usageOnly, 'data: [DONE]\n\n'].map((e) => e.replaceAll('\n', eol)).join('');
+      for (const size of [1, 3, 7, 64]) {
+        const pieces: string[] = [];
+        for (let i = 0; i < stream.length; i += size) pieces.push(stream.slice(i, i + size));
+        const { out, usage } = await filter(pieces);
+        expect(out).toBe((content + 'data: [DONE]\n\n').replaceAll('\n', eol));
+        expect(usage).toHaveLength(1);
+      }
+    }
+  });
+
+  it('holds no more than 16 KiB of an event: a longer one (or a stream without events) goes on as it arrives', async () => {
+    const usage: unknown[] = [];
+    const filter = new UsageChunkFilter((u) => usage.push(u));
+    const out: Buffer[] = [];
+    filter.on('data', (b: Buffer) => out.push(b));
+    for (let i = 0; i < 10; i++) filter.write(Buffer.alloc(8 * 1024, 0x61));
+    const passed = out.reduce((n, b) => n + b.length, 0);
+    expect(passed).toBeGreaterThanOrEqual(10 * 8 * 1024 - 16 * 1024);
+    filter.end(`\n\n${usageOnly}`);
+    await new Promise((r) => filter.on('end', r));
+    expect(Buffer.concat(out).toString()).toBe(`${'a'.repeat(80 * 1024)}\n\n`);
+    expect(usage).toHaveLength(1);
+  });
+
+  it('keeps a chunk that has choices and usage both, and a comment or unfinished event', async () => {
+    const both = chunk({ choices: [{ index: 0, delta: {} }], usage: { prompt_tokens: 1 } });
+    const { out, usage } = await filter([': keep-alive\n\n', both, 'data: {"choices":[],"usa']);
+    expect(out).toBe(': keep-alive\n\n' + both + 'data: {"choices":[],"usa');
+    expect(usage).toEqual([]);
+  });
+});

@@ -1,0 +1,148 @@
+// A chat stream reports usage only when the client sets `stream_options.include_usage`. When it did not, the
+// gateway asks anyway (keeping the client's other stream options) and takes the extra usage-only chunk
+// (`"choices": []` with a `usage` object) out of the stream, so the client receives the chunks it asked for and
+// the gateway learns the real counts. Pure apart from the stream stage.
+import { Transform, type TransformCallback } from 'node:stream';
+
+/**
+ * The `stream_options` member to send upstream, given the client's (its raw JSON text, if any); undefined when
+ * the client already asked for usage, or sent something that is not an object (the upstream answers that).
+ */
+export function streamOptionsWithUsage(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === 'null') return '{"include_usage":true}';
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if ((value as Record<string, unknown>)['include_usage'] === true) return undefined;
+  return JSON.stringify({ ...value, include_usage: true });
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** A usage-only chunk is a few hundred bytes: an event longer than this is passed on as it arrives, not held. */
+const MAX_HELD = 16 * 1024;
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+
+/**
+ * Passes Server-Sent Events through and drops the usage-only chat chunk, handing its usage object to `onUsage`.
+ * Only the event being read is held, up to MAX_HELD (a chunk is a few hundred bytes); complete events go on at
+ * once, byte for byte. Lines may end in LF, CRLF or CR; a blank line ends an event.
+ */
+export class UsageChunkFilter extends Transform {
+  readonly #onUsage: (usage: Record<string, unknown>) => void;
+  /** Bytes of the event being read that arrived in earlier chunks. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  /** The event being read outgrew MAX_HELD: it cannot be a usage chunk, and goes on as it arrives. */
+  #passing = false;
+  /** The current line has bytes (so a line end now does not end the event). */
+  #lineHasBytes = false;
+  /** The last byte seen was a CR: an LF right after it is part of the same line end. */
+  #afterCR = false;
+  /** The last event was dropped: an LF completing its CRLF in the next chunk is dropped too. */
+  #dropped = false;
+
+  constructor(onUsage: (usage: Record<string, unknown>) => void) {
+    super();
+    this.#onUsage = onUsage;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    let eventStart = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (this.#afterCR) {
+        this.#afterCR = false;
+        if (b === LF) {
+          // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went.
+          if (i === 0 && this.#pending.length === 0) {
+            if (!this.#dropped) this.push(chunk.subarray(0, 1));
+            eventStart = 1;
+          }
+          continue;
+        }
+      }
+      if (b !== LF && b !== CR) {
+        this.#lineHasBytes = true;
+        continue;
+      }
+      this.#afterCR = b === CR;
+      if (this.#lineHasBytes) {
+        this.#lineHasBytes = false;
+        continue;
+      }
+      // A blank line: the event ends here (with its line end, and an LF completing a CRLF if it is in this chunk).
+      let end = i + 1;
+      if (b === CR && chunk[end] === LF) {
+        end++;
+        i++;
+        this.#afterCR = false;
+      }
+      this.#event(chunk.subarray(eventStart, end));
+      eventStart = end;
+    }
+    if (eventStart < chunk.length) this.#hold(chunk.subarray(eventStart));
+    done();
+  }
+
+  #hold(bytes: Buffer): void {
+    if (this.#passing) {
+      this.push(bytes);
+      return;
+    }
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.length;
+    if (this.#pendingBytes <= MAX_HELD) return;
+    this.push(Buffer.concat(this.#pending));
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#passing = true;
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.#pending.length > 0) this.push(Buffer.concat(this.#pending));
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    done();
+  }
+
+  #event(tail: Buffer): void {
+    if (this.#passing) {
+      this.#passing = false;
+      this.#dropped = false;
+      this.push(tail);
+      return;
+    }
+    const bytes = this.#pending.length > 0 ? Buffer.concat([...this.#pending, tail]) : tail;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    const usage = usageOnlyChunk(bytes);
+    this.#dropped = usage !== undefined;
+    if (usage) this.#onUsage(usage);
+    else this.push(bytes);
+  }
+}
+
+/** The usage of an event that is a usage-only chat chunk (no choices), else undefined. */
+function usageOnlyChunk(event: Buffer): Record<string, unknown> | undefined {
+  const text = event.toString('utf8');
+  if (!USAGE_OBJECT.test(text)) return undefined;
+  const data = text
+    .split(/\r\n|\r|\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line[5] === ' ' ? 6 : 5))
+    .join('\n');
+  try {
+    const chunk = JSON.parse(data) as Record<string, unknown>;
+    const choices = chunk['choices'];
+    const usage = chunk['usage'];
+    if (Array.isArray(choices) && choices.length === 0 && usage && typeof usage === 'object') return usage as Record<string, unknown>;
+  } catch {
+    // Not one JSON chunk: it is passed on as it is.
+  }
+  return undefined;
+}

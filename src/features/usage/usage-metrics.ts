@@ -1,0 +1,49 @@
+// Usage in Prometheus: tokens by group, model, type and whether they were estimated; per token (GatewayToken
+// namespace/name) only when the operator opts in, because every token then makes its own series (10,000 tokens
+// × models × types would swamp a Prometheus). The OpenTelemetry histogram `gen_ai_client_token_usage` keeps its
+// meaning: the per-request counts the upstream reported, now by group as well.
+import { Counter, type Registry } from 'prom-client';
+import type { Routed } from '../../dataplane/exchange/exchange.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { sharedMetric } from '../../observability/shared-metric.js';
+import type { Usage } from '../../model/usage.js';
+
+export interface UsageMetricsOptions {
+  /** Also count tokens by token (namespace/name): one series per token, model and type. */
+  readonly perToken?: boolean;
+}
+
+type Type = 'input' | 'output' | 'cached_input' | 'reasoning';
+
+export function usageRecorder(metrics: Metrics, registry: Registry, options: UsageMetricsOptions): (x: Routed, u: Usage) => void {
+  const tokens = sharedMetric(registry, Counter, {
+    name: 'model_gateway_tokens_total',
+    help: 'Tokens consumed, by group, public model, type (input, output, cached_input, reasoning) and whether the gateway estimated them.',
+    labelNames: ['group', 'model', 'type', 'estimated'],
+  });
+  const byToken = options.perToken
+    ? sharedMetric(registry, Counter, {
+        name: 'model_gateway_token_tokens_total',
+        help: 'Tokens consumed per GatewayToken (namespace/name), by group, public model, type and whether estimated. Opt-in.',
+        labelNames: ['token', 'group', 'model', 'type', 'estimated'],
+      })
+    : undefined;
+  return (x, u) => {
+    const group = x.token.group.name; // as on the request metrics
+    const model = x.route.model;
+    const estimated = u.estimated ? 'true' : 'false';
+    const add = (type: Type, n: number) => {
+      if (n <= 0) return;
+      tokens.inc({ group, model, type, estimated }, n);
+      byToken?.inc({ token: x.token.ref, group, model, type, estimated }, n);
+    };
+    add('input', u.inputTokens);
+    add('output', u.outputTokens);
+    add('cached_input', u.cachedInputTokens);
+    add('reasoning', u.reasoningTokens);
+    if (u.estimated) return;
+    const labels = { family: x.family, model, group };
+    if (u.inputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'input' }, u.inputTokens);
+    if (u.outputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'output' }, u.outputTokens);
+  };
+}

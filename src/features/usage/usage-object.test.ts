@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { AnswerBytes } from './answer-bytes.js';
+import { isEmpty, lastSeconds, lastUsageObject, reportedCounts, toUsage } from './usage-object.js';
+
+const read = (text: string) => {
+  const u = lastUsageObject(text);
+  return u && reportedCounts(u);
+};
+
+describe('reading the usage object', () => {
+  it('reads chat/embeddings usage', () => {
+    expect(read('{"id":"x","usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}')).toEqual({ inputTokens: 11, outputTokens: 7 });
+    expect(read('{"data":[],"usage":{"prompt_tokens":4,"total_tokens":4}}')).toEqual({ inputTokens: 4 });
+  });
+
+  it('reads responses usage with its cached and reasoning details', () => {
+    const text = '{"usage":{"input_tokens":5,"input_tokens_details":{"cached_tokens":2},"output_tokens":3,"output_tokens_details":{"reasoning_tokens":1}}}';
+    expect(read(text)).toEqual({ inputTokens: 5, outputTokens: 3, cachedInputTokens: 2, reasoningTokens: 1 });
+  });
+
+  it("reads chat's prompt and completion details", () => {
+    const text =
+      '{"usage": {"prompt_tokens": 20, "completion_tokens": 9, "prompt_tokens_details": {"cached_tokens": 16}, "completion_tokens_details": {"reasoning_tokens": 4}}}';
+    expect(read(text)).toEqual({ inputTokens: 20, outputTokens: 9, cachedInputTokens: 16, reasoningTokens: 4 });
+  });
+
+  it('reads the duration form of transcription usage', () => {
+    expect(read('{"text":"hi","usage":{"type":"duration","seconds":7}}')).toEqual({ seconds: 7 });
+  });
+
+  it('takes the last non-null usage in an SSE stream', () => {
+    const sse = [
+      'data: {"choices":[{"delta":{"content":"a"}}],"usage":null}',
+      'data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2}}',
+      'data: [DONE]',
+    ].join('\n\n');
+    expect(read(sse)).toEqual({ inputTokens: 9, outputTokens: 2 });
+    expect(read('data: {"usage":null}\n\ndata: [DONE]')).toBeUndefined();
+  });
+
+  it('reads usage nested in response.completed, after an output holding braces and a quoted "usage"', () => {
+    const event = `data: ${JSON.stringify({ type: 'response.completed', response: { output: [{ content: [{ text: 'a } "usage": {"input_tokens": 99} {' }] }], usage: { input_tokens: 3, output_tokens: 4 } } })}\n\n`;
+    expect(read(event)).toEqual({ inputTokens: 3, outputTokens: 4 });
+  });
+
+  it('returns undefined when there is no usage, or only a cut one', () => {
+    expect(read('{"text":"hello"}')).toBeUndefined();
+    expect(read('{"usage":{"prompt_tokens":4,"comp')).toBeUndefined();
+  });
+
+  it('drops counts that are not safe non-negative integers (400 digits would be Infinity)', () => {
+    expect(read(`{"usage":{"prompt_tokens":${'9'.repeat(400)},"completion_tokens":3}}`)).toEqual({ outputTokens: 3 });
+    expect(read('{"usage":{"prompt_tokens":9007199254740993}}')).toEqual({});
+    expect(read('{"usage":{"prompt_tokens":-4,"completion_tokens":1.5}}')).toEqual({});
+  });
+});
+
+describe('toUsage', () => {
+  it('fills what was not reported with 0 and keeps the parts within their totals', () => {
+    expect(toUsage({ inputTokens: 4, cachedInputTokens: 9 }, false)).toEqual({
+      inputTokens: 4,
+      outputTokens: 0,
+      cachedInputTokens: 4,
+      reasoningTokens: 0,
+      estimated: false,
+    });
+    expect(isEmpty({})).toBe(true);
+    expect(isEmpty({ seconds: 3 })).toBe(false);
+  });
+});
+
+describe('lastSeconds', () => {
+  it("reads a video's seconds (a string) and a verbose transcription's duration, the last one winning", () => {
+    expect(lastSeconds('{"id":"video_1","status":"queued","seconds":"8"}')).toBe(8);
+    expect(lastSeconds('{"segments":[{"start":0,"end":1.5}],"duration":12.25,"text":"x"}')).toBe(12.25);
+    expect(lastSeconds('{"text":"no length"}')).toBeUndefined();
+  });
+});
+
+describe('AnswerBytes', () => {
+  it('keeps the end of a long stream in bounded memory', () => {
+    const bytes = new AnswerBytes(0);
+    for (let i = 0; i < 10_000; i++) bytes.push(Buffer.from(`data: {"n":${i}}\n\n`));
+    bytes.push(Buffer.from('data: {"usage":{"prompt_tokens":1,"completion_tokens":2}}\n\n'));
+    expect(bytes.text().length).toBeLessThan(40_000);
+    expect(bytes.total).toBeGreaterThan(100_000);
+    expect(read(bytes.tail())).toEqual({ inputTokens: 1, outputTokens: 2 });
+  });
+
+  it('keeps everything up to its cap', () => {
+    const bytes = new AnswerBytes(1024 * 1024);
+    for (let i = 0; i < 1_000; i++) bytes.push(Buffer.from(`data: {"n":${i}}\n\n`));
+    expect(bytes.text().split('\n\n')).toHaveLength(1_001);
+  });
+});

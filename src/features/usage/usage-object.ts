@@ -1,0 +1,133 @@
+// Reads what the upstream reported from the end of an answer. OpenAI-shaped bodies put `usage` last (chat and
+// embeddings JSON, the final chat chunk, response.completed / .incomplete / .failed, transcript.text.done), so
+// the body's tail holds it: the last `"usage": {…}` object in the tail is cut out by matching its braces and
+// parsed alone, never the whole body. Pure.
+import type { Usage } from '../../model/usage.js';
+
+/** The counts an upstream reported; each undefined where the usage object does not say. */
+export interface Reported {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly cachedInputTokens?: number;
+  readonly reasoningTokens?: number;
+  readonly seconds?: number;
+}
+
+const USAGE = '"usage"';
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The last non-null `usage` object in a JSON or SSE text, parsed; undefined when there is none. */
+export function lastUsageObject(text: string): Record<string, unknown> | undefined {
+  for (let at = text.lastIndexOf(USAGE); at >= 0; at = at > 0 ? text.lastIndexOf(USAGE, at - 1) : -1) {
+    if (at > 0 && text.charCodeAt(at - 1) === BACKSLASH) continue; // inside a string: \"usage\"
+    let i = skipSpace(text, at + USAGE.length);
+    if (text[i] !== ':') continue;
+    i = skipSpace(text, i + 1);
+    if (text.charCodeAt(i) !== OPEN) continue;
+    const end = objectEnd(text, i);
+    if (end < 0) continue;
+    try {
+      const value: unknown = JSON.parse(text.slice(i, end));
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Not JSON after all (cut, or text that only looks like it): look further back.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The counts of a usage object in any family's shape: chat and embeddings (`prompt_tokens`, `completion_tokens`,
+ * `*_tokens_details`), Responses, images and transcriptions (`input_tokens`, `output_tokens`), and the duration
+ * form of transcriptions (`{"type":"duration","seconds":…}`).
+ */
+export function reportedCounts(usage: Record<string, unknown>): Reported {
+  const input = usage['prompt_tokens'] ?? usage['input_tokens'];
+  const output = usage['completion_tokens'] ?? usage['output_tokens'];
+  const inputDetails = (usage['prompt_tokens_details'] ?? usage['input_tokens_details']) as Record<string, unknown> | undefined;
+  const outputDetails = (usage['completion_tokens_details'] ?? usage['output_tokens_details']) as Record<string, unknown> | undefined;
+  return strip({
+    inputTokens: count(input),
+    outputTokens: count(output),
+    cachedInputTokens: count(objectOr(inputDetails)?.['cached_tokens']),
+    reasoningTokens: count(objectOr(outputDetails)?.['reasoning_tokens']),
+    seconds: seconds(usage['seconds']),
+  });
+}
+
+/** True when the report holds no count at all. */
+export function isEmpty(r: Reported): boolean {
+  return r.inputTokens === undefined && r.outputTokens === undefined && r.seconds === undefined;
+}
+
+/** A report completed to a Usage: missing token counts are 0; cached and reasoning never exceed their totals. */
+export function toUsage(r: Reported, estimated: boolean): Usage {
+  const inputTokens = r.inputTokens ?? 0;
+  const outputTokens = r.outputTokens ?? 0;
+  return {
+    inputTokens,
+    outputTokens,
+    cachedInputTokens: Math.min(r.cachedInputTokens ?? 0, inputTokens),
+    reasoningTokens: Math.min(r.reasoningTokens ?? 0, outputTokens),
+    ...(r.seconds !== undefined ? { seconds: r.seconds } : {}),
+    estimated,
+  };
+}
+
+const SECONDS = /"(?:seconds|duration)"\s*:\s*"?(\d{1,9}(?:\.\d{1,9})?)"?/g;
+
+/**
+ * Length in seconds named at the end of a JSON answer: a video's `seconds` ("8", as the API writes it) or a
+ * verbose transcription's `duration`. The last one wins (segments come before the top-level duration).
+ */
+export function lastSeconds(text: string): number | undefined {
+  let found: string | undefined;
+  for (const m of text.matchAll(SECONDS)) found = m[1];
+  return found === undefined ? undefined : seconds(found);
+}
+
+function objectOr(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A count as a non-negative safe integer, else undefined. The digits come from the upstream: 400 of them make
+ * Infinity, which prom-client refuses by throwing.
+ */
+function count(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+}
+
+function seconds(v: unknown): number | undefined {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n < 1e9 ? n : undefined;
+}
+
+function strip(r: Record<string, number | undefined>): Reported {
+  for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
+  return r;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  return i;
+}
+
+/** Index past the object that opens at `from`, following strings; -1 when the text ends first. */
+function objectEnd(text: string, from: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN) depth++;
+    else if (c === CLOSE && --depth === 0) return i + 1;
+  }
+  return -1;
+}

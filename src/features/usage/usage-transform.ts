@@ -1,0 +1,140 @@
+// Usage as an exchange transform: every routed request records what it consumed exactly once, when its response
+// is over. Counts come from the upstream's usage object where it gave one (a chat stream is made to give one,
+// see include-usage.ts); speech is measured in input characters and videos in seconds, both known exactly; when
+// the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
+// the counts are estimated with a tokenizer and marked so. An error answer, or none, records zero.
+import type { Routed } from '../../dataplane/exchange/exchange.js';
+import type { Answer, AnswerStage, ExchangeTransform, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { Family } from '../../model/families.js';
+import type { Usage } from '../../model/usage.js';
+import { AnswerBytes } from './answer-bytes.js';
+import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
+import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+import { tokenCounter, type TokenCounter } from './tokenizer.js';
+import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, toUsage } from './usage-object.js';
+
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
+
+/** Families whose answer is text an estimate can count; the others' answers are media. */
+const TEXT_OUT = new Set<Family>(['chat.completions', 'responses', 'audio.transcriptions', 'audio.translations']);
+/** Families measured from the request (speech in characters, videos in seconds), not estimated in tokens. */
+const MEASURED = new Set<Family>(['audio.speech', 'videos']);
+/** Families measured in time rather than tokens when the upstream reports no tokens. */
+const TIMED = new Set<Family>(['audio.transcriptions', 'audio.translations', 'videos']);
+/** Text answers are kept whole up to this size for an estimate; a longer one is estimated from its tail, scaled. */
+const KEEP_FOR_ESTIMATE = 2 * SAMPLE_BYTES;
+
+/** The usage transform of every family. `onRecord` sees each request's usage (metrics). */
+export function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
+  return (x) => {
+    const tap = new UsageTap(x);
+    x.onUsage((u) => onRecord(x, u));
+    return tap;
+  };
+}
+
+class UsageTap implements ExchangeTransform {
+  readonly #x: Routed;
+  #plan: RequestPlan | undefined;
+  /** The stream_options member sent upstream when the gateway asks a chat stream for usage. */
+  #streamOptions: string | undefined;
+  #answer: Answer | undefined;
+  #bytes: AnswerBytes | undefined;
+  /** The usage object of the usage-only chunk taken out of a chat stream. */
+  #taken: Record<string, unknown> | undefined;
+
+  constructor(x: Routed) {
+    this.#x = x;
+    x.whenUnrecorded(() => this.#unrecorded());
+  }
+
+  prepare(plan: RequestPlan): void {
+    this.#plan = plan;
+    if (this.#x.family === 'chat.completions' && plan.stream) this.#streamOptions = streamOptionsWithUsage(plan.raw('stream_options'));
+  }
+
+  members(): Readonly<Record<string, string>> | undefined {
+    return this.#streamOptions === undefined ? undefined : { stream_options: this.#streamOptions };
+  }
+
+  answer(a: Answer): AnswerStage | undefined {
+    if (a.statusCode >= 300) return undefined;
+    this.#answer = a;
+    const bytes = (this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0));
+    return {
+      rewrite: this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined,
+      observe: (chunk) => bytes.push(chunk),
+      end: () => {
+        // Runs as the upstream body ends, before the client's response is finished: a throw here would leave the
+        // client hanging. An answer usage cannot read is estimated when the exchange ends instead.
+        try {
+          this.#complete();
+        } catch {
+          // left to the estimate
+        }
+      },
+    };
+  }
+
+  /** The body completed: record what the upstream reported, if it did (else the estimate does, at the end). */
+  #complete(): void {
+    const x = this.#x;
+    const tail = this.#bytes!.tail();
+    const usage = this.#taken ?? lastUsageObject(tail);
+    const reported: Reported = usage ? reportedCounts(usage) : {};
+    if (!isEmpty(reported)) {
+      x.recordUsage(this.#withMeasures(toUsage(reported, false)));
+      return;
+    }
+    const seconds = TIMED.has(x.family) ? (lastSeconds(tail) ?? this.#requestedSeconds()) : undefined;
+    if (seconds !== undefined || x.family === 'audio.speech') x.recordUsage(this.#withMeasures(toUsage({ seconds }, false)));
+  }
+
+  /**
+   * The response is over with nothing recorded. Without a successful answer nothing was consumed, unless the
+   * client left while the upstream was working on its request: the upstream has read the input by then.
+   */
+  #unrecorded(): Usage | Promise<Usage> {
+    const x = this.#x;
+    const cut = this.#answer !== undefined;
+    if (!cut && !(x.aborted && x.backend !== undefined)) return ZERO;
+    if (cut && MEASURED.has(x.family)) return this.#withMeasures(ZERO);
+    const count = tokenCounter();
+    return count instanceof Promise ? count.then((c) => this.#estimate(c)) : this.#estimate(count);
+  }
+
+  #estimate(count: TokenCounter): Usage {
+    const x = this.#x;
+    const a = this.#answer;
+    const bytes = this.#bytes;
+    let output = 0;
+    if (a && bytes && TEXT_OUT.has(x.family) && bytes.total > 0) {
+      const held = bytes.text();
+      const sample = held.length > SAMPLE_BYTES ? held.slice(-SAMPLE_BYTES) : held;
+      output = estimateOutput(sample, a.isStream, a.contentType.includes('json'), count);
+      const sampled = Buffer.byteLength(sample);
+      if (sampled < bytes.total) output = Math.round((output * bytes.total) / sampled);
+    }
+    const input = estimateInput(x.family, this.#plan?.json, count);
+    return this.#withMeasures({ ...ZERO, inputTokens: input, outputTokens: output, estimated: true });
+  }
+
+  /** Adds what is measured from the request: the characters of speech, the seconds a video asked for. */
+  #withMeasures(u: Usage): Usage {
+    const family = this.#x.family;
+    if (family === 'audio.speech') return { ...u, characters: [...(this.#plan?.member('input') ?? '')].length };
+    if (family === 'videos' && u.seconds === undefined) {
+      const seconds = this.#requestedSeconds();
+      return seconds === undefined ? u : { ...u, seconds };
+    }
+    return u;
+  }
+
+  /** A video's `seconds` as the client asked (a string in the API, "4", "8" or "12"). */
+  #requestedSeconds(): number | undefined {
+    const plan = this.#plan;
+    if (!plan) return undefined;
+    const n = Number(plan.member('seconds') ?? plan.integer('seconds'));
+    return Number.isFinite(n) && n >= 0 ? n : undefined;
+  }
+}
