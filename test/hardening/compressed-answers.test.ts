@@ -41,7 +41,9 @@ function compressed(coding: string, status: number, contentType: string, body: s
 }
 
 async function inputTokens(): Promise<number> {
-  const m = /gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",group="team-a",type="input"\} (\d+)/.exec(await gw.metrics.registry.metrics());
+  const m = /gen_ai_client_token_usage_sum\{family="chat.completions",model="gpt-4o-mini",group="team-a",type="input"\} (\d+)/.exec(
+    await gw.metrics.registry.metrics(),
+  );
   return Number(m?.[1] ?? 0);
 }
 

@@ -17,6 +17,7 @@ import { createMetrics, type Metrics } from '../../src/observability/metrics.js'
 import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
 import type { LimitsOptions } from '../../src/features/limits/limits.js';
+import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
 
 export interface TestGateway {
   readonly origin: string;
@@ -50,6 +51,8 @@ export interface GatewayOptions {
   maxBufferedBytes?: number;
   /** Store of limit counters (default: in-process). */
   usageLimits?: LimitsOptions;
+  /** Usage metrics per GatewayToken (default: off). */
+  usageMetrics?: UsageMetricsOptions;
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -82,6 +85,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.idKeys ? { idKeys: options.idKeys } : {}),
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
+    ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
   });
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

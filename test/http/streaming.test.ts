@@ -89,7 +89,11 @@ describe('SSE streaming', () => {
   it('meters usage from the final chunk and time to first token', async () => {
     // Earlier streams in this file were metered too (the gateway asks every chat stream for usage): compare sums.
     const sum = async (type: string) =>
-      Number(new RegExp(`gen_ai_client_token_usage_sum\\{family="chat.completions",model="gpt-4o-mini",group="team-a",type="${type}"\\} (\\d+)`).exec(await gw.metrics.registry.metrics())?.[1] ?? 0);
+      Number(
+        new RegExp(`gen_ai_client_token_usage_sum\\{family="chat.completions",model="gpt-4o-mini",group="team-a",type="${type}"\\} (\\d+)`).exec(
+          await gw.metrics.registry.metrics(),
+        )?.[1] ?? 0,
+      );
     const [input, output] = [await sum('input'), await sum('output')];
     const stream = await gw.client().chat.completions.create({
       model: 'gpt-4o-mini',
@@ -102,7 +106,9 @@ describe('SSE streaming', () => {
     expect(usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 2 });
     expect(await sum('output')).toBe(output + 2);
     expect(await sum('input')).toBe(input + 9);
-    expect(await gw.metrics.registry.metrics()).toMatch(/gen_ai_server_time_to_first_token_seconds_count\{family="chat.completions",model="gpt-4o-mini"\} [1-9]/);
+    expect(await gw.metrics.registry.metrics()).toMatch(
+      /gen_ai_server_time_to_first_token_seconds_count\{family="chat.completions",model="gpt-4o-mini"\} [1-9]/,
+    );
   });
 });
 
