@@ -20,6 +20,7 @@ describe('serve options', () => {
   it('takes the limits store from MG_REDIS_URL and refuses what is not a Redis URL or a sane deadline', () => {
     expect(options([], { MG_REDIS_URL: 'redis://:pw@redis:6379/0' }).redisUrl).toBe('redis://:pw@redis:6379/0');
     expect(options(['--limits-store-timeout', '200ms', '--limits-fail-closed'])).toMatchObject({ limitsStoreTimeoutMs: 200, limitsFailClosed: true });
+    expect(options(['--usage-metrics-per-token'])).toMatchObject({ usageMetricsPerToken: true });
     const bad = parseServeArgs(['--redis-url', 'http://redis:6379'], {});
     expect(bad).toEqual({ kind: 'error', message: '--redis-url must be a redis:// or rediss:// URL' });
     expect(parseServeArgs(['--limits-store-timeout', '1m'], {}).kind).toBe('error');
@@ -49,6 +50,7 @@ describe('serve options', () => {
       'redis-url': 'MG_REDIS_URL',
       'limits-store-timeout': 'MG_LIMITS_STORE_TIMEOUT',
       'limits-fail-closed': 'MG_LIMITS_FAIL_CLOSED',
+      'usage-metrics-per-token': 'MG_USAGE_METRICS_PER_TOKEN',
     });
     const o = options([]);
     expect(o).toMatchObject({
@@ -68,6 +70,7 @@ describe('serve options', () => {
       redisUrl: undefined,
       limitsStoreTimeoutMs: 50,
       limitsFailClosed: false,
+      usageMetricsPerToken: false,
     });
     expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
     expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);

@@ -51,6 +51,7 @@ export interface ServeOptions {
   readonly redisUrl: string | undefined;
   readonly limitsStoreTimeoutMs: number;
   readonly limitsFailClosed: boolean;
+  readonly usageMetricsPerToken: boolean;
 }
 
 interface OptionSpec<K extends keyof ServeOptions = keyof ServeOptions> {
@@ -275,6 +276,16 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'limitsFailClosed',
     boolean: true,
     description: 'While the limits store fails, refuse requests that need it with 503 instead of letting them through uncounted.',
+    parse: parseBoolean,
+  }),
+  spec({
+    flag: 'usage-metrics-per-token',
+    env: 'MG_USAGE_METRICS_PER_TOKEN',
+    default: 'false',
+    key: 'usageMetricsPerToken',
+    boolean: true,
+    description:
+      'Also count tokens per GatewayToken (model_gateway_token_tokens_total, labelled with its namespace/name): one series per token, model and type, so off by default.',
     parse: parseBoolean,
   }),
 ];

@@ -127,6 +127,7 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
         timeoutMs: options.limitsStoreTimeoutMs,
         failClosed: options.limitsFailClosed,
       },
+      usageMetrics: { perToken: options.usageMetricsPerToken },
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
 import { closeApp, createApp, limitsOf } from './app.js';
 import type { LimitsOptions } from '../features/limits/limits.js';
+import type { UsageMetricsOptions } from '../features/usage/usage-metrics.js';
 import { ConfigPipeline } from '../runtime/pipeline.js';
 import { MemoryRelease } from '../runtime/memory-release.js';
 import type { ConfigSource } from '../sources/source.js';
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   readonly idKeys?: readonly Uint8Array[];
   /** Where limit counters live (see AppDeps.usageLimits). */
   readonly usageLimits?: LimitsOptions;
+  /** Usage metrics per GatewayToken (see AppDeps.usageMetrics). */
+  readonly usageMetrics?: UsageMetricsOptions;
 }
 
 export interface GatewayHandle {
@@ -111,6 +114,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
       ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
+      ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
     });
     cleanups.push(() => closeApp(app));
     // Serve at once either way; without the store, limits fail open (or closed) until it answers.

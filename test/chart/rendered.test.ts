@@ -39,6 +39,7 @@ const CONTRACT_ENV = [
   'MG_ID_KEYS_FILE',
   'MG_WORKERS',
   'MG_REDIS_URL',
+  'MG_USAGE_METRICS_PER_TOKEN',
   'POD_NAME',
   'POD_NAMESPACE',
 ];
@@ -54,6 +55,7 @@ const ALWAYS_SET = [
   'MG_LEADER_ELECTION',
   'MG_LEASE_NAME',
   'MG_WORKERS',
+  'MG_USAGE_METRICS_PER_TOKEN',
   'MG_ID_KEYS_FILE',
   'POD_NAME',
   'POD_NAMESPACE',
@@ -163,6 +165,10 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
     const env = Object.fromEntries(r.container.env.map((e: Obj) => [e.name, e]));
     expect(env.POD_NAME.valueFrom.fieldRef.fieldPath).toBe('metadata.name');
     expect(env.POD_NAMESPACE.valueFrom.fieldRef.fieldPath).toBe('metadata.namespace');
+  });
+
+  it('per-token usage metrics follow gateway.usageMetricsPerToken, off unless a values file turns them on', () => {
+    expect(r.config.MG_USAGE_METRICS_PER_TOKEN).toBe(name === 'full' ? 'true' : 'false');
   });
 
   it('MG_ID_KEYS_FILE is a file of the mounted id-key Secret (the chart one, or idKeys.existingSecret)', () => {
