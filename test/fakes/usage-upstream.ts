@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Reported {
+interface Reported {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly cachedInputTokens: number;
