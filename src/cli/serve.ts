@@ -82,7 +82,7 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   // Unique per process: --workers start several processes with the same POD_NAME, and each one campaigns.
   const identity = `${options.podName ?? hostname()}${cluster.isWorker ? `/worker-${cluster.worker?.id}` : ''}`;
   return {
-    factory: ({ logger, metrics, pipeline }) =>
+    factory: ({ logger, metrics, pipeline, usage }) =>
       new KubernetesGatewaySource({
         kubeConfig,
         namespaces,
@@ -94,6 +94,7 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
         logger,
         pipeline,
         registry: metrics.registry,
+        usage,
       }),
   };
 }

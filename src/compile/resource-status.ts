@@ -20,6 +20,27 @@ const ConditionSchema = z
   .strict();
 export type ResourceCondition = z.infer<typeof ConditionSchema>;
 
+const UsedSchema = z
+  .object({
+    used: z.number().int().min(0).describe('Counted in the current window (for concurrentRequests: in flight now).'),
+    limit: z.number().int().min(0).describe('The limit, as the spec sets it.'),
+  })
+  .strict();
+
+const UsageSchema = z
+  .object({
+    requestsPerMinute: UsedSchema.optional(),
+    tokensPerMinute: UsedSchema.optional(),
+    tokensPerDay: UsedSchema.optional(),
+    tokensPerMonth: UsedSchema.optional(),
+    concurrentRequests: UsedSchema.optional(),
+    updatedAt: z.iso.datetime({ offset: true }).describe('When the gateway read these counts.'),
+  })
+  .strict()
+  .describe(
+    "Usage of this object's own limits in their current windows (UTC minute, day, month), read from the shared counters and written by the elected replica at most once per object per interval.",
+  );
+
 export const ResourceStatusSchema = z
   .object({
     observedGeneration: z.number().int().min(0).optional().describe('metadata.generation of the spec the gateway last processed.'),
@@ -34,6 +55,7 @@ export const ResourceStatusSchema = z
       .max(16)
       .optional()
       .describe('Things that do not stop the object from working but are probably mistakes, e.g. a glob matching no model.'),
+    usage: UsageSchema.optional(),
   })
   .strict()
   .describe('Observed state, written by the gateway.');

@@ -10,6 +10,7 @@ import type { KubeConfig } from '../sources/kubernetes/kube-client.js';
 import type { NamespaceScope } from '../sources/kubernetes/kube-config.js';
 import { KubernetesSource, type KubernetesSourceOptions } from '../sources/kubernetes/kubernetes-source.js';
 import type { ConfigSnapshot, ConfigSource } from '../sources/source.js';
+import type { ObjectUsage } from '../model/usage-limits.js';
 
 export interface KubernetesGatewaySourceOptions {
   readonly kubeConfig: KubeConfig;
@@ -24,11 +25,14 @@ export interface KubernetesGatewaySourceOptions {
   readonly logger: Logger;
   readonly pipeline: ConfigPipeline;
   readonly registry?: Registry;
+  /** The usage of limits for status.usage (see KubernetesStatusOptions.usage). */
+  readonly usage?: () => Promise<readonly ObjectUsage[]>;
   /** Overrides for tests (shorter timings). */
   readonly tuning?: Partial<Pick<KubernetesSourceOptions, 'debounceMs' | 'relistIntervalMs' | 'backoff'>> & {
     readonly election?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
     readonly qps?: number;
     readonly burst?: number;
+    readonly usageIntervalMs?: number;
   };
 }
 
@@ -39,7 +43,7 @@ export class KubernetesGatewaySource implements ConfigSource {
 
   constructor(o: KubernetesGatewaySourceOptions) {
     const logger = o.logger.child({ component: 'kubernetes' });
-    const { election, qps, burst, ...sourceTuning } = o.tuning ?? {};
+    const { election, qps, burst, usageIntervalMs, ...sourceTuning } = o.tuning ?? {};
     this.source = new KubernetesSource({ kubeConfig: o.kubeConfig, namespaces: o.namespaces, secretSelector: o.secretSelector, logger, ...sourceTuning });
     const writes = o.registry ? statusMetrics(o.registry, () => this.status) : undefined;
     this.status = new KubernetesStatus({
@@ -53,6 +57,8 @@ export class KubernetesGatewaySource implements ConfigSource {
       ...(election ? { election } : {}),
       ...(qps !== undefined ? { qps } : {}),
       ...(burst !== undefined ? { burst } : {}),
+      ...(o.usage ? { usage: o.usage } : {}),
+      ...(usageIntervalMs !== undefined ? { usageIntervalMs } : {}),
       ...(writes ? { onResult: (r: 'written' | 'conflict' | 'error') => writes.results.inc({ result: r }) } : {}),
     });
     this.#unsubscribe = o.pipeline.onCompiled((result) => this.status.update(result.statuses));

@@ -6,6 +6,8 @@ import type { ObjectStatus } from '../compile/conditions.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 import type { KubernetesSource } from '../sources/kubernetes/kubernetes-source.js';
 import { kubernetesStatusApi, StatusWriter, type StatusApi } from './status-writer.js';
+import type { ObjectUsage } from '../model/usage-limits.js';
+import { UsageStatusWriter } from './usage-status-writer.js';
 
 export interface KubernetesStatusOptions {
   readonly kubeConfig: KubeConfig;
@@ -22,10 +24,15 @@ export interface KubernetesStatusOptions {
   readonly election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
   readonly api?: StatusApi;
   readonly onResult?: (result: 'written' | 'conflict' | 'error') => void;
+  /** The usage of limits to write to status.usage; absent: none is written. */
+  readonly usage?: () => Promise<readonly ObjectUsage[]>;
+  /** Between two usage rounds (default 30 s). */
+  readonly usageIntervalMs?: number;
 }
 
 export class KubernetesStatus {
   readonly writer: StatusWriter;
+  readonly usage: UsageStatusWriter | undefined;
   readonly elector: LeaderElector | undefined;
 
   constructor(o: KubernetesStatusOptions) {
@@ -49,12 +56,23 @@ export class KubernetesStatus {
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.onResult ? { onResult: o.onResult } : {}),
     });
+    const api = o.api ?? kubernetesStatusApi(o.kubeConfig);
+    this.usage = o.usage
+      ? new UsageStatusWriter({
+          api,
+          read: o.usage,
+          isLeader: () => this.isLeader(),
+          ...(o.usageIntervalMs !== undefined ? { intervalMs: o.usageIntervalMs } : {}),
+          ...(o.logger ? { logger: o.logger } : {}),
+        })
+      : undefined;
     // A new leader catches up on everything the previous one had not written.
     elector?.onChange((leading) => leading && this.writer.resync());
   }
 
   start(): void {
     this.elector?.start();
+    this.usage?.start();
   }
 
   /** Call with the statuses of each compile. */
@@ -69,6 +87,7 @@ export class KubernetesStatus {
   /** Stops writing and, if leader, hands the Lease over. */
   async stop(): Promise<void> {
     await this.writer.stop();
+    await this.usage?.stop();
     await this.elector?.stop();
   }
 }

@@ -5,6 +5,8 @@ import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
 import { closeApp, createApp, limitsOf } from './app.js';
 import type { LimitsOptions } from '../features/limits/limits.js';
 import type { UsageMetricsOptions } from '../features/usage/usage-metrics.js';
+import { limitsUsage } from '../features/limits/usage-status.js';
+import type { ObjectUsage } from '../model/usage-limits.js';
 import { ConfigPipeline } from '../runtime/pipeline.js';
 import { MemoryRelease } from '../runtime/memory-release.js';
 import type { ConfigSource } from '../sources/source.js';
@@ -21,6 +23,8 @@ interface SourceContext {
   readonly metrics: Metrics;
   /** Every compile result (e.g. for the Kubernetes status writer: pipeline.onCompiled). */
   readonly pipeline: ConfigPipeline;
+  /** What the limits of Groups and GatewayTokens have counted now (for status.usage). */
+  readonly usage: () => Promise<readonly ObjectUsage[]>;
 }
 
 export interface GatewayOptions {
@@ -127,7 +131,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     });
     cleanups.push(() => api.drain(0));
 
-    const source = options.source({ logger, metrics, pipeline });
+    const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()) });
     const ready = source.start(demo.apply).then(async () => {
       await demo.settled(); // the first snapshot may be waiting for the demo backend to listen
       logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');

@@ -38,3 +38,11 @@ export function limitRules(scope: string, fields: Partial<Record<LimitField, num
   }
   return out;
 }
+
+/** What one Group's or GatewayToken's own limits have counted in their current windows (for its status). */
+export interface ObjectUsage {
+  readonly kind: 'Group' | 'GatewayToken';
+  readonly namespace: string;
+  readonly name: string;
+  readonly usage: Readonly<Partial<Record<LimitField, { readonly used: number; readonly limit: number }>>>;
+}

@@ -10,7 +10,7 @@ export function fakeClusterSource(
   identity: string,
   tuning?: KubernetesGatewaySourceOptions['tuning'],
 ): GatewayOptions['source'] {
-  return ({ logger, metrics, pipeline }) =>
+  return ({ logger, metrics, pipeline, usage }) =>
     new KubernetesGatewaySource({
       kubeConfig: kubeConfigFor(serverURL, namespace),
       namespaces: [namespace],
@@ -22,6 +22,7 @@ export function fakeClusterSource(
       logger,
       pipeline,
       registry: metrics.registry,
+      usage,
       ...(tuning ? { tuning } : {}),
     });
 }

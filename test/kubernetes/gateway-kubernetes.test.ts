@@ -64,9 +64,10 @@ afterEach(async () => {
   await api.stop();
 });
 
-async function start(): Promise<GatewayHandle> {
+async function start(usageIntervalMs?: number): Promise<GatewayHandle> {
   gw = await startGateway({
     source: fakeClusterSource(api.url, NS, 'gateway-0', {
+      ...(usageIntervalMs !== undefined ? { usageIntervalMs } : {}),
       debounceMs: 10,
       backoff: { initialMs: 20, maxMs: 200 },
       election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 },
@@ -224,5 +225,28 @@ describe('gateway with --source kubernetes', () => {
     // Stopping the gateway releases the Lease for the next replica.
     await h.close({ timeoutMs: 0 });
     expect((api.get('Lease', NS, 'model-gateway')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('');
+  });
+
+  it('writes the usage of limits to status.usage of Groups and GatewayTokens, once per object per round, conditions untouched', async () => {
+    api.patch('GatewayToken', NS, 'alice', { spec: { limits: { tokensPerDay: 100_000, concurrentRequests: 5 } } });
+    api.patch('Group', NS, 'team-a', { spec: { limits: { tokensPerMonth: 1_000_000 } } });
+    const h = await start(100);
+    await h.ready;
+    for (let i = 0; i < 3; i++) await chat('sk-alice-1', 'chat-model'); // the fake upstream reports 11 + 7 tokens each
+    type Usage = Record<string, { used: number; limit: number } | string>;
+    const usageOf = (kind: 'Group' | 'GatewayToken', name: string) => (api.get(kind, NS, name)?.status as { usage?: Usage } | undefined)?.usage;
+    await waitUntil(() => (usageOf('GatewayToken', 'alice')?.['tokensPerDay'] as { used: number } | undefined)?.used === 54, 5_000, "alice's status.usage");
+    expect(usageOf('GatewayToken', 'alice')).toMatchObject({ tokensPerDay: { used: 54, limit: 100_000 }, concurrentRequests: { used: 0, limit: 5 } });
+    expect(usageOf('GatewayToken', 'alice')?.['updatedAt']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    await waitUntil(() => (usageOf('Group', 'team-a')?.['tokensPerMonth'] as { used: number } | undefined)?.used === 54, 5_000, "team-a's status.usage");
+    // Objects without limits get no usage; the conditions the status writer owns are still there.
+    expect(usageOf('GatewayToken', 'bob')).toBeUndefined();
+    expect((api.get('GatewayToken', NS, 'alice')?.status as { conditions?: unknown[] }).conditions?.length).toBeGreaterThan(0);
+    // Unchanged counts are not written again, however many rounds pass.
+    const writes = () => api.recorded('patch').filter((r) => r.subresource === 'status' && r.name === 'alice').length;
+    const before = writes();
+    expect(before).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 500)); // five rounds: the thing under test is that nothing happens
+    expect(writes()).toBe(before);
   });
 });

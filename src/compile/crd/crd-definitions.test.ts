@@ -48,8 +48,14 @@ describe('generated CRDs', () => {
     const cols = (k: 'ModelRoute' | 'Group' | 'GatewayToken') =>
       (buildCrd(k).spec as any).versions[0].additionalPrinterColumns.filter((c: any) => !c.priority).map((c: any) => c.name);
     expect(cols('ModelRoute')).toEqual(['Model', 'Backends', 'Ready', 'Age']);
-    expect(cols('GatewayToken')).toEqual(['Group', 'Ready', 'Expires', 'Age']);
-    expect(cols('Group')).toEqual(['Ready', 'Age']);
+    expect(cols('GatewayToken')).toEqual(['Group', 'Ready', 'Expires', 'Tokens Today', 'Month Tokens', 'Month Budget', 'Age']);
+    expect(cols('Group')).toEqual(['Ready', 'Tokens Today', 'Month Tokens', 'Month Budget', 'Age']);
+    // Every usage column reads a field the status schema has (kubectl prints nothing for a path that is not there).
+    const status = (schemaOf('Group') as any).properties.status.properties.usage.properties;
+    for (const c of (buildCrd('Group').spec as any).versions[0].additionalPrinterColumns.filter((c: any) => c.jsonPath.startsWith('.status.usage.'))) {
+      const [, field, leaf] = c.jsonPath.split('.').slice(2);
+      expect(status[field].properties[leaf], c.jsonPath).toMatchObject({ type: 'integer' });
+    }
   });
 
   it('keeps defaults, enums and bounds from the zod schemas', () => {

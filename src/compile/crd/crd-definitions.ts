@@ -28,6 +28,24 @@ const REASON: PrinterColumn = {
   description: 'Reason of the Ready condition.',
   priority: 1, // shown with -o wide
 };
+/** Usage of the object's own limits (status.usage), next to the limit where one is set. */
+const USAGE_COLUMNS: PrinterColumn[] = [
+  {
+    name: 'Tokens Today',
+    type: 'integer',
+    jsonPath: '.status.usage.tokensPerDay.used',
+    description: 'Tokens counted today (UTC) against limits.tokensPerDay.',
+  },
+  {
+    name: 'Month Tokens',
+    type: 'integer',
+    jsonPath: '.status.usage.tokensPerMonth.used',
+    description: 'Tokens counted this calendar month (UTC) against limits.tokensPerMonth.',
+  },
+  { name: 'Month Budget', type: 'integer', jsonPath: '.spec.limits.tokensPerMonth', description: 'limits.tokensPerMonth.' },
+  { name: 'RPM', type: 'integer', jsonPath: '.status.usage.requestsPerMinute.used', description: 'Requests this minute.', priority: 1 },
+  { name: 'TPM', type: 'integer', jsonPath: '.status.usage.tokensPerMinute.used', description: 'Tokens this minute.', priority: 1 },
+];
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation.' };
 
 const KIND_INFO: Record<Kind, { description: string; columns: PrinterColumn[] }> = {
@@ -43,7 +61,12 @@ const KIND_INFO: Record<Kind, { description: string; columns: PrinterColumn[] }>
   },
   Group: {
     description: 'Group lists the models (names or globs) that the GatewayTokens in this group may use.',
-    columns: [READY, { name: 'Models', type: 'string', jsonPath: '.spec.models', description: 'Allowed model names or globs.', priority: 1 }, AGE],
+    columns: [
+      READY,
+      { name: 'Models', type: 'string', jsonPath: '.spec.models', description: 'Allowed model names or globs.', priority: 1 },
+      ...USAGE_COLUMNS,
+      AGE,
+    ],
   },
   GatewayToken: {
     description: 'GatewayToken is one client API key of the gateway and the Group it currently belongs to.',
@@ -52,6 +75,7 @@ const KIND_INFO: Record<Kind, { description: string; columns: PrinterColumn[] }>
       READY,
       { name: 'Expires', type: 'string', jsonPath: '.spec.expiresAt', description: 'When the key stops working.' },
       REASON,
+      ...USAGE_COLUMNS,
       AGE,
     ],
   },
