@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { pino } from 'pino';
-import { closeApp, createApp } from '../../src/gateway/app.js';
+import { closeApp, createApp, limitsOf } from '../../src/gateway/app.js';
 import type { AppLimits } from '../../src/model/limits.js';
 import { compile } from '../../src/compile/compile.js';
 import { parseManifests } from '../../src/compile/manifests.js';
@@ -87,6 +87,8 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
   });
+  // With Redis, the first requests would pass uncounted (fail open) until the connection is up: tests count on it.
+  if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(5_000))) throw new Error('the test Redis did not answer');
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
@@ -177,6 +178,46 @@ describe('a slow Redis against the store deadline', () => {
     } finally {
       await open.close();
       await closed.close();
+    }
+  });
+});
+
+describe('a client that leaves mid-stream, counted in Redis', () => {
+  it('still consumes its tokens: the estimate of what it sent and received is settled into the shared counter', async () => {
+    const manifests = limitsManifests({ upstream: upstream.baseURL, alice: '{tokensPerDay: 100000}' });
+    const gw = await startGateway(manifests, { usageLimits: { redisUrl: redis.url, timeoutMs: PROCESS_DEADLINE_MS } });
+    let used: number;
+    try {
+      const release = upstream.holdStreams();
+      try {
+        const controller = new AbortController();
+        const stream = await gw
+          .client(KEYS.alice)
+          .chat.completions.create(
+            { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell me a story' }], stream: true, max_tokens: 500 },
+            { signal: controller.signal },
+          );
+        const it = stream[Symbol.asyncIterator]();
+        await it.next();
+        controller.abort();
+        await upstream.waitForEarlyClose('/v1/chat/completions');
+      } finally {
+        release();
+      }
+      const record = await waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['aborted'] === true), 5_000, 'the usage record');
+      expect(record['estimated']).toBe(true);
+      used = Number(record['inputTokens']) + Number(record['outputTokens']);
+      expect(used).toBeGreaterThan(0);
+    } finally {
+      // Closing hands back the unspent lease and pushes the settlement: the counter then holds what was used.
+      await gw.close();
+    }
+    const day = Date.now() - (Date.now() % 86_400_000);
+    const client = new Redis(redis.url);
+    try {
+      expect(Number(await client.get(`mg:token/default/alice:tokensPerDay:${day}`))).toBe(used);
+    } finally {
+      client.disconnect();
     }
   });
 });
