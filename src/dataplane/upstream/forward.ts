@@ -12,6 +12,7 @@ import { errors, GatewayError } from '../../model/errors.js';
 import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Routed } from '../exchange/exchange.js';
+import type { AttemptTrace } from '../exchange/trace-hooks.js';
 import type { Answer, AnswerStage, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming, serverTiming } from '../observe/request-timing.js';
 import type { BackendHealth } from '../policy/health.js';
@@ -55,6 +56,9 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const keepAlive = call.streaming && x.route.keepAliveMs > 0 ? new SseKeepAlive(res, x.route.keepAliveMs) : undefined;
   const elapsedMs = () => Number(process.hrtime.bigint() - x.start) / 1e6;
   const timing = new RequestTiming(x.start);
+  // The attempt in flight, when tracing is on: the one before it failed over when the next one starts.
+  let traced: AttemptTrace | undefined;
+  let attemptNo = 0;
   const result = await runFailover<UpstreamResponse>({
     backends: call.backends,
     policy: retry,
@@ -67,16 +71,22 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       x.backend = backend.name;
       const out = call.body(backend);
       timing.sent();
+      const headers = upstreamRequestHeaders(req.headers, {
+        credentials: credentialsOf(backend).sent,
+        contentType: out?.contentType,
+        contentLength: out?.body.length ?? 0,
+        requestId: x.id,
+      });
+      if (x.trace) {
+        traced?.end({ failedOver: true });
+        traced = x.trace.attempt(backend, ++attemptNo, backend.basePath + call.path, out?.body);
+        traced.inject(headers);
+      }
       return deps.upstream.request({
         backend,
         method: call.method,
         path: backend.basePath + call.path,
-        headers: upstreamRequestHeaders(req.headers, {
-          credentials: credentialsOf(backend).sent,
-          contentType: out?.contentType,
-          contentLength: out?.body.length ?? 0,
-          requestId: x.id,
-        }),
+        headers,
         body: out?.body ?? null,
         connectMs: timeouts.connectMs,
         signal: attempt.signal,
@@ -84,11 +94,14 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     },
     onAttempt: (backend, outcome) => {
       timing.answered();
+      traced?.outcome(outcome.kind === 'response' ? outcome.status : undefined, outcomeLabel(outcome));
       deps.metrics.upstreamAttempts.inc({ backend: backend.id, outcome: outcomeLabel(outcome) });
     },
   });
   keepAlive?.stop();
   x.attempts = result.attempts;
+  // An answer that is relayed keeps its attempt open until the relay is over; every other path ends it here.
+  if (!result.ok) traced?.end();
   const committed = keepAlive?.committed ?? false;
   // Error events the gateway writes into a Responses stream are Responses-shaped and continue the upstream's
   // sequence_number (sseErrorEvent); any answer of the family may be a stream (GET /v1/responses/{id}?stream=true).
@@ -167,6 +180,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     watch,
   });
   watch.stop();
+  traced?.end({ error: failure });
   const code = errorCode(failure);
   const ours = code === 'MG_DEADLINE' || code === SHUTDOWN_CODE; // the gateway ended the body, not the upstream
   if (failure && !x.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
