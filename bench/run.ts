@@ -121,7 +121,9 @@ try {
       notes.push(
         `${name}: \`${Object.entries(env)
           .map(([k, v]) => `${k}=${v} `)
-          .join('')}node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`,
+          .join(
+            '',
+          )}node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`,
       );
     } catch (e) {
       skipped[name] = `did not start: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;

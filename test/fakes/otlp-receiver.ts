@@ -1,11 +1,14 @@
 // A loopback OTLP/HTTP trace receiver: what an OpenTelemetry Collector's otlphttp receiver does on POST /v1/traces,
-// for tests. It decodes the OTLP/JSON encoding (the proto3 JSON mapping of opentelemetry-proto's
-// ExportTraceServiceRequest, with trace and span ids as hex and 64-bit integers as decimal strings, as the OTLP
-// specification defines it) into flat spans, and keeps every raw body so tests can search it for secrets.
-// Protobuf bodies (application/x-protobuf) are kept raw: no copy of the .proto files ships with this repository.
+// for tests. Protobuf bodies (application/x-protobuf, the exporter's default) are decoded with the official
+// protocol definitions: the protobufjs code the OpenTelemetry JS project generated from opentelemetry-proto's
+// .proto files (shipped in @opentelemetry/otlp-transformer up to 0.216, installed as the dev dependency
+// `otlp-proto-definitions`), independent of the hand-written encoder the exporter now uses. OTLP/JSON bodies are
+// read by the proto3 JSON mapping the OTLP specification defines (ids as hex, 64-bit integers as strings). Both
+// become flat spans; every raw body is kept so tests can search it for secrets.
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import definitions from 'otlp-proto-definitions/build/src/generated/root.js';
 
 type AnyValue = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number; arrayValue?: unknown; kvlistValue?: unknown };
 interface KeyValue {
@@ -64,18 +67,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(404).end();
       return;
     }
-    if (contentType.startsWith('application/json')) {
-      try {
-        spans.push(...decodeJson(JSON.parse(body.toString('utf8'))));
-      } catch (err) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 3, message: (err as Error).message }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    const json = contentType.startsWith('application/json');
+    try {
+      spans.push(...decodeJson(json ? JSON.parse(body.toString('utf8')) : protobufAsJson(body)));
+    } catch (err) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 3, message: (err as Error).message }));
       return;
     }
-    // An empty ExportTraceServiceResponse is an empty protobuf message.
-    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    // An empty ExportTraceServiceResponse: {} in JSON, an empty message in protobuf.
+    if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -86,6 +87,25 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     rawText: () => requests.map((r) => r.body.toString('utf8')).join('\n'),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** The part of the generated root used here (its declaration file types it as a bare protobufjs Root). */
+interface ProtoType {
+  decode(body: Uint8Array): unknown;
+  toObject(message: unknown, options: Record<string, unknown>): Record<string, unknown>;
+}
+const { ExportTraceServiceRequest } = (
+  definitions as unknown as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } } }
+).opentelemetry.proto.collector.trace.v1;
+const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
+
+/** A protobuf ExportTraceServiceRequest in the OTLP/JSON shape: ids as hex, 64-bit integers as strings. */
+function protobufAsJson(body: Buffer): { resourceSpans?: unknown } {
+  const message = ExportTraceServiceRequest.decode(body);
+  const object = ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, oneofs: false });
+  return JSON.parse(JSON.stringify(object), (key, value) =>
+    ID_FIELDS.has(key) && typeof value === 'string' ? Buffer.from(value, 'base64').toString('hex') : value,
+  );
 }
 
 /** ExportTraceServiceRequest (OTLP/JSON) → flat spans; throws on anything that is not of that shape. */

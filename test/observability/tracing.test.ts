@@ -54,7 +54,6 @@ spec: {group: team-a, secretRef: {name: keys, key: client}}
 function tracingWith(receiver: OtlpReceiver, extra: Record<string, string> = {}, content = false): Tracing {
   const env: Record<string, string> = {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-tenant=team-a',
     OTEL_SERVICE_NAME: 'gateway-under-test',
     OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test',
@@ -180,8 +179,9 @@ describe('traces', () => {
       'model_gateway.attempt': 1,
     });
     expect(server.resource).toMatchObject({ 'service.name': 'gateway-under-test', 'service.version': 'test', 'deployment.environment.name': 'test' });
-    // The exporter sent the configured headers (OTEL_EXPORTER_OTLP_HEADERS) to /v1/traces.
-    expect(receiver.requests[0]).toMatchObject({ path: '/v1/traces', headers: { 'x-collector-tenant': 'team-a' } });
+    // The exporter sent the configured headers (OTEL_EXPORTER_OTLP_HEADERS) to /v1/traces, in protobuf (the default
+    // protocol), which the receiver decoded with the official definitions.
+    expect(receiver.requests[0]).toMatchObject({ path: '/v1/traces', headers: { 'x-collector-tenant': 'team-a' }, contentType: 'application/x-protobuf' });
 
     // The access-log line names the trace.
     const line = gw.logs.find((l) => l.msg === 'request')!;
@@ -194,6 +194,14 @@ describe('traces', () => {
       PRIMARY_KEY,
       BACKUP_KEY,
     ]);
+  });
+
+  it('exports OTLP/JSON instead with OTEL_EXPORTER_OTLP_PROTOCOL=http/json', async () => {
+    const gw = await start({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    await gw.client(CLIENT_KEY.value).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+    await waitUntil(() => receiver.spans.length >= 2, 5_000, 'two spans');
+    expect(receiver.requests.every((r) => r.contentType.startsWith('application/json'))).toBe(true);
+    expect(receiver.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
   });
 
   it('records prompts and completions only with the content flag, with the backend key masked in them', async () => {
