@@ -13,7 +13,7 @@ import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.j
 import type { Metrics } from '../../observability/metrics.js';
 import type { Routed } from '../exchange/exchange.js';
 import type { AttemptTrace } from '../exchange/trace-hooks.js';
-import type { Answer, AnswerStage, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
+import type { Answer, AnswerStage, ChunkEditor, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming, serverTiming } from '../observe/request-timing.js';
 import type { BackendHealth } from '../policy/health.js';
 import { finalError, outcomeLabel, requestBudgetMs, SHUTDOWN_CODE, SHUTTING_DOWN } from '../policy/retry-policy.js';
@@ -128,9 +128,10 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
   const stages = answerStages(call.transforms, answer);
   const rewrites = stages.flatMap((s) => (s.rewrite ? [s.rewrite] : []));
+  const editors = stages.flatMap((s) => (s.edit ? [s.edit] : []));
   const credentials = credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
-  if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || credentials.needles.length > 0)) {
+  if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || editors.length > 0 || credentials.needles.length > 0)) {
     // Relayed raw, a body in an unknown coding would carry ids unsealed or credentials unmasked.
     for (const r of rewrites) r.destroy();
     discard(response.body);
@@ -148,7 +149,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   }
   const gatewayMs = timing.gatewayMs();
   if (!committed) {
-    const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0, decoded, mask: credentials.texts });
+    const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0 && editors.length === 0, decoded, mask: credentials.texts });
     headers['x-model-gateway-backend'] = backend.name;
     headers['x-model-gateway-attempts'] = String(result.attempts);
     headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
@@ -176,6 +177,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const failure = await relay(body, res, x, {
     trailer: isStream ? (err) => streamFailure(err, timeouts, progress) : undefined,
     mask,
+    editors,
     observers,
     watch,
   });
@@ -184,6 +186,17 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const code = errorCode(failure);
   const ours = code === 'MG_DEADLINE' || code === SHUTDOWN_CODE; // the gateway ended the body, not the upstream
   if (failure && !x.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+}
+
+/** What the editors held back at the end, each one's rest passed through the editors after it; undefined: nothing. */
+function editorsRest(editors: readonly ChunkEditor[]): Buffer | undefined {
+  let held: Buffer | undefined;
+  for (const e of editors) {
+    const through = held ? e.push(held) : undefined;
+    const rest = e.end();
+    held = through?.length ? (rest.length ? Buffer.concat([through, rest]) : through) : rest.length ? rest : undefined;
+  }
+  return held;
 }
 
 /** The stage each transform puts on this answer, in the transforms' order. */
@@ -309,6 +322,8 @@ interface RelayOptions {
   readonly trailer: ((err: unknown) => string) | undefined;
   /** Masks the backend's credentials in every byte the client gets. */
   readonly mask: StreamReplacer | undefined;
+  /** The transforms' synchronous edits, in order, before the observers. */
+  readonly editors: readonly ChunkEditor[];
   /** The transforms' observers: each chunk (before masking), then end() when the body completed. */
   readonly observers: readonly AnswerStage[];
   readonly watch: BodyDeadlines;
@@ -340,8 +355,11 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
       dst.off('drain', onDrain);
       resolve(failure);
     };
-    const onData = (chunk: Buffer) => {
+    const onData = (data: Buffer) => {
       o.watch.touch();
+      let chunk = data;
+      for (const e of o.editors) chunk = e.push(chunk);
+      if (chunk.length === 0) return;
       for (const s of o.observers) s.observe?.(chunk);
       const out = o.mask ? o.mask.push(chunk) : chunk;
       if (out.length === 0) return;
@@ -358,9 +376,13 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
       src.resume();
     };
     const onEnd = () => {
+      const held = o.editors.length > 0 ? editorsRest(o.editors) : undefined;
+      if (held) for (const s of o.observers) s.observe?.(held);
       for (const s of o.observers) s.end?.();
+      const masked = held && o.mask ? o.mask.push(held) : held;
       const rest = o.mask?.end();
-      if (rest && rest.length > 0) dst.end(rest);
+      const last = masked && rest?.length ? Buffer.concat([masked, rest]) : (masked ?? rest);
+      if (last && last.length > 0) dst.end(last);
       else dst.end();
       settle();
     };
