@@ -24,6 +24,13 @@ module.exports = {
     layer('demo', []),
     layer('gateway', ['features', 'dataplane', 'controller', 'runtime', 'sources', 'compile', 'model', 'observability', 'demo']),
     {
+      name: 'opentelemetry-only-in-tracing',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/features/tracing/' },
+      to: { path: 'node_modules/@opentelemetry/' },
+      comment: 'the OpenTelemetry SDK stays in features/tracing/; the data plane reports through dataplane/exchange/trace-hooks.ts',
+    },
+    {
       name: 'nothing-imports-the-entry-points',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/cli\\.ts$', '^src/cli/'] },

@@ -152,6 +152,10 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer[], size:
       return send(res, 200, TRANSCRIPTION);
     case '/v1/models':
       return send(res, 200, MODELS);
+    case '/v1/traces':
+      // Stands in for an OpenTelemetry collector (a traced gateway variant exports here): an empty
+      // ExportTraceServiceResponse, which is an empty body in protobuf.
+      return send(res, 200, Buffer.alloc(0), { 'content-type': 'application/x-protobuf' });
     default:
       return send(res, 404, NOT_FOUND);
   }

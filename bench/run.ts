@@ -4,8 +4,8 @@
 //
 // Flags: --quick  --rounds N  --targets direct,bare,gateway,nginx  --scenarios chat-c1,...  --workers N (adds a
 // gateway-wN target)  --gateway-node-args "FLAGS" (node flags for every gateway target)  --variant NAME="FLAGS"
-// (adds a gateway target NAME with those node flags, and/or another build's path/to/cli.js, for A/B runs;
-// repeatable)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
+// (adds a gateway target NAME with those node flags, and/or another build's path/to/cli.js, and/or NAME=VALUE
+// environment variables, for A/B runs; repeatable)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
 // --no-build  --out DIR  --keep (keep the temp dir)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -77,24 +77,31 @@ try {
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
   const gatewayArgs = opt['gateway-node-args'] !== undefined ? opt['gateway-node-args'].split(' ').filter(Boolean) : GATEWAY_NODE_FLAGS;
+  // A variant's words are node flags and/or a cli.js path, or NAME=VALUE environment variables ({upstream} in a
+  // value is the fake upstream's URL, e.g. OTEL_EXPORTER_OTLP_ENDPOINT={upstream}: it answers /v1/traces).
   const variants = opt.variant.map((v) => {
     const eq = v.indexOf('=');
-    return {
-      name: v.slice(0, eq),
-      args: v
-        .slice(eq + 1)
-        .split(' ')
-        .filter(Boolean),
-    };
+    const words = v
+      .slice(eq + 1)
+      .split(' ')
+      .filter(Boolean);
+    const isEnv = (w: string) => /^[A-Z_][A-Z0-9_]*=/.test(w);
+    const env = Object.fromEntries(
+      words.filter(isEnv).map((w) => {
+        const i = w.indexOf('=');
+        return [w.slice(0, i), w.slice(i + 1).replaceAll('{upstream}', upstreamUrl)];
+      }),
+    );
+    return { name: v.slice(0, eq), args: words.filter((w) => !isEnv(w)), env };
   });
   if (wanted.has('gateway') || wanted.has('gateway-limits') || opt.workers || variants.length > 0) {
     log(`writing ${ROUTES} routes and ${TOKENS} tokens …`);
     writeManifests(configDir, `${upstreamUrl}/v1`);
   }
-  const gateways: { name: string; workers: number; args: string[]; configDir?: string; env?: Record<string, string> }[] = [
-    ...(wanted.has('gateway') ? [{ name: 'gateway', workers: 1, args: [...gatewayArgs, ...profArgs('gateway')] }] : []),
-    ...(opt.workers ? [{ name: `gateway-w${opt.workers}`, workers: Number(opt.workers), args: gatewayArgs }] : []),
-    ...variants.map((v) => ({ name: v.name, workers: 1, args: [...gatewayArgs, ...v.args] })),
+  const gateways: { name: string; workers: number; args: string[]; configDir?: string; env: Record<string, string> }[] = [
+    ...(wanted.has('gateway') ? [{ name: 'gateway', workers: 1, args: [...gatewayArgs, ...profArgs('gateway')], env: {} }] : []),
+    ...(opt.workers ? [{ name: `gateway-w${opt.workers}`, workers: Number(opt.workers), args: gatewayArgs, env: {} }] : []),
+    ...variants.map((v) => ({ name: v.name, workers: 1, args: [...gatewayArgs, ...v.args], env: v.env })),
   ];
   if (wanted.has('gateway-limits')) {
     try {
@@ -108,11 +115,15 @@ try {
   }
   for (const { name, workers, args, configDir: cfg, env } of gateways) {
     try {
-      log(`starting ${name}${args.length ? ` (node ${args.join(' ')})` : ''} …`);
-      targets.push(await startGateway({ configDir: cfg ?? configDir, dir, workers, name, nodeArgs: args, ...(env ? { env } : {}) }));
+      log(`starting ${name}${args.length ? ` (node ${args.join(' ')})` : ''}${Object.keys(env).length ? ` with ${Object.keys(env).join(', ')}` : ''} …`);
+      targets.push(await startGateway({ configDir: cfg ?? configDir, dir, workers, name, nodeArgs: args, env }));
       const script = args.find((a) => a.endsWith('cli.js')) ?? 'dist/cli.js';
       notes.push(
-        `${name}: \`node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`,
+        `${name}: \`${Object.entries(env)
+          .map(([k, v]) => `${k}=${v} `)
+          .join(
+            '',
+          )}node ${[...args.filter((a) => a !== script), script, 'serve'].join(' ')}\`${workers > 1 ? ` with MG_WORKERS=${workers}` : ''}, file source, log level info to a file.`,
       );
     } catch (e) {
       skipped[name] = `did not start: ${(e as Error).message.split('\n').slice(0, 3).join(' ')}`;

@@ -75,7 +75,7 @@ export interface GatewayOptions {
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
   name?: string;
-  /** Extra environment, e.g. MG_REDIS_URL. */
+  /** Extra environment, e.g. MG_REDIS_URL, or OTEL_* for a traced variant. */
   env?: Record<string, string>;
 }
 

@@ -51,6 +51,7 @@ describe('serve options', () => {
       'limits-store-timeout': 'MG_LIMITS_STORE_TIMEOUT',
       'limits-fail-closed': 'MG_LIMITS_FAIL_CLOSED',
       'usage-metrics-per-token': 'MG_USAGE_METRICS_PER_TOKEN',
+      'trace-content': 'MG_TRACE_CONTENT',
     });
     const o = options([]);
     expect(o).toMatchObject({
@@ -71,6 +72,7 @@ describe('serve options', () => {
       limitsStoreTimeoutMs: 50,
       limitsFailClosed: false,
       usageMetricsPerToken: false,
+      traceContent: false,
     });
     expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
     expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);

@@ -52,6 +52,8 @@ export interface ServeOptions {
   readonly limitsStoreTimeoutMs: number;
   readonly limitsFailClosed: boolean;
   readonly usageMetricsPerToken: boolean;
+  /** Record prompts and completions on trace spans (tracing itself is configured by OTEL_* variables). */
+  readonly traceContent: boolean;
 }
 
 interface OptionSpec<K extends keyof ServeOptions = keyof ServeOptions> {
@@ -232,6 +234,16 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     defaultText: 'none',
     description: 'File holding the id keys (comma- or newline-separated), e.g. a mounted Secret.',
     parse: nonEmpty,
+  }),
+  spec({
+    flag: 'trace-content',
+    env: 'MG_TRACE_CONTENT',
+    default: 'false',
+    key: 'traceContent',
+    boolean: true,
+    description:
+      'With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set; see docs/operations.md), also record prompts and completions on the spans (gen_ai.input.messages, gen_ai.output.messages; 16 KiB each). Off: content is never recorded.',
+    parse: parseBoolean,
   }),
   spec({
     flag: 'workers',

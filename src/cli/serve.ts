@@ -11,6 +11,7 @@ import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluste
 import { loadIdKeys } from '../features/sealed-ids/id-keys.js';
 import { defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
 import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
+import { type TracingConfig, tracingConfig } from '../features/tracing/tracing-config.js';
 
 function packageVersion(): string {
   // src/cli/serve.ts and dist/cli/serve.js are both two levels below the package root.
@@ -44,10 +45,18 @@ export async function runServe(args: string[]): Promise<number | undefined> {
     return fail((err as Error).message, 2);
   }
 
+  // Tracing is configured by the standard OTEL_* variables, checked here so a bad value fails at start.
+  let tracing: TracingConfig | undefined;
+  try {
+    tracing = tracingConfig(process.env);
+  } catch (err) {
+    return fail((err as Error).message, 2);
+  }
+
   const source = await selectSource(options);
   if ('error' in source) return fail(source.error, source.code);
   if (options.workers > 1 && cluster.isPrimary) return runPrimary(options, idKeys.length === 0);
-  return serveGateway(options, source.factory, idKeys);
+  return serveGateway(options, source.factory, idKeys, tracing);
 }
 
 type SourceChoice = { factory: GatewayOptions['source'] } | { error: string; code: number };
@@ -99,6 +108,11 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   };
 }
 
+async function startTracing(config: TracingConfig, content: boolean) {
+  const { Tracing } = await import('../features/tracing/tracing.js');
+  return new Tracing(config, { version: packageVersion(), content });
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
@@ -107,7 +121,12 @@ function isDirectory(path: string): boolean {
   }
 }
 
-async function serveGateway(options: ServeOptions, source: GatewayOptions['source'], idKeys: readonly Buffer[]): Promise<number | undefined> {
+async function serveGateway(
+  options: ServeOptions,
+  source: GatewayOptions['source'],
+  idKeys: readonly Buffer[],
+  tracing: TracingConfig | undefined,
+): Promise<number | undefined> {
   // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
   const worker = cluster.isWorker;
   let handle: Awaited<ReturnType<typeof startGateway>>;
@@ -129,6 +148,8 @@ async function serveGateway(options: ServeOptions, source: GatewayOptions['sourc
         failClosed: options.limitsFailClosed,
       },
       usageMetrics: { perToken: options.usageMetricsPerToken },
+      // Loaded only when on: the SDK and its exporter are not needed otherwise.
+      ...(tracing ? { tracing: await startTracing(tracing, options.traceContent) } : {}),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -31,6 +31,7 @@ import { Limits, type LimitsOptions } from '../features/limits/limits.js';
 import { limitsTransforms } from '../features/limits/limits-transform.js';
 import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage-metrics.js';
 import { usageTransforms } from '../features/usage/usage-transform.js';
+import type { Tracing } from '../features/tracing/tracing.js';
 
 export interface AppDeps {
   readonly tables: TableHolder;
@@ -62,6 +63,8 @@ export interface AppDeps {
   readonly usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (opt-in: one series per token). */
   readonly usageMetrics?: UsageMetricsOptions;
+  /** OpenTelemetry tracing (features/tracing/); absent: off, and nothing of it runs per request. */
+  readonly tracing?: Tracing;
 }
 
 interface AppState {
@@ -103,6 +106,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestId);
   app.use(accessLog(deps.logger, deps.metrics));
+  if (deps.tracing) app.use(deps.tracing.middleware);
 
   const routes = new RouteRegistry();
   app.use(routes.fast);
@@ -133,7 +137,8 @@ export function createApp(deps: AppDeps): Express {
     random: deps.random ?? Math.random,
     // Every exchange's transforms; features add per-request ones: the sealed ids of videos and responses, usage
     // (before limits, which settle from it), limits.
-    transforms: [firstTokenTimer(deps.metrics)],
+    // Tracing, when on, reads every answer after the others.
+    transforms: deps.tracing ? [firstTokenTimer(deps.metrics), deps.tracing.transform] : [firstTokenTimer(deps.metrics)],
     factories: [sealedCreateTransforms(sealer), allFamilies(usage), allFamilies(limitsTransforms(usageLimits))],
     budget,
   };

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
+import type { Tracing } from '../features/tracing/tracing.js';
 
 interface SourceContext {
   readonly logger: Logger;
@@ -56,6 +57,8 @@ export interface GatewayOptions {
   readonly usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (see AppDeps.usageMetrics). */
   readonly usageMetrics?: UsageMetricsOptions;
+  /** OpenTelemetry tracing (features/tracing/); absent: off. Shut down (its queue exported) after the drain. */
+  readonly tracing?: Tracing;
 }
 
 export interface GatewayHandle {
@@ -84,7 +87,7 @@ export interface GatewayHandle {
 
 export async function startGateway(options: GatewayOptions): Promise<GatewayHandle> {
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? 'info' });
-  const metrics = options.metrics ?? createMetrics();
+  const metrics = options.metrics ?? createMetrics({ exemplars: options.tracing !== undefined });
   const host = options.host ?? '0.0.0.0';
   const drainTimeoutMs = options.drainTimeoutMs ?? 25_000;
   const tables = new TableHolder();
@@ -107,7 +110,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const metricsServer =
       options.metricsPort === null
         ? undefined
-        : await listenDrainable(metricsHandler(metrics.registry), { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 });
+        : await listenDrainable(
+            metricsHandler({ metrics: () => metrics.registry.metrics(), contentType: metrics.registry.contentType, openMetrics: metrics.openMetrics }),
+            { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 },
+          );
     if (metricsServer) cleanups.push(() => metricsServer.drain(0));
     const app = createApp({
       tables,
@@ -119,8 +125,13 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
       ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
       ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
     });
     cleanups.push(() => closeApp(app));
+    if (options.tracing) {
+      const tracing = options.tracing;
+      cleanups.push(() => tracing.shutdown());
+    }
     // Serve at once either way; without the store, limits fail open (or closed) until it answers.
     if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(2_000))) logger.warn('limits store (Redis) not reachable at startup');
     const api = await listenDrainable(app, {
@@ -157,6 +168,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         );
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
         memory.stop();
+        // Spans still queued are exported now (bounded by the exporter's timeout), before the process ends.
+        await options.tracing?.shutdown().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'exporting the last spans failed'));
         await ready.catch(() => undefined);
         await demo.close();
         await metricsServer?.drain(1_000);

@@ -2,7 +2,7 @@
 // routing table, group, status class, backend id from config, outcome): never a raw key or a free-form string
 // from a request; a model the table does not know is recorded as "unknown". Each createMetrics call makes a
 // fresh Registry, so tests can build many apps without double registration.
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, type HistogramConfiguration, type LabelValues, type OpenMetricsContentType, Registry } from 'prom-client';
 
 /** OpenTelemetry GenAI semantic-convention bucket boundaries. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -16,34 +16,60 @@ export const NONE = 'none';
 
 type RequestLabels = 'family' | 'model' | 'group' | 'status_class';
 
+/** A histogram whose observations may name the request's trace, kept as its bucket's exemplar (OpenMetrics only). */
+interface TracedHistogram<T extends string> {
+  observe(labels: LabelValues<T>, value: number, traceId?: string): void;
+}
+
 export interface Metrics {
   readonly registry: Registry;
   readonly requests: Counter<RequestLabels>;
-  readonly requestDuration: Histogram<RequestLabels>;
+  readonly requestDuration: TracedHistogram<RequestLabels>;
   readonly upstreamAttempts: Counter<'backend' | 'outcome'>;
-  readonly timeToFirstToken: Histogram<'family' | 'model'>;
-  readonly tokenUsage: Histogram<'family' | 'model' | 'group' | 'type'>;
+  readonly timeToFirstToken: TracedHistogram<'family' | 'model'>;
+  readonly tokenUsage: TracedHistogram<'family' | 'model' | 'group' | 'type'>;
   readonly overhead: Histogram<'family'>;
+  /** With exemplars: the registry in the OpenMetrics format, exemplars included (the classic format has none). */
+  readonly openMetrics: (() => Promise<string>) | undefined;
 }
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+export interface MetricsOptions {
+  readonly defaultMetrics?: boolean;
+  /** Keep a trace id per histogram bucket (tracing is on); served to scrapers that ask for OpenMetrics. */
+  readonly exemplars?: boolean;
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const exemplars = options.exemplars ?? false;
+  const histogram = <T extends string>(config: HistogramConfiguration<T>): TracedHistogram<T> => {
+    // Without exemplars, prom-client's histogram itself: its observe(labels, value) ignores a trace id.
+    if (!exemplars) return new Histogram({ ...config, registers });
+    // prom-client refuses exemplars in a registry of the classic text format, whose rendering would ignore them
+    // anyway: registered by hand, the classic scrape stays as it is and openMetricsText shows them.
+    const h = new Histogram<T>({ ...config, enableExemplars: true, registers: [] });
+    registry.registerMetric(h);
+    return {
+      observe: (labels, value, traceId) =>
+        h.observe({ labels, value, exemplarLabels: traceId === undefined ? NO_EXEMPLAR : ({ trace_id: traceId } as LabelValues<T>) }),
+    };
+  };
   return {
     registry,
+    openMetrics: exemplars ? () => openMetricsText(registry) : undefined,
     requests: new Counter({
       name: 'model_gateway_requests_total',
       help: 'Requests answered by the gateway, by API family, public model, group and status class.',
       labelNames: ['family', 'model', 'group', 'status_class'],
       registers,
     }),
-    requestDuration: new Histogram({
+    requestDuration: histogram({
       name: 'gen_ai_server_request_duration_seconds',
       help: 'Time from request arrival to the end of the response (streams included).',
       labelNames: ['family', 'model', 'group', 'status_class'],
       buckets: DURATION_BUCKETS,
-      registers,
     }),
     upstreamAttempts: new Counter({
       name: 'model_gateway_upstream_attempts_total',
@@ -51,19 +77,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['backend', 'outcome'],
       registers,
     }),
-    timeToFirstToken: new Histogram({
+    timeToFirstToken: histogram({
       name: 'gen_ai_server_time_to_first_token_seconds',
       help: 'Time from request arrival to the first streamed body chunk of an event-stream response.',
       labelNames: ['family', 'model'],
       buckets: TTFT_BUCKETS,
-      registers,
     }),
-    tokenUsage: new Histogram({
+    tokenUsage: histogram({
       name: 'gen_ai_client_token_usage',
       help: 'Tokens per request as reported by the upstream usage object, by group and type (input/output).',
       labelNames: ['family', 'model', 'group', 'type'],
       buckets: TOKEN_BUCKETS,
-      registers,
     }),
     overhead: new Histogram({
       name: 'model_gateway_overhead_seconds',
@@ -75,6 +99,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
   };
+}
+
+const NO_EXEMPLAR = {};
+
+/**
+ * The registry in the OpenMetrics text format. prom-client renders a registry in one format, and rendering counters
+ * as OpenMetrics renames them (it strips `_total` from the metric's name, which the classic format would then
+ * lose): so each counter is rendered through a view of its own (Object.create) that takes the rename instead.
+ */
+async function openMetricsText(registry: Registry): Promise<string> {
+  const view = new Registry<OpenMetricsContentType>();
+  view.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  for (const m of registry.getMetricsAsArray()) {
+    const metric = m as unknown as { type?: string };
+    view.registerMetric((metric.type === 'counter' ? Object.create(metric) : metric) as never);
+  }
+  return view.metrics();
 }
 
 /** "2xx", "4xx", ... for a status code. */

@@ -40,6 +40,13 @@ const CONTRACT_ENV = [
   'MG_WORKERS',
   'MG_REDIS_URL',
   'MG_USAGE_METRICS_PER_TOKEN',
+  'MG_TRACE_CONTENT',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+  'OTEL_RESOURCE_ATTRIBUTES',
   'POD_NAME',
   'POD_NAMESPACE',
 ];
@@ -165,6 +172,21 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
     const env = Object.fromEntries(r.container.env.map((e: Obj) => [e.name, e]));
     expect(env.POD_NAME.valueFrom.fieldRef.fieldPath).toBe('metadata.name');
     expect(env.POD_NAMESPACE.valueFrom.fieldRef.fieldPath).toBe('metadata.namespace');
+  });
+
+  it('tracing.* sets the standard OTEL_* variables only when an endpoint is given, headers from a Secret', () => {
+    const env = Object.fromEntries(r.container.env.map((e: Obj) => [e.name, e]));
+    if (name !== 'full') {
+      expect(Object.keys(env).filter((n) => n.startsWith('OTEL_') || n === 'MG_TRACE_CONTENT')).toEqual([]);
+      return;
+    }
+    expect(env.OTEL_EXPORTER_OTLP_ENDPOINT.value).toBe('http://otel-collector.observability.svc:4318');
+    expect(env.OTEL_EXPORTER_OTLP_PROTOCOL.value).toBe('http/protobuf');
+    expect(env.OTEL_TRACES_SAMPLER.value).toBe('parentbased_traceidratio');
+    expect(env.OTEL_TRACES_SAMPLER_ARG.value).toBe('0.25');
+    expect(env.OTEL_RESOURCE_ATTRIBUTES.value).toBe('deployment.environment.name=prod,k8s.cluster.name=east');
+    expect(env.OTEL_EXPORTER_OTLP_HEADERS.valueFrom.secretKeyRef).toEqual({ name: 'otel-headers', key: 'headers' });
+    expect(env.MG_TRACE_CONTENT.value).toBe('true');
   });
 
   it('per-token usage metrics follow gateway.usageMetricsPerToken, off unless a values file turns them on', () => {

@@ -18,6 +18,7 @@ import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
 import type { LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
+import type { Tracing } from '../../src/features/tracing/tracing.js';
 
 export interface TestGateway {
   readonly origin: string;
@@ -53,6 +54,8 @@ export interface GatewayOptions {
   usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (default: off). */
   usageMetrics?: UsageMetricsOptions;
+  /** OpenTelemetry tracing (histograms then keep exemplars); default off. */
+  tracing?: Tracing;
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -72,7 +75,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     },
   });
   const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
-  const metrics = createMetrics({ defaultMetrics: false });
+  const metrics = createMetrics({ defaultMetrics: false, exemplars: options.tracing !== undefined });
   const app = createApp({
     tables,
     logger,
@@ -86,6 +89,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   // With Redis, the first requests would pass uncounted (fail open) until the connection is up: tests count on it.
   if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(5_000))) throw new Error('the test Redis did not answer');

@@ -108,3 +108,12 @@ app.kubernetes.io/component: redis
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: model-gateway
 {{- end -}}
+
+{{/* OTEL_RESOURCE_ATTRIBUTES from a map: key=value pairs, comma-separated, in key order. */}}
+{{- define "model-gateway.resourceAttributes" -}}
+{{- $pairs := list -}}
+{{- range $k, $v := . -}}
+{{- $pairs = append $pairs (printf "%s=%s" $k $v) -}}
+{{- end -}}
+{{- join "," $pairs -}}
+{{- end -}}

@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import type { Family } from '../../model/families.js';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
+import type { ExchangeTrace } from './trace-hooks.js';
 
 export class Exchange {
   readonly id: string;
@@ -24,6 +25,8 @@ export class Exchange {
   aborted = false;
   /** What the request consumed, once recorded (see recordUsage). */
   usage: Usage | undefined;
+  /** Set by the tracing feature when tracing is on; undefined otherwise (nothing allocated). */
+  trace: ExchangeTrace | undefined;
   readonly #res: Response;
   #ends: Array<() => void> | undefined;
   #usageListeners: Array<(u: Usage) => void> | undefined;

@@ -43,11 +43,23 @@ export interface Answer {
   readonly progress: StreamProgress | undefined;
 }
 
+/**
+ * A synchronous editor of an answer's bytes: each chunk in, the bytes to pass on now out (it may hold some back);
+ * at the end, what it still holds. Cheaper than a Transform (no stream machinery per chunk), for edits that never
+ * wait.
+ */
+export interface ChunkEditor {
+  push(chunk: Buffer): Buffer;
+  end(): Buffer;
+}
+
 /** What a transform does to an answer's body. */
 export interface AnswerStage {
   /** A stage the body (decoded, when the upstream compressed it) passes through; Content-Length is then dropped. */
   readonly rewrite?: Transform;
-  /** Sees every chunk the client gets, in order (after the rewrites, before credentials are masked). */
+  /** A synchronous edit of the body after the rewrites (Content-Length is then dropped too). */
+  readonly edit?: ChunkEditor;
+  /** Sees every chunk the client gets, in order (after the rewrites and edits, before credentials are masked). */
   readonly observe?: (chunk: Buffer) => void;
   /** After the last chunk, when the body completed. */
   readonly end?: () => void;

@@ -30,7 +30,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       const group = ctx.token?.group.name ?? NONE;
       const labels = { family, model, group, status_class: statusClass(status) };
       metrics.requests.inc(labels);
-      metrics.requestDuration.observe(labels, seconds);
+      metrics.requestDuration.observe(labels, seconds, ctx.trace?.exemplarId);
       access.info(
         {
           reqId: ctx.id,
@@ -46,6 +46,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
           aborted: ctx.aborted || undefined,
           tokenRef: ctx.token?.ref,
           ...usageFields(ctx.usage),
+          traceId: ctx.trace?.traceId,
         },
         'request',
       );

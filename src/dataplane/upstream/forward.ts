@@ -12,7 +12,8 @@ import { errors, GatewayError } from '../../model/errors.js';
 import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Routed } from '../exchange/exchange.js';
-import type { Answer, AnswerStage, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
+import type { AttemptTrace } from '../exchange/trace-hooks.js';
+import type { Answer, AnswerStage, ChunkEditor, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming, serverTiming } from '../observe/request-timing.js';
 import type { BackendHealth } from '../policy/health.js';
 import { finalError, outcomeLabel, requestBudgetMs, SHUTDOWN_CODE, SHUTTING_DOWN } from '../policy/retry-policy.js';
@@ -55,6 +56,9 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const keepAlive = call.streaming && x.route.keepAliveMs > 0 ? new SseKeepAlive(res, x.route.keepAliveMs) : undefined;
   const elapsedMs = () => Number(process.hrtime.bigint() - x.start) / 1e6;
   const timing = new RequestTiming(x.start);
+  // The attempt in flight, when tracing is on: the one before it failed over when the next one starts.
+  let traced: AttemptTrace | undefined;
+  let attemptNo = 0;
   const result = await runFailover<UpstreamResponse>({
     backends: call.backends,
     policy: retry,
@@ -67,16 +71,22 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       x.backend = backend.name;
       const out = call.body(backend);
       timing.sent();
+      const headers = upstreamRequestHeaders(req.headers, {
+        credentials: credentialsOf(backend).sent,
+        contentType: out?.contentType,
+        contentLength: out?.body.length ?? 0,
+        requestId: x.id,
+      });
+      if (x.trace) {
+        traced?.end({ failedOver: true });
+        traced = x.trace.attempt(backend, ++attemptNo, backend.basePath + call.path, out?.body);
+        traced.inject(headers);
+      }
       return deps.upstream.request({
         backend,
         method: call.method,
         path: backend.basePath + call.path,
-        headers: upstreamRequestHeaders(req.headers, {
-          credentials: credentialsOf(backend).sent,
-          contentType: out?.contentType,
-          contentLength: out?.body.length ?? 0,
-          requestId: x.id,
-        }),
+        headers,
         body: out?.body ?? null,
         connectMs: timeouts.connectMs,
         signal: attempt.signal,
@@ -84,11 +94,14 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     },
     onAttempt: (backend, outcome) => {
       timing.answered();
+      traced?.outcome(outcome.kind === 'response' ? outcome.status : undefined, outcomeLabel(outcome));
       deps.metrics.upstreamAttempts.inc({ backend: backend.id, outcome: outcomeLabel(outcome) });
     },
   });
   keepAlive?.stop();
   x.attempts = result.attempts;
+  // An answer that is relayed keeps its attempt open until the relay is over; every other path ends it here.
+  if (!result.ok) traced?.end();
   const committed = keepAlive?.committed ?? false;
   // Error events the gateway writes into a Responses stream are Responses-shaped and continue the upstream's
   // sequence_number (sseErrorEvent); any answer of the family may be a stream (GET /v1/responses/{id}?stream=true).
@@ -115,9 +128,10 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
   const stages = answerStages(call.transforms, answer);
   const rewrites = stages.flatMap((s) => (s.rewrite ? [s.rewrite] : []));
+  const editors = stages.flatMap((s) => (s.edit ? [s.edit] : []));
   const credentials = credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
-  if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || credentials.needles.length > 0)) {
+  if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || editors.length > 0 || credentials.needles.length > 0)) {
     // Relayed raw, a body in an unknown coding would carry ids unsealed or credentials unmasked.
     for (const r of rewrites) r.destroy();
     discard(response.body);
@@ -135,7 +149,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   }
   const gatewayMs = timing.gatewayMs();
   if (!committed) {
-    const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0, decoded, mask: credentials.texts });
+    const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0 && editors.length === 0, decoded, mask: credentials.texts });
     headers['x-model-gateway-backend'] = backend.name;
     headers['x-model-gateway-attempts'] = String(result.attempts);
     headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
@@ -163,13 +177,26 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const failure = await relay(body, res, x, {
     trailer: isStream ? (err) => streamFailure(err, timeouts, progress) : undefined,
     mask,
+    editors,
     observers,
     watch,
   });
   watch.stop();
+  traced?.end({ error: failure });
   const code = errorCode(failure);
   const ours = code === 'MG_DEADLINE' || code === SHUTDOWN_CODE; // the gateway ended the body, not the upstream
   if (failure && !x.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+}
+
+/** What the editors held back at the end, each one's rest passed through the editors after it; undefined: nothing. */
+function editorsRest(editors: readonly ChunkEditor[]): Buffer | undefined {
+  let held: Buffer | undefined;
+  for (const e of editors) {
+    const through = held ? e.push(held) : undefined;
+    const rest = e.end();
+    held = through?.length ? (rest.length ? Buffer.concat([through, rest]) : through) : rest.length ? rest : undefined;
+  }
+  return held;
 }
 
 /** The stage each transform puts on this answer, in the transforms' order. */
@@ -295,6 +322,8 @@ interface RelayOptions {
   readonly trailer: ((err: unknown) => string) | undefined;
   /** Masks the backend's credentials in every byte the client gets. */
   readonly mask: StreamReplacer | undefined;
+  /** The transforms' synchronous edits, in order, before the observers. */
+  readonly editors: readonly ChunkEditor[];
   /** The transforms' observers: each chunk (before masking), then end() when the body completed. */
   readonly observers: readonly AnswerStage[];
   readonly watch: BodyDeadlines;
@@ -326,8 +355,11 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
       dst.off('drain', onDrain);
       resolve(failure);
     };
-    const onData = (chunk: Buffer) => {
+    const onData = (data: Buffer) => {
       o.watch.touch();
+      let chunk = data;
+      for (const e of o.editors) chunk = e.push(chunk);
+      if (chunk.length === 0) return;
       for (const s of o.observers) s.observe?.(chunk);
       const out = o.mask ? o.mask.push(chunk) : chunk;
       if (out.length === 0) return;
@@ -344,9 +376,13 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
       src.resume();
     };
     const onEnd = () => {
+      const held = o.editors.length > 0 ? editorsRest(o.editors) : undefined;
+      if (held) for (const s of o.observers) s.observe?.(held);
       for (const s of o.observers) s.end?.();
+      const masked = held && o.mask ? o.mask.push(held) : held;
       const rest = o.mask?.end();
-      if (rest && rest.length > 0) dst.end(rest);
+      const last = masked && rest?.length ? Buffer.concat([masked, rest]) : (masked ?? rest);
+      if (last && last.length > 0) dst.end(last);
       else dst.end();
       settle();
     };

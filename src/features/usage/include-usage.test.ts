@@ -1,5 +1,3 @@
-import { Readable } from 'node:stream';
-import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 
@@ -23,8 +21,9 @@ const usageOnly = chunk({ id: 'c', object: 'chat.completion.chunk', choices: [],
 
 async function filter(pieces: readonly string[]): Promise<{ out: string; usage: unknown[] }> {
   const usage: unknown[] = [];
-  const out = await text(Readable.from(pieces.map((p) => Buffer.from(p))).pipe(new UsageChunkFilter((u) => usage.push(u))));
-  return { out, usage };
+  const f = new UsageChunkFilter((u) => usage.push(u));
+  const out = [...pieces.map((p) => f.push(Buffer.from(p))), f.end()];
+  return { out: Buffer.concat(out).toString(), usage };
 }
 
 describe('UsageChunkFilter', () => {
@@ -51,12 +50,10 @@ describe('UsageChunkFilter', () => {
     const usage: unknown[] = [];
     const filter = new UsageChunkFilter((u) => usage.push(u));
     const out: Buffer[] = [];
-    filter.on('data', (b: Buffer) => out.push(b));
-    for (let i = 0; i < 10; i++) filter.write(Buffer.alloc(8 * 1024, 0x61));
+    for (let i = 0; i < 10; i++) out.push(filter.push(Buffer.alloc(8 * 1024, 0x61)));
     const passed = out.reduce((n, b) => n + b.length, 0);
     expect(passed).toBeGreaterThanOrEqual(10 * 8 * 1024 - 16 * 1024);
-    filter.end(`\n\n${usageOnly}`);
-    await new Promise((r) => filter.on('end', r));
+    out.push(filter.push(Buffer.from(`\n\n${usageOnly}`)), filter.end());
     expect(Buffer.concat(out).toString()).toBe(`${'a'.repeat(80 * 1024)}\n\n`);
     expect(usage).toHaveLength(1);
   });

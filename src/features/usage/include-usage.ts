@@ -2,7 +2,7 @@
 // gateway asks anyway (keeping the client's other stream options) and takes the extra usage-only chunk
 // (`"choices": []` with a `usage` object) out of the stream, so the client receives the chunks it asked for and
 // the gateway learns the real counts. Pure apart from the stream stage.
-import { Transform, type TransformCallback } from 'node:stream';
+import type { ChunkEditor } from '../../dataplane/exchange/transform.js';
 
 /**
  * The `stream_options` member to send upstream, given the client's (its raw JSON text, if any); undefined when
@@ -26,13 +26,14 @@ const CR = 0x0d;
 /** A usage-only chunk is a few hundred bytes: an event longer than this is passed on as it arrives, not held. */
 const MAX_HELD = 16 * 1024;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Passes Server-Sent Events through and drops the usage-only chat chunk, handing its usage object to `onUsage`.
  * Only the event being read is held, up to MAX_HELD (a chunk is a few hundred bytes); complete events go on at
  * once, byte for byte. Lines may end in LF, CRLF or CR; a blank line ends an event.
  */
-export class UsageChunkFilter extends Transform {
+export class UsageChunkFilter implements ChunkEditor {
   readonly #onUsage: (usage: Record<string, unknown>) => void;
   /** Bytes of the event being read that arrived in earlier chunks. */
   #pending: Buffer[] = [];
@@ -45,13 +46,15 @@ export class UsageChunkFilter extends Transform {
   #afterCR = false;
   /** The last event was dropped: an LF completing its CRLF in the next chunk is dropped too. */
   #dropped = false;
+  /** What goes on from the chunk being read. */
+  #out: Buffer[] = [];
 
   constructor(onUsage: (usage: Record<string, unknown>) => void) {
-    super();
     this.#onUsage = onUsage;
   }
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+  push(chunk: Buffer): Buffer {
+    this.#out = [];
     let eventStart = 0;
     for (let i = 0; i < chunk.length; i++) {
       const b = chunk[i]!;
@@ -60,7 +63,7 @@ export class UsageChunkFilter extends Transform {
         if (b === LF) {
           // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went.
           if (i === 0 && this.#pending.length === 0) {
-            if (!this.#dropped) this.push(chunk.subarray(0, 1));
+            if (!this.#dropped) this.#out.push(chunk.subarray(0, 1));
             eventStart = 1;
           }
           continue;
@@ -86,35 +89,39 @@ export class UsageChunkFilter extends Transform {
       eventStart = end;
     }
     if (eventStart < chunk.length) this.#hold(chunk.subarray(eventStart));
-    done();
+    const out = this.#out;
+    this.#out = [];
+    // Most chunks are whole events with nothing taken out: passed on as they came, without a copy.
+    if (out.length === 1) return out[0]!;
+    return out.length === 0 ? EMPTY : Buffer.concat(out);
+  }
+
+  end(): Buffer {
+    const rest = this.#pending.length > 0 ? Buffer.concat(this.#pending) : EMPTY;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    return rest;
   }
 
   #hold(bytes: Buffer): void {
     if (this.#passing) {
-      this.push(bytes);
+      this.#out.push(bytes);
       return;
     }
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.length;
     if (this.#pendingBytes <= MAX_HELD) return;
-    this.push(Buffer.concat(this.#pending));
+    this.#out.push(Buffer.concat(this.#pending));
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#passing = true;
-  }
-
-  override _flush(done: TransformCallback): void {
-    if (this.#pending.length > 0) this.push(Buffer.concat(this.#pending));
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    done();
   }
 
   #event(tail: Buffer): void {
     if (this.#passing) {
       this.#passing = false;
       this.#dropped = false;
-      this.push(tail);
+      this.#out.push(tail);
       return;
     }
     const bytes = this.#pending.length > 0 ? Buffer.concat([...this.#pending, tail]) : tail;
@@ -123,7 +130,7 @@ export class UsageChunkFilter extends Transform {
     const usage = usageOnlyChunk(bytes);
     this.#dropped = usage !== undefined;
     if (usage) this.#onUsage(usage);
-    else this.push(bytes);
+    else this.#out.push(bytes);
   }
 }
 

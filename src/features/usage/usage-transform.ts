@@ -62,7 +62,7 @@ class UsageTap implements ExchangeTransform {
     this.#answer = a;
     const bytes = (this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0));
     return {
-      rewrite: this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined,
+      edit: this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined,
       observe: (chunk) => bytes.push(chunk),
       end: () => {
         // Runs as the upstream body ends, before the client's response is finished: a throw here would leave the

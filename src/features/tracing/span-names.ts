@@ -1,0 +1,56 @@
+// Names from the OpenTelemetry semantic conventions (HTTP, GenAI) and the gateway's own attributes, in one place.
+// The GenAI conventions are in development; these follow the names the OpenTelemetry JS semantic-conventions
+// package lists (gen_ai.operation.name, gen_ai.request.model, gen_ai.response.model, gen_ai.usage.*).
+import type { Family } from '../../model/families.js';
+
+/** gen_ai.operation.name per API family: the convention's well-known values where one fits. */
+export const OPERATION: Readonly<Record<Family, string>> = {
+  'chat.completions': 'chat',
+  responses: 'chat',
+  embeddings: 'embeddings',
+  'images.generations': 'generate_content',
+  'images.edits': 'generate_content',
+  'audio.transcriptions': 'generate_content',
+  'audio.translations': 'generate_content',
+  'audio.speech': 'generate_content',
+  videos: 'generate_content',
+};
+
+export const A = {
+  // HTTP
+  method: 'http.request.method',
+  status: 'http.response.status_code',
+  route: 'http.route',
+  urlPath: 'url.path',
+  urlScheme: 'url.scheme',
+  urlFull: 'url.full',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  errorType: 'error.type',
+  // GenAI
+  operation: 'gen_ai.operation.name',
+  requestModel: 'gen_ai.request.model',
+  responseModel: 'gen_ai.response.model',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  timeToFirstChunk: 'gen_ai.response.time_to_first_chunk',
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
+  // The gateway's own
+  requestId: 'model_gateway.request_id',
+  group: 'model_gateway.group',
+  tokenNamespace: 'model_gateway.token.namespace',
+  tokenName: 'model_gateway.token.name',
+  publicModel: 'model_gateway.model',
+  backend: 'model_gateway.backend',
+  backendId: 'model_gateway.backend.id',
+  attempt: 'model_gateway.attempt',
+  attempts: 'model_gateway.attempts',
+  outcome: 'model_gateway.attempt.outcome',
+  failoverReason: 'model_gateway.failover.reason',
+  aborted: 'model_gateway.client_aborted',
+  usageEstimated: 'model_gateway.usage.estimated',
+} as const;
+
+/** The span event marking the first chunk of a streamed answer (time to first token). */
+export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';

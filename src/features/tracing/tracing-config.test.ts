@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { tracingConfig } from './tracing-config.js';
+
+const ON = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+
+describe('tracingConfig', () => {
+  it('is off unless an OTLP endpoint is set, and when the SDK or the traces exporter is turned off', () => {
+    expect(tracingConfig({})).toBeUndefined();
+    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toBeUndefined();
+    expect(tracingConfig({ ...ON, OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
+    expect(tracingConfig({ ...ON, OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined();
+    expect(tracingConfig(ON)).toBeDefined();
+    expect(tracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBeDefined();
+  });
+
+  it('defaults to OTLP/HTTP protobuf and the parent-based always-on sampler, as the specification does', () => {
+    expect(tracingConfig(ON)).toMatchObject({ protocol: 'http/protobuf', sampler: 'parentbased_always_on', ratio: 1 });
+  });
+
+  it('reads the protocol (the traces-specific variable first), the sampler and its ratio, and the batch settings', () => {
+    expect(
+      tracingConfig({
+        ...ON,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'ParentBased_TraceIdRatio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+        OTEL_BSP_SCHEDULE_DELAY: '1000',
+        OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      }),
+    ).toEqual({
+      protocol: 'http/json',
+      sampler: 'parentbased_traceidratio',
+      ratio: 0.25,
+      batch: { scheduledDelayMillis: 1000, exportTimeoutMillis: undefined, maxQueueSize: 4096, maxExportBatchSize: undefined },
+    });
+  });
+
+  it('refuses what it cannot honour with a one-line reason', () => {
+    expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/grpc is not supported; use http\/protobuf or http\/json/);
+    expect(() => tracingConfig({ ...ON, OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(/OTEL_TRACES_SAMPLER=jaeger_remote/);
+    expect(() => tracingConfig({ ...ON, OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/ratio from 0 to 1/);
+    expect(() => tracingConfig({ ...ON, OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/zipkin is not supported/);
+    expect(() => tracingConfig({ ...ON, OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY=soon/);
+  });
+});

@@ -1,0 +1,80 @@
+// Whether tracing is on and how, from the standard OpenTelemetry environment variables. Pure: env in, a config
+// (or undefined: off) out, or an Error whose one-line message `serve` prints. The exporter itself reads the
+// OTEL_EXPORTER_OTLP_* variables it knows (endpoint, headers, timeout, compression, certificates) and the resource
+// detector reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; this file decides only what the SDK no longer
+// reads on its own (the sampler, the batch processor's settings) and when tracing is on at all.
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+
+const SAMPLERS: readonly SamplerName[] = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+
+export interface TracingConfig {
+  /** OTLP over HTTP, protobuf (the specification's default) or JSON. */
+  readonly protocol: 'http/protobuf' | 'http/json';
+  readonly sampler: SamplerName;
+  /** For the ratio samplers: the share of traces kept, 0 to 1. */
+  readonly ratio: number;
+  /** The batch span processor (OTEL_BSP_*); undefined leaves the SDK's default. */
+  readonly batch: {
+    readonly scheduledDelayMillis: number | undefined;
+    readonly exportTimeoutMillis: number | undefined;
+    readonly maxQueueSize: number | undefined;
+    readonly maxExportBatchSize: number | undefined;
+  };
+}
+
+/**
+ * Undefined (tracing off) unless an OTLP endpoint is set (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_ENDPOINT); also off with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none.
+ */
+export function tracingConfig(env: Env): TracingConfig | undefined {
+  if (text(env.OTEL_SDK_DISABLED)?.toLowerCase() === 'true') return undefined;
+  const exporter = text(env.OTEL_TRACES_EXPORTER)?.toLowerCase();
+  if (exporter === 'none') return undefined;
+  if (text(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) === undefined && text(env.OTEL_EXPORTER_OTLP_ENDPOINT) === undefined) return undefined;
+  if (exporter !== undefined && exporter !== 'otlp')
+    throw new Error(`OTEL_TRACES_EXPORTER=${exporter} is not supported; the gateway exports OTLP (otlp) or nothing (none)`);
+
+  const protocol = (text(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? text(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? 'http/protobuf').toLowerCase();
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported; use http/protobuf or http/json (OTLP over HTTP)`);
+  }
+  const sampler = (text(env.OTEL_TRACES_SAMPLER) ?? 'parentbased_always_on').toLowerCase() as SamplerName;
+  if (!SAMPLERS.includes(sampler)) throw new Error(`OTEL_TRACES_SAMPLER=${sampler} is not supported; use one of ${SAMPLERS.join(', ')}`);
+  const arg = text(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = arg === undefined ? 1 : Number(arg);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG=${arg} must be a ratio from 0 to 1`);
+  return {
+    protocol,
+    sampler,
+    ratio,
+    batch: {
+      scheduledDelayMillis: count(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+      exportTimeoutMillis: count(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+      maxQueueSize: count(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+      maxExportBatchSize: count(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+    },
+  };
+}
+
+function text(v: string | undefined): string | undefined {
+  const t = v?.trim();
+  return t === undefined || t === '' ? undefined : t;
+}
+
+function count(env: Env, name: string): number | undefined {
+  const t = text(env[name]);
+  if (t === undefined) return undefined;
+  const n = Number(t);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name}=${t} must be a whole number`);
+  return n;
+}

@@ -1,0 +1,120 @@
+// The tracing feature: an OpenTelemetry tracer provider exporting over OTLP/HTTP, an express middleware that opens
+// each request's server span (joining the client's trace from its W3C traceparent/tracestate) and sets the
+// exchange's trace hooks, and a transform that reads what the answer tells a trace (first chunk, model, usage).
+// Nothing here is registered globally (no global provider, propagator or context manager): contexts are passed
+// explicitly, so several gateways in one process (the tests) keep their traces apart.
+import { type Context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { NextFunction, Request, Response } from 'express';
+import { exchangeOf } from '../../dataplane/exchange/exchange.js';
+import { FAMILY_PATHS, type Family } from '../../model/families.js';
+import type { ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import { ExchangeSpans, type SpanTools } from './exchange-trace.js';
+import { A } from './span-names.js';
+import type { TracingConfig } from './tracing-config.js';
+import { tracingTransform } from './tracing-transform.js';
+
+const PROBES = new Set(['/healthz', '/readyz']);
+
+export interface TracingOptions {
+  /** service.version of the resource. */
+  readonly version: string;
+  /** Record prompts and completions on the spans (--trace-content). Default off: never recorded. */
+  readonly content?: boolean;
+}
+
+export class Tracing {
+  readonly #provider: TracerProvider;
+  readonly #tools: SpanTools;
+  /** Put on every exchange's answer (after the others): first chunk, response model, usage. */
+  readonly transform: ExchangeTransform = tracingTransform();
+
+  constructor(config: TracingConfig, options: TracingOptions) {
+    // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, compression, certificates) itself.
+    const exporter = config.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter();
+    const resource = resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }).merge(
+      detectResources({ detectors: [envDetector] }), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
+    );
+    const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
+    this.#provider = new TracerProvider({
+      resource,
+      sampler: samplerOf(config),
+      spanProcessors: [new BatchSpanProcessor({ exporter, ...batch })],
+    });
+    this.#tools = {
+      tracer: this.#provider.getTracer('model-gateway', options.version),
+      propagator: new W3CTraceContextPropagator(),
+      content: options.content ?? false,
+    };
+  }
+
+  /** Express middleware, after the request id: opens the server span and ends it when the exchange ends. */
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const path = req.path;
+    if (PROBES.has(path)) return next();
+    const x = exchangeOf(res);
+    const parent: Context = this.#tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+    // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`.
+    const span = this.#tools.tracer.startSpan(req.method, { kind: SpanKind.SERVER }, parent);
+    if (span.isRecording()) {
+      span.setAttributes({
+        [A.method]: req.method,
+        [A.urlPath]: path.length > 256 ? path.slice(0, 256) : path,
+        [A.urlScheme]: 'http',
+        [A.requestId]: x.id,
+      });
+    }
+    const spans = new ExchangeSpans(this.#tools, x, span, trace.setSpan(parent, span));
+    x.trace = spans;
+    x.onEnd(() => {
+      const status = x.aborted && !res.headersSent ? 499 : res.statusCode;
+      // A turn of the event loop later: usage recorded by a later end hook (the usage feature's) is then on the
+      // span, and the attempt in flight has been ended by forwarding with what it knows (a body cut mid-way can
+      // close the response before the relay's promise resumes forwarding).
+      setImmediate(() => spans.end(req.method, status, routeOf(x.family, path)));
+    });
+    next();
+  };
+
+  /** Exports what is still queued, then stops. */
+  async shutdown(): Promise<void> {
+    await this.#provider.shutdown();
+  }
+}
+
+/** http.route: the route template, never the raw path of an object (ids stay out of span names). */
+function routeOf(family: Family | undefined, path: string): string | undefined {
+  if (family) return `/v1${FAMILY_PATHS[family]}`;
+  if (path === '/v1/models') return path;
+  if (path.startsWith('/v1/models/')) return '/v1/models/{model}';
+  return undefined;
+}
+
+function samplerOf(config: TracingConfig): Sampler {
+  switch (config.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(config.ratio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.ratio) });
+  }
+}
