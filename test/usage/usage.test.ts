@@ -116,6 +116,19 @@ describe('the usage record of each family', () => {
   });
 });
 
+/** Starts a stream, leaves it after two events, and returns the request's usage record. */
+async function leftAfterTwoEvents(
+  start: (signal: AbortSignal) => Promise<{ data: AsyncIterable<unknown>; response: Response }>,
+): Promise<Record<string, unknown>> {
+  const controller = new AbortController();
+  const { data, response } = await start(controller.signal);
+  const it = data[Symbol.asyncIterator]();
+  await it.next();
+  await it.next();
+  controller.abort();
+  return record(response.headers.get('x-request-id')!);
+}
+
 describe('estimates, when the upstream said nothing', () => {
   let count: TokenCounter;
   beforeAll(async () => {
@@ -123,30 +136,18 @@ describe('estimates, when the upstream said nothing', () => {
   });
 
   it('a client that leaves a chat stream mid-way: the prompt and what was streamed, counted with the tokenizer', async () => {
-    const controller = new AbortController();
     const prompt = 'please hang for a while, then tell me a long story';
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true }, { signal: controller.signal })
-      .withResponse();
-    const it = stream[Symbol.asyncIterator]();
-    await it.next();
-    await it.next();
-    controller.abort();
-    const r = await record(response.headers.get('x-request-id')!);
+    const r = await leftAfterTwoEvents((signal) =>
+      client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true }, { signal }).withResponse(),
+    );
     expect(r).toMatchObject({ estimated: true, aborted: true, inputTokens: count(prompt) + 6, outputTokens: count('Hello there, how are you today?') });
     expect(upstream.reported.has(String(r['reqId']))).toBe(false);
   });
 
   it('a Responses stream cut the same way', async () => {
-    const controller = new AbortController();
-    const { data: stream, response } = await client.responses
-      .create({ model: 'gpt-4o-mini', input: 'hang on', stream: true }, { signal: controller.signal })
-      .withResponse();
-    const it = stream[Symbol.asyncIterator]();
-    await it.next();
-    await it.next();
-    controller.abort();
-    const r = await record(response.headers.get('x-request-id')!);
+    const r = await leftAfterTwoEvents((signal) =>
+      client.responses.create({ model: 'gpt-4o-mini', input: 'hang on', stream: true }, { signal }).withResponse(),
+    );
     expect(r).toMatchObject({ estimated: true, inputTokens: count('hang on'), outputTokens: count('Hi there, friend') });
   });
 });
