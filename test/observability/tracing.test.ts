@@ -383,6 +383,8 @@ describe('traces', () => {
       expect(open.headers.get('content-type')).toMatch(/^application\/openmetrics-text; version=1\.0\.0/);
       const om = await open.text();
       expect(om).toMatch(new RegExp(`^gen_ai_server_request_duration_seconds_bucket\\{[^}]*\\} 1 # \\{trace_id="${TRACE}"\\} [0-9.e-]+ [0-9.]+$`, 'm'));
+      // The usage histogram too (recorded by the usage feature with the request's trace).
+      expect(om).toMatch(new RegExp(`^gen_ai_client_token_usage_bucket\\{[^}]*type="output"[^}]*\\} 1 # \\{trace_id="${TRACE}"\\}`, 'm'));
       expect(om).toMatch(/^model_gateway_requests_total\{/m);
       expect(om.endsWith('# EOF\n')).toBe(true);
 

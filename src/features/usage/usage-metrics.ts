@@ -43,7 +43,8 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
     add('reasoning', u.reasoningTokens);
     if (u.estimated) return;
     const labels = { family: x.family, model, group };
-    if (u.inputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'input' }, u.inputTokens);
-    if (u.outputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'output' }, u.outputTokens);
+    const exemplar = x.trace?.exemplarId;
+    if (u.inputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'input' }, u.inputTokens, exemplar);
+    if (u.outputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'output' }, u.outputTokens, exemplar);
   };
 }
