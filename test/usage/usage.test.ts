@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUsageUpstream, type UsageUpstream } from '../fakes/usage-upstream.js';
 import { standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { waitUntil } from '../support/wait.js';
-import { tokenCounter, type TokenCounter } from '../../src/features/usage/tokenizer.js';
+import { countTokens } from '../../src/features/usage/tokenizer.js';
 
 let upstream: UsageUpstream;
 let gw: TestGateway;
@@ -130,17 +130,19 @@ async function leftAfterTwoEvents(
 }
 
 describe('estimates, when the upstream said nothing', () => {
-  let count: TokenCounter;
-  beforeAll(async () => {
-    count = await tokenCounter();
-  });
+  const count = async (text: string) => (await countTokens([text]))[0]!;
 
   it('a client that leaves a chat stream mid-way: the prompt and what was streamed, counted with the tokenizer', async () => {
     const prompt = 'please hang for a while, then tell me a long story';
     const r = await leftAfterTwoEvents((signal) =>
       client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true }, { signal }).withResponse(),
     );
-    expect(r).toMatchObject({ estimated: true, aborted: true, inputTokens: count(prompt) + 6, outputTokens: count('Hello there, how are you today?') });
+    expect(r).toMatchObject({
+      estimated: true,
+      aborted: true,
+      inputTokens: (await count(prompt)) + 6,
+      outputTokens: await count('Hello there, how are you today?'),
+    });
     expect(upstream.reported.has(String(r['reqId']))).toBe(false);
   });
 
@@ -148,7 +150,7 @@ describe('estimates, when the upstream said nothing', () => {
     const r = await leftAfterTwoEvents((signal) =>
       client.responses.create({ model: 'gpt-4o-mini', input: 'hang on', stream: true }, { signal }).withResponse(),
     );
-    expect(r).toMatchObject({ estimated: true, inputTokens: count('hang on'), outputTokens: count('Hi there, friend') });
+    expect(r).toMatchObject({ estimated: true, inputTokens: await count('hang on'), outputTokens: await count('Hi there, friend') });
   });
 });
 

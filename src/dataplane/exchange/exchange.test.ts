@@ -73,6 +73,45 @@ describe('Exchange', () => {
     expect(seen).toEqual([3, 3]);
     expect(x.usage?.inputTokens).toBe(3);
   });
+
+  const estimate = { inputTokens: 5, outputTokens: 6, cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
+
+  it('an estimate that takes a while: the end hooks (the abort path) run at once, the settled hooks with the usage after it', async () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    const order: string[] = [];
+    let finish!: () => void;
+    x.whenUnrecorded(() => new Promise((resolve) => (finish = () => resolve(estimate))));
+    x.onEnd(() => order.push(`end usage=${x.usage?.inputTokens}`));
+    x.onSettled(() => order.push(`settled usage=${x.usage?.inputTokens}`));
+    res.emit('close');
+    expect(order).toEqual(['end usage=undefined']);
+    finish();
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['end usage=undefined', 'settled usage=5']);
+    x.onSettled(() => order.push('late'));
+    expect(order.at(-1)).toBe('late');
+  });
+
+  it('no estimate when usage was recorded; an estimator that throws still lets the settled hooks run', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    let asked = 0;
+    x.whenUnrecorded(() => (asked++, estimate));
+    x.recordUsage({ ...estimate, inputTokens: 1, estimated: false });
+    res.emit('close');
+    expect(asked).toBe(0);
+    const res2 = response();
+    const y = new Exchange('r2', res2);
+    y.whenUnrecorded(() => {
+      throw new Error('bug');
+    });
+    let settled = false;
+    y.onSettled(() => (settled = true));
+    res2.emit('close');
+    expect(settled).toBe(true);
+    expect(y.usage).toBeUndefined();
+  });
 });
 
 describe('membersFor', () => {

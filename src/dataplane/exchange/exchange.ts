@@ -2,7 +2,8 @@
 // kept in res.locals under one key (nothing is attached to node's request objects). It owns the request's one
 // `close` listener on the response, and from it the one end-of-response hook (`onEnd`, for everything to do once the
 // response is over, `aborted` already settled): it is also the one abort path, for everything that must stop when
-// the client leaves (the attempt in flight, the relay).
+// the client leaves (the attempt in flight, the relay). What reports on the finished request (the access log, the
+// server span) waits for its usage instead (`onSettled`), which an estimate may take a moment to produce.
 import type { Request, Response } from 'express';
 import type { Family } from '../../model/families.js';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
@@ -31,6 +32,8 @@ export class Exchange {
   #ends: Array<() => void> | undefined;
   #usageListeners: Array<(u: Usage) => void> | undefined;
   #unrecorded: (() => Usage | Promise<Usage>) | undefined;
+  #settledHooks: Array<() => void> | undefined;
+  #settled = false;
   #closed = false;
 
   constructor(id: string, res: Response, start = process.hrtime.bigint()) {
@@ -71,12 +74,18 @@ export class Exchange {
   }
 
   /**
-   * What to record when the response is over and no usage was (the usage feature's estimate). It runs before the
-   * end hooks, so each of them (the access log, the limits' release) sees the request's final usage; when it
-   * returns a promise (the tokenizer is loading), they run once it settles.
+   * What to record when the response is over and no usage was (the usage feature's estimate). It runs after the end
+   * hooks (nothing that must stop when the client leaves waits for it) and before the settled hooks, which so see
+   * the request's final usage; when it returns a promise (the tokenizer is loading), they run once it settles.
    */
   whenUnrecorded(fn: () => Usage | Promise<Usage>): void {
     this.#unrecorded = fn;
+  }
+
+  /** Runs fn once the response is over and its usage recorded (or found missing); at once when it already is. */
+  onSettled(fn: () => void): void {
+    if (this.#settled) fn();
+    else (this.#settledHooks ??= []).push(fn);
   }
 
   #close(): void {
@@ -84,36 +93,38 @@ export class Exchange {
     if (!this.#res.writableFinished) {
       this.aborted = true;
     }
+    const ends = this.#ends;
+    this.#ends = undefined;
+    if (ends) for (const fn of ends) fn();
     const unrecorded = this.#unrecorded;
     this.#unrecorded = undefined;
     if (unrecorded && !this.usage) {
-      let usage: Usage | Promise<Usage>;
+      let usage: Usage | Promise<Usage> | undefined;
       try {
         usage = unrecorded();
       } catch {
         // Runs in the response's 'close' listener, where a throw would end the process: the request goes
-        // unrecorded (the end hooks still run) rather than every request with it.
-        this.#runEnds();
-        return;
+        // unrecorded (the settled hooks still run) rather than every request with it.
       }
       if (usage instanceof Promise) {
         usage
           .then(
             (u) => this.recordUsage(u),
-            () => undefined, // an estimate that failed records nothing; the end hooks still run
+            () => undefined, // an estimate that failed records nothing; the settled hooks still run
           )
-          .finally(() => this.#runEnds());
+          .finally(() => this.#settle());
         return;
       }
-      this.recordUsage(usage);
+      if (usage) this.recordUsage(usage);
     }
-    this.#runEnds();
+    this.#settle();
   }
 
-  #runEnds(): void {
-    const ends = this.#ends;
-    this.#ends = undefined;
-    if (ends) for (const fn of ends) fn();
+  #settle(): void {
+    this.#settled = true;
+    const hooks = this.#settledHooks;
+    this.#settledHooks = undefined;
+    if (hooks) for (const fn of hooks) fn();
   }
 }
 

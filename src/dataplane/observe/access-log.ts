@@ -1,7 +1,7 @@
 // One log line and one set of request metrics per request, written when the exchange ends (the response finished
 // or was cut). Only bounded, non-secret fields: never headers, bodies or the raw query string. A routed request's
 // line is also its usage record (docs/usage-and-limits.md): the GatewayToken by namespace/name (never the key)
-// and what the request consumed, recorded before the exchange's end hooks run.
+// and what the request consumed (written once the exchange has settled its usage).
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../observability/logger.js';
 import { NONE, statusClass, UNKNOWN, type Metrics } from '../../observability/metrics.js';
@@ -16,7 +16,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
   const access = logger.child({}, { redact: [] });
   return (req: Request, res: Response, next: NextFunction): void => {
     const ctx = exchangeOf(res);
-    ctx.onEnd(() => {
+    ctx.onSettled(() => {
       const seconds = Number(process.hrtime.bigint() - ctx.start) / 1e9;
       const path = req.path;
       // A client that left before any status was sent is logged as 499 (nginx's convention).

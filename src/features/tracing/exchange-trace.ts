@@ -46,8 +46,8 @@ export class ExchangeSpans implements ExchangeTrace {
     const sc = span.spanContext();
     this.traceId = sc.traceId;
     this.exemplarId = (sc.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? sc.traceId : undefined;
-    // The usage feature records every routed request's usage before the exchange's end hooks run: the attempt
-    // that answered carries it too.
+    // The usage feature records every routed request's usage (at the latest when the exchange settles): the
+    // attempt that answered carries it too, when it is still open.
     if (span.isRecording()) x.onUsage((u) => this.#attempt?.usage(u));
   }
 

@@ -78,11 +78,11 @@ export class Tracing {
     }
     const spans = new ExchangeSpans(this.#tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
-    x.onEnd(() => {
+    x.onSettled(() => {
       const status = x.aborted && !res.headersSent ? 499 : res.statusCode;
-      // A turn of the event loop later: usage recorded by a later end hook (the usage feature's) is then on the
-      // span, and the attempt in flight has been ended by forwarding with what it knows (a body cut mid-way can
-      // close the response before the relay's promise resumes forwarding).
+      // Settled: the request's usage is recorded. A turn of the event loop later the attempt in flight has been
+      // ended by forwarding with what it knows (a body cut mid-way can close the response before the relay's
+      // promise resumes forwarding).
       setImmediate(() => spans.end(req.method, status, routeOf(x.family, path)));
     });
     next();

@@ -1,29 +1,64 @@
 // Usage estimates, for when the upstream reported none (the stream was cut, the upstream died, the provider
 // omits usage): input tokens from the text the client sent, output tokens from the text relayed to it, both
 // counted with a real tokenizer. Chat messages carry a few tokens of template each (OpenAI's published rule
-// of thumb: 3 per message, 3 to prime the reply). Pure: the counter is passed in.
+// of thumb: 3 per message, 3 to prime the reply). Pure: this says what to count (the tokenizer runs in a worker
+// thread, tokenizer.ts) and how to add it up.
 import type { Family } from '../../model/families.js';
-import type { TokenCounter } from './tokenizer.js';
+
+/** What an estimate counts: texts for the tokenizer, tokens known without it, and a factor for a sample. */
+export interface Counting {
+  readonly texts: readonly string[];
+  readonly known: number;
+  readonly scale: number;
+}
+
+/** The tokens of a Counting, given the tokenizer's count of each of its texts. */
+export function tokensOf(c: Counting, counts: readonly number[]): number {
+  let n = c.known;
+  for (const k of counts) n += k;
+  return Math.round(n * c.scale);
+}
+
+/**
+ * The helpers below add up tokens as `n += count(text)`; `count` records the text for the tokenizer and adds 0,
+ * so what they return is the part known without it (template tokens, pre-tokenized inputs).
+ */
+type Collect = (text: string) => number;
+
+function counting(scale: number, fill: (count: Collect) => number): Counting {
+  const texts: string[] = [];
+  const known = fill((text) => {
+    if (text.length > 0) texts.push(text);
+    return 0;
+  });
+  return { texts, known, scale };
+}
+
+const NOTHING: Counting = { texts: [], known: 0, scale: 1 };
 
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
 /**
  * Most text counted per estimate: 64 KiB take ~2 ms. A longer body or answer is counted from a sample of that
- * size, scaled by its length, so an estimate never holds the event loop long (a 19 MB body parsed and counted
- * whole took about a second).
+ * size, scaled by its length, so an estimate stays cheap (a 19 MB body parsed and counted whole took about a
+ * second).
  */
 export const SAMPLE_BYTES = 64 * 1024;
 
-/** Input tokens of a JSON request body, by family; 0 for families whose input is not text the gateway reads. */
-export function estimateInput(family: Family, body: Buffer | undefined, count: TokenCounter): number {
-  if (!body) return 0;
-  if (body.length > 2 * SAMPLE_BYTES) return Math.round((count(body.toString('utf8', 0, SAMPLE_BYTES)) * body.length) / SAMPLE_BYTES);
+/** Input tokens of a JSON request body, by family; none for families whose input is not text the gateway reads. */
+export function inputCounting(family: Family, body: Buffer | undefined): Counting {
+  if (!body) return NOTHING;
+  if (body.length > 2 * SAMPLE_BYTES) return { texts: [body.toString('utf8', 0, SAMPLE_BYTES)], known: 0, scale: body.length / SAMPLE_BYTES };
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
   } catch {
-    return 0;
+    return NOTHING;
   }
+  return counting(1, (count) => inputTokens(family, json, count));
+}
+
+function inputTokens(family: Family, json: Record<string, unknown>, count: Collect): number {
   switch (family) {
     case 'chat.completions': {
       const messages = Array.isArray(json['messages']) ? json['messages'] : [];
@@ -48,7 +83,11 @@ export function estimateInput(family: Family, body: Buffer | undefined, count: T
  * `response.completed` events repeat it); for a JSON answer, the text of its messages; for any other text (a transcription in text, srt or vtt), all of it. An answer cut inside its
  * JSON cannot be parsed: its raw text is counted, an overestimate by its syntax.
  */
-export function estimateOutput(text: string, isStream: boolean, isJson: boolean, count: TokenCounter): number {
+export function outputCounting(text: string, isStream: boolean, isJson: boolean, scale = 1): Counting {
+  return counting(scale, (count) => outputTokens(text, isStream, isJson, count));
+}
+
+function outputTokens(text: string, isStream: boolean, isJson: boolean, count: Collect): number {
   if (isStream) {
     let n = 0;
     for (const data of dataLines(text)) {
@@ -69,7 +108,7 @@ export function estimateOutput(text: string, isStream: boolean, isJson: boolean,
 }
 
 /** A chat chunk's `choices[].delta` text, or a Responses or transcription event's `delta` string. */
-function deltaTokens(event: unknown, count: TokenCounter): number {
+function deltaTokens(event: unknown, count: Collect): number {
   if (!event || typeof event !== 'object') return 0;
   const { delta, choices } = event as Record<string, unknown>;
   if (typeof delta === 'string') return count(delta);
@@ -85,7 +124,7 @@ const INPUT_TEXT: ReadonlySet<string> = new Set([...OUTPUT_TEXT, 'input', 'promp
 const SKIPPED = new Set(['b64_json', 'image_url', 'file_data', 'audio', 'logprobs', 'id', 'type', 'role', 'object', 'model', 'usage']);
 
 /** Tokens of the text in a JSON value: strings that are, or are under, a member named in `members`, at any depth. */
-function textTokens(value: unknown, count: TokenCounter, members: ReadonlySet<string>, isText = true): number {
+function textTokens(value: unknown, count: Collect, members: ReadonlySet<string>, isText = true): number {
   if (typeof value === 'string') return isText ? count(value) : 0;
   if (Array.isArray(value)) {
     let n = 0;
@@ -102,12 +141,12 @@ function textTokens(value: unknown, count: TokenCounter, members: ReadonlySet<st
   return 0;
 }
 
-function tools(json: Record<string, unknown>, count: TokenCounter): number {
+function tools(json: Record<string, unknown>, count: Collect): number {
   return Array.isArray(json['tools']) ? count(JSON.stringify(json['tools'])) : 0;
 }
 
 /** Embeddings take a string, strings, or pre-tokenized arrays (whose length is the count). */
-function embeddingInput(input: unknown, count: TokenCounter): number {
+function embeddingInput(input: unknown, count: Collect): number {
   if (typeof input === 'string') return count(input);
   if (!Array.isArray(input)) return 0;
   if (input.every((v) => typeof v === 'number')) return input.length;

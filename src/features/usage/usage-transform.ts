@@ -8,9 +8,9 @@ import type { Answer, AnswerStage, ExchangeTransform, RequestPlan, TransformFact
 import type { Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import { AnswerBytes } from './answer-bytes.js';
-import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
+import { type Counting, inputCounting, outputCounting, SAMPLE_BYTES, tokensOf } from './estimate.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
-import { tokenCounter, type TokenCounter } from './tokenizer.js';
+import { countTokens } from './tokenizer.js';
 import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, toUsage } from './usage-object.js';
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
@@ -99,24 +99,29 @@ class UsageTap implements ExchangeTransform {
     const cut = this.#answer !== undefined;
     if (!cut && !(x.aborted && x.backend !== undefined)) return ZERO;
     if (cut && MEASURED.has(x.family)) return this.#withMeasures(ZERO);
-    const count = tokenCounter();
-    return count instanceof Promise ? count.then((c) => this.#estimate(c)) : this.#estimate(count);
+    return this.#estimate();
   }
 
-  #estimate(count: TokenCounter): Usage {
+  async #estimate(): Promise<Usage> {
     const x = this.#x;
     const a = this.#answer;
     const bytes = this.#bytes;
-    let output = 0;
+    const input = inputCounting(x.family, this.#plan?.json);
+    let output: Counting | undefined;
     if (a && bytes && TEXT_OUT.has(x.family) && bytes.total > 0) {
       const held = bytes.text();
       const sample = held.length > SAMPLE_BYTES ? held.slice(-SAMPLE_BYTES) : held;
-      output = estimateOutput(sample, a.isStream, a.contentType.includes('json'), count);
       const sampled = Buffer.byteLength(sample);
-      if (sampled < bytes.total) output = Math.round((output * bytes.total) / sampled);
+      output = outputCounting(sample, a.isStream, a.contentType.includes('json'), sampled < bytes.total ? bytes.total / sampled : 1);
     }
-    const input = estimateInput(x.family, this.#plan?.json, count);
-    return this.#withMeasures({ ...ZERO, inputTokens: input, outputTokens: output, estimated: true });
+    const counts = await countTokens(output ? [...input.texts, ...output.texts] : input.texts);
+    const n = input.texts.length;
+    return this.#withMeasures({
+      ...ZERO,
+      inputTokens: tokensOf(input, counts.slice(0, n)),
+      outputTokens: output ? tokensOf(output, counts.slice(n)) : 0,
+      estimated: true,
+    });
   }
 
   /** Adds what is measured from the request: the characters of speech, the seconds a video asked for. */
