@@ -18,6 +18,8 @@ describe('streamOptionsWithUsage', () => {
 const chunk = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
 const content = chunk({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'hi' } }], usage: null });
 const usageOnly = chunk({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2 } });
+/** The content chunk as the client gets it: without the "usage": null that asking for usage added. */
+const contentOut = content.replace(',"usage":null', '');
 
 async function filter(pieces: readonly string[]): Promise<{ out: string; usage: unknown[] }> {
   const usage: unknown[] = [];
@@ -27,9 +29,10 @@ async function filter(pieces: readonly string[]): Promise<{ out: string; usage: 
 }
 
 describe('UsageChunkFilter', () => {
-  it('drops the usage-only chunk and hands over its usage; every other byte passes as it came', async () => {
+  it('drops the usage-only chunk and hands over its usage, and the null usage of the others; every other byte passes as it came', async () => {
     const { out, usage } = await filter([content, content, usageOnly, 'data: [DONE]\n\n']);
-    expect(out).toBe(content + content + 'data: [DONE]\n\n');
+    expect(contentOut).not.toContain('usage');
+    expect(out).toBe(`${contentOut}${contentOut}data: [DONE]\n\n`);
     expect(usage).toEqual([{ prompt_tokens: 9, completion_tokens: 2 }]);
   });
 
@@ -40,7 +43,7 @@ describe('UsageChunkFilter', () => {
         const pieces: string[] = [];
         for (let i = 0; i < stream.length; i += size) pieces.push(stream.slice(i, i + size));
         const { out, usage } = await filter(pieces);
-        expect(out).toBe((content + 'data: [DONE]\n\n').replaceAll('\n', eol));
+        expect(out).toBe(`${contentOut}data: [DONE]\n\n`.replaceAll('\n', eol));
         expect(usage).toHaveLength(1);
       }
     }
@@ -56,6 +59,19 @@ describe('UsageChunkFilter', () => {
     out.push(filter.push(Buffer.from(`\n\n${usageOnly}`)), filter.end());
     expect(Buffer.concat(out).toString()).toBe(`${'a'.repeat(80 * 1024)}\n\n`);
     expect(usage).toHaveLength(1);
+  });
+
+  it('takes out a null usage written first, or with spaces (Python servers), and leaves text that only quotes one', async () => {
+    const { out } = await filter([
+      'data: {"usage": null, "id": "c", "choices": [{"delta": {"content": "a"}}]}\n\n',
+      'data: {"id": "c", "choices": [{"delta": {"content": "b"}}], "usage": null}\n\n',
+      `data: ${JSON.stringify({ choices: [{ delta: { content: 'say "usage":null, please' } }] })}\n\n`,
+    ]);
+    expect(out).toBe(
+      'data: {"id": "c", "choices": [{"delta": {"content": "a"}}]}\n\n' +
+        'data: {"id": "c", "choices": [{"delta": {"content": "b"}}]}\n\n' +
+        `data: ${JSON.stringify({ choices: [{ delta: { content: 'say "usage":null, please' } }] })}\n\n`,
+    );
   });
 
   it('keeps a chunk that has choices and usage both, and a comment or unfinished event', async () => {

@@ -1,7 +1,7 @@
 // A chat stream reports usage only when the client sets `stream_options.include_usage`. When it did not, the
-// gateway asks anyway (keeping the client's other stream options) and takes the extra usage-only chunk
-// (`"choices": []` with a `usage` object) out of the stream, so the client receives the chunks it asked for and
-// the gateway learns the real counts. Pure apart from the stream stage.
+// gateway asks anyway (keeping the client's other stream options) and takes out what asking adds: the extra
+// usage-only chunk (`"choices": []` with a `usage` object) and the `"usage": null` OpenAI then puts on every other
+// chunk. The client receives the chunks it asked for and the gateway learns the real counts. Pure.
 import type { ChunkEditor } from '../../dataplane/exchange/transform.js';
 
 /**
@@ -26,6 +26,8 @@ const CR = 0x0d;
 /** A usage-only chunk is a few hundred bytes: an event longer than this is passed on as it arrives, not held. */
 const MAX_HELD = 16 * 1024;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+const NULL_USAGE = /,\s*"usage"\s*:\s*null(?=\s*[,}])|"usage"\s*:\s*null\s*,\s*/;
+const USAGE_KEY = Buffer.from('"usage"');
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -127,16 +129,28 @@ export class UsageChunkFilter implements ChunkEditor {
     const bytes = this.#pending.length > 0 ? Buffer.concat([...this.#pending, tail]) : tail;
     this.#pending = [];
     this.#pendingBytes = 0;
-    const usage = usageOnlyChunk(bytes);
+    // Most chunks carry no "usage" at all (or only the null one asking added): found by a native search.
+    if (bytes.indexOf(USAGE_KEY) < 0) {
+      this.#dropped = false;
+      this.#out.push(bytes);
+      return;
+    }
+    const text = bytes.toString('utf8');
+    const usage = usageOnlyChunk(text);
     this.#dropped = usage !== undefined;
     if (usage) this.#onUsage(usage);
-    else this.#out.push(bytes);
+    else this.#out.push(withoutNullUsage(bytes, text));
   }
 }
 
+/** An event without the `"usage": null` member asking for usage added, else the event as it came. */
+function withoutNullUsage(event: Buffer, text: string): Buffer {
+  const stripped = text.replace(NULL_USAGE, '');
+  return stripped === text ? event : Buffer.from(stripped);
+}
+
 /** The usage of an event that is a usage-only chat chunk (no choices), else undefined. */
-function usageOnlyChunk(event: Buffer): Record<string, unknown> | undefined {
-  const text = event.toString('utf8');
+function usageOnlyChunk(text: string): Record<string, unknown> | undefined {
   if (!USAGE_OBJECT.test(text)) return undefined;
   const data = text
     .split(/\r\n|\r|\n/)
