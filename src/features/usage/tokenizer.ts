@@ -2,8 +2,9 @@
 // from gpt-tokenizer. Loading its tables takes ~150 ms of parsing on the thread that loads them and counting 64 KiB
 // ~2 ms (far more for text built to be slow); on the thread that relays every request, the first would stall all
 // of them once (seen: an upstream abort delayed by 600 ms under load) and the second at will. The worker starts
-// with the first estimate, not at start-up: it adds ~17 MB of heap and ~95 MB of RSS, and most gateways rarely
-// estimate (upstreams report usage; estimates are for streams cut short and providers that omit it). Other model
+// with the first estimate, not at start-up, and stops after a minute without one: it holds ~17 MB of heap and
+// ~95 MB of RSS, and most gateways rarely estimate (upstreams report usage; estimates are for streams cut short
+// and providers that omit it). Other model
 // families tokenize differently, so counts for them are approximate; they are marked estimated either way.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -44,42 +45,83 @@ interface Pending {
   readonly reject: (err: Error) => void;
 }
 
-let worker: Worker | undefined;
-let nextId = 0;
-const pending = new Map<number, Pending>();
+/** Idle this long, the worker exits and its memory (the tables: ~95 MB of RSS) goes back; the next count restarts it. */
+const IDLE_MS = 60_000;
 
-/** Tokens in each text, counted in the worker (started on the first call). */
-export function countTokens(texts: readonly string[]): Promise<number[]> {
-  if (texts.length === 0) return Promise.resolve([]);
-  const w = worker ?? start();
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    // While a count is awaited the worker keeps the process alive; idle, it does not.
-    if (pending.size === 1) w.ref();
-    w.postMessage({ id, texts });
-  });
+/** One tokenizer worker, started on demand and stopped when idle. */
+export class TokenizerWorker {
+  readonly #idleMs: number;
+  #worker: Worker | undefined;
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
+  #idle: NodeJS.Timeout | undefined;
+
+  constructor(idleMs = IDLE_MS) {
+    this.#idleMs = idleMs;
+  }
+
+  /** True while a worker thread exists. */
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
+  /** Tokens in each text. */
+  count(texts: readonly string[]): Promise<number[]> {
+    if (texts.length === 0) return Promise.resolve([]);
+    clearTimeout(this.#idle);
+    const w = this.#worker ?? this.#start();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      // While a count is awaited the worker keeps the process alive; idle, it does not.
+      if (this.#pending.size === 1) w.ref();
+      w.postMessage({ id, texts });
+    });
+  }
+
+  #start(): Worker {
+    const module = createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
+    const w = new Worker(WORKER_CODE, { eval: true, workerData: { module } });
+    w.on('message', (m: { id: number; counts?: number[]; error?: string }) => {
+      const p = this.#pending.get(m.id);
+      this.#pending.delete(m.id);
+      if (this.#pending.size === 0) this.#rest(w);
+      if (m.counts) p?.resolve(m.counts);
+      else p?.reject(new Error(m.error ?? 'tokenizer failed'));
+    });
+    // A worker that dies (or is stopped when idle) fails what it had; the next count starts a new one.
+    const fail = (err: Error) => {
+      if (this.#worker === w) this.#worker = undefined;
+      for (const p of this.#pending.values()) p.reject(err);
+      this.#pending.clear();
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => fail(new Error(`tokenizer worker exited with code ${code}`)));
+    w.unref();
+    this.#worker = w;
+    return w;
+  }
+
+  /** Nothing awaited: let the process exit without it, and stop it if nothing comes for a while. */
+  #rest(w: Worker): void {
+    w.unref();
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      if (this.#worker === w && this.#pending.size === 0) {
+        this.#worker = undefined;
+        // Stopped on purpose, with nothing pending: its exit must not fail the counts of a worker started since.
+        w.removeAllListeners('exit');
+        w.removeAllListeners('error');
+        void w.terminate();
+      }
+    }, this.#idleMs);
+    this.#idle.unref();
+  }
 }
 
-function start(): Worker {
-  const module = createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
-  const w = new Worker(WORKER_CODE, { eval: true, workerData: { module } });
-  w.on('message', (m: { id: number; counts?: number[]; error?: string }) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (pending.size === 0) w.unref();
-    if (m.counts) p?.resolve(m.counts);
-    else p?.reject(new Error(m.error ?? 'tokenizer failed'));
-  });
-  // A worker that dies fails what it had; the next estimate starts a new one.
-  const fail = (err: Error) => {
-    if (worker === w) worker = undefined;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  w.on('error', fail);
-  w.on('exit', (code) => fail(new Error(`tokenizer worker exited with code ${code}`)));
-  w.unref();
-  worker = w;
-  return w;
+const shared = new TokenizerWorker();
+
+/** Tokens in each text, counted in the process's tokenizer worker. */
+export function countTokens(texts: readonly string[]): Promise<number[]> {
+  return shared.count(texts);
 }
