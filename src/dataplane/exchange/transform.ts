@@ -1,5 +1,5 @@
-// The one place per-request policy plugs into an exchange. The model rename, sealed ids and the usage tap are
-// transforms; the usage accounting and limits that come next are too. For each request the handler collects the
+// The one place per-request policy plugs into an exchange. The model rename, sealed ids, usage, limits, time to
+// first token and tracing are transforms. For each request the handler collects the
 // transforms that apply (from the data plane and from the features wired in gateway/app.ts), runs every
 // `prepare` before the first upstream call, builds each backend's body from their `members`, and forwarding puts
 // each `answer` stage on the answer that is relayed.

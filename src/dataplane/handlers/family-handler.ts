@@ -16,7 +16,7 @@ import { type ForwardDeps, forward } from '../upstream/forward.js';
 export interface FamilyHandlerDeps extends ForwardDeps {
   readonly limits: AppLimits;
   readonly random: Random;
-  /** Transforms every exchange gets (the usage tap), after the per-request ones. */
+  /** Transforms every exchange gets (time to first token, tracing), after the per-request ones. */
   readonly transforms: readonly ExchangeTransform[];
   /** Per-request transforms by family, one map per feature wired in gateway/app.ts (sealed ids, limits), in order. */
   readonly factories?: readonly Partial<Record<Family, TransformFactory>>[];

@@ -1,7 +1,7 @@
 // Forwards one exchange to the planned backends under the route's failover policy (failover.ts), then relays the
 // chosen upstream response: status and headers as they came (minus hop-by-hop), the body piped chunk by chunk with
 // back-pressure (SSE included: nothing is buffered), through the answer stages of the exchange's transforms (id
-// sealing, the usage tap, …), the client leaving aborting the upstream request (through the exchange's end hook). A compressed
+// sealing, usage, …), the client leaving aborting the upstream request (through the exchange's end hook). A compressed
 // answer is decoded on the way (content-decoding.ts), and the backend's credentials are masked in everything
 // relayed (credentials.ts), after every transform. Streams that fail after their status line went out end with an
 // SSE error event; a non-streaming response is cut at the route's total deadline.
