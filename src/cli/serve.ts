@@ -91,7 +91,7 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   // Unique per process: --workers start several processes with the same POD_NAME, and each one campaigns.
   const identity = `${options.podName ?? hostname()}${cluster.isWorker ? `/worker-${cluster.worker?.id}` : ''}`;
   return {
-    factory: ({ logger, metrics, pipeline, usage }) =>
+    factory: ({ logger, metrics, pipeline, usage, credentials }) =>
       new KubernetesGatewaySource({
         kubeConfig,
         namespaces,
@@ -104,6 +104,7 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
         pipeline,
         registry: metrics.registry,
         usage,
+        credentials,
       }),
   };
 }

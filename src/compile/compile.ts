@@ -7,6 +7,7 @@ import type { Condition, ConditionReason, ObjectStatus } from './conditions.js';
 import { cachedKeyDigest, DerivedCache, internModels, Invalid, parsedURL, validateCached } from './compile-cache.js';
 import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
+import { compileBackendAccess, type Resolved } from './backend-auth.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
 import { compileGroupLimits, compileTokenLimits, DEFAULT_MAX_OUTPUT_TOKENS, describeLimits, NO_RULES } from './limits.js';
 import { limitRules } from '../model/usage-limits.js';
@@ -159,15 +160,11 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
     let refFailure: ConditionReason = 'SecretNotFound';
     const backends: CompiledBackend[] = [];
     for (const b of r.spec.backends) {
-      let apiKey: string | undefined;
-      if (b.apiKeySecretRef) {
-        const res = resolveSecret(ctx, namespace, b.apiKeySecretRef);
-        if (!res.ok) {
-          unresolved.push(`backend "${b.name}": ${res.message}`);
-          refFailure = res.reason;
-          continue;
-        }
-        apiKey = res.value;
+      const access = compileBackendAccess(b, (ref) => resolveSecret(ctx, namespace, ref));
+      if (!access.ok) {
+        unresolved.push(`backend "${b.name}": ${access.message}`);
+        refFailure = access.reason;
+        continue;
       }
       const baseURL = (b.baseURL === 'demo://' ? (demoBaseURL ?? 'http://demo.invalid/v1') : b.baseURL).replace(/\/+$/, '');
       const url = parsedURL(baseURL);
@@ -177,7 +174,8 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         baseURL,
         origin: url.origin,
         basePath: url.pathname.replace(/\/+$/, ''),
-        apiKey,
+        ...access.access,
+        pathStyle: b.pathStyle,
         model: b.model ?? model,
         priority: b.priority,
         weight: b.weight,
@@ -353,8 +351,6 @@ interface RefContext {
   secrets: Map<string, Secret>;
   assumeSecretsPresent: boolean;
 }
-
-type Resolved = { ok: true; value: string | undefined } | { ok: false; reason: 'SecretNotFound' | 'SecretKeyNotFound'; message: string };
 
 function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
   const secret = ctx.secrets.get(nsName(namespace, ref.name));

@@ -1,7 +1,8 @@
 // Per-object conditions produced by compile. The Kubernetes status writer turns these into status.conditions;
 // the file source logs them; `model-gateway check` prints them.
 
-type ConditionType = 'Accepted' | 'ResolvedRefs' | 'Ready';
+/** CredentialsAvailable is not compile's: the controller adds it from the data plane (controller/credential-conditions.ts). */
+type ConditionType = 'Accepted' | 'ResolvedRefs' | 'Ready' | 'CredentialsAvailable';
 
 export type ConditionReason =
   | 'Accepted'
@@ -15,7 +16,8 @@ export type ConditionReason =
   | 'Expired'
   | 'Disabled'
   | 'NotAccepted'
-  | 'RefsNotResolved';
+  | 'RefsNotResolved'
+  | 'CredentialsUnavailable';
 
 export interface Condition {
   readonly type: ConditionType;

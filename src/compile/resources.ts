@@ -85,6 +85,159 @@ const BackendLimitsSchema = z
   .strict()
   .describe("The upstream account's quota, as this replica set spends it.");
 
+// ---- backend authentication, headers, query and paths (see docs/providers.md) -------------------------------
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
+/** Headers a backend may not set: framing and hop-by-hop ones the gateway computes, and the gateway's own. */
+export const RESERVED_HEADERS = [
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'accept-encoding',
+  'x-request-id',
+  'traceparent',
+  'tracestate',
+] as const;
+const reservedList = RESERVED_HEADERS.map((h) => `'${h}'`).join(', ');
+
+const headerName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(new RegExp(HEADER_NAME_PATTERN), 'an HTTP header name')
+  .refine((n) => !(RESERVED_HEADERS as readonly string[]).includes(n.toLowerCase()), { message: `not one of ${RESERVED_HEADERS.join(', ')}` })
+  .meta({ 'x-kubernetes-validations': [{ rule: `!(self.lowerAscii() in [${reservedList}])`, message: `not one of ${RESERVED_HEADERS.join(', ')}` }] });
+
+const queryName = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._~-]+$/, 'a query parameter name (letters, digits, . _ ~ -)');
+
+const SecretNameSchema = z.object({ name: z.string().min(1).max(253).describe('Name of a Secret in the same namespace as this object.') }).strict();
+
+/** A header or query parameter: a literal value or one read from a Secret. */
+const backendParam = (name: z.ZodType<string>, what: string) =>
+  z
+    .object({
+      name,
+      value: z.string().max(4096).optional().describe(`The ${what}'s value, as a literal (e.g. an API version).`),
+      secretRef: SecretKeyRefSchema.optional().describe(`Secret key holding the ${what}'s value; masked in everything relayed from the backend.`),
+    })
+    .strict()
+    .refine((p) => (p.value === undefined) !== (p.secretRef === undefined), { message: 'exactly one of value or secretRef must be set' })
+    .meta({ 'x-kubernetes-validations': [{ rule: 'has(self.value) != has(self.secretRef)', message: 'exactly one of value or secretRef must be set' }] });
+
+const AUTH_KINDS = ['bearer', 'header', 'query', 'none', 'awsSigV4', 'gcp', 'azureAD'] as const;
+const oneAuthKind = `[${AUTH_KINDS.map((k) => `has(self.${k})`).join(', ')}].filter(x, x).size() == 1`;
+
+const BackendAuthSchema = z
+  .object({
+    bearer: z
+      .object({ secretRef: SecretKeyRefSchema.describe('Secret key holding the API key.') })
+      .strict()
+      .optional()
+      .describe('Authorization: Bearer <key> (OpenAI, vLLM, Bedrock API keys, Gemini, Anthropic).'),
+    header: z
+      .object({
+        name: headerName.describe('Header that carries the key, e.g. api-key (Azure OpenAI) or x-api-key (Anthropic).'),
+        secretRef: SecretKeyRefSchema.describe('Secret key holding the API key.'),
+      })
+      .strict()
+      .optional()
+      .describe('The key in a header of its own.'),
+    query: z
+      .object({
+        name: queryName.describe("Query parameter that carries the key, e.g. key (Gemini's native auth)."),
+        secretRef: SecretKeyRefSchema.describe('Secret key holding the API key.'),
+      })
+      .strict()
+      .optional()
+      .describe('The key in a query parameter.'),
+    none: z.object({}).strict().optional().describe('No credential (an upstream inside the cluster).'),
+    awsSigV4: z
+      .object({
+        region: z
+          .string()
+          .regex(/^[a-z0-9-]{1,32}$/, 'an AWS region such as us-east-1')
+          .describe('AWS region of the endpoint, e.g. us-east-1.'),
+        service: z
+          .string()
+          .regex(/^[a-z0-9-]{1,64}$/, 'an AWS signing name such as bedrock')
+          .default('bedrock')
+          .describe('Signing name of the service (default bedrock).'),
+        secretRef: SecretNameSchema.optional().describe(
+          "Secret with keys AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN. Omit to use the pod's identity (IRSA, EKS Pod Identity, instance metadata, AWS_* environment) through the AWS SDK's default credential chain.",
+        ),
+      })
+      .strict()
+      .optional()
+      .describe('Every request signed with AWS Signature Version 4, body hash included (Amazon Bedrock).'),
+    gcp: z
+      .object({
+        secretRef: SecretKeyRefSchema.optional().describe(
+          "Secret key holding a service account's JSON key. Omit to use the pod's identity (GKE Workload Identity, the metadata server, GOOGLE_APPLICATION_CREDENTIALS).",
+        ),
+        scopes: z
+          .array(z.string().min(1).max(256))
+          .min(1)
+          .max(16)
+          .optional()
+          .describe('OAuth2 scopes (default https://www.googleapis.com/auth/cloud-platform).'),
+      })
+      .strict()
+      .optional()
+      .describe("A Google OAuth2 access token as Bearer, obtained and refreshed by Google's auth library (Vertex AI)."),
+    azureAD: z
+      .object({
+        tenantId: z
+          .string()
+          .min(1)
+          .max(128)
+          .optional()
+          .describe('Microsoft Entra tenant id (default: AZURE_TENANT_ID of the pod, as workload identity sets it).'),
+        clientId: z.string().min(1).max(128).optional().describe('Application (client) id (default: AZURE_CLIENT_ID of the pod).'),
+        secretRef: SecretKeyRefSchema.optional().describe(
+          'Secret key holding a client secret. Omit to use workload identity (the federated token file AZURE_FEDERATED_TOKEN_FILE).',
+        ),
+        scope: z
+          .string()
+          .min(1)
+          .max(256)
+          .default('https://cognitiveservices.azure.com/.default')
+          .describe('Token scope (default https://cognitiveservices.azure.com/.default).'),
+        authorityHost: z
+          .string()
+          .regex(/^https:\/\/[^\s/]+\/?$/, 'an https origin such as https://login.microsoftonline.com')
+          .optional()
+          .describe('Entra authority host for sovereign clouds (default https://login.microsoftonline.com).'),
+      })
+      .strict()
+      .optional()
+      .refine((a) => a === undefined || a.secretRef === undefined || (a.tenantId !== undefined && a.clientId !== undefined), {
+        message: 'a client secret needs tenantId and clientId',
+      })
+      .meta({
+        'x-kubernetes-validations': [
+          { rule: '!has(self.secretRef) || (has(self.tenantId) && has(self.clientId))', message: 'a client secret needs tenantId and clientId' },
+        ],
+      })
+      .describe("A Microsoft Entra ID access token as Bearer, obtained and refreshed by Azure's identity library (Azure OpenAI)."),
+  })
+  .strict()
+  .refine((a) => Object.values(a).filter((v) => v !== undefined).length === 1, { message: `exactly one of ${AUTH_KINDS.join(', ')} must be set` })
+  .meta({ 'x-kubernetes-validations': [{ rule: oneAuthKind, message: `exactly one of ${AUTH_KINDS.join(', ')} must be set` }] })
+  .describe('How the gateway proves who it is to the backend (default: bearer with apiKeySecretRef, or none).');
+export type BackendAuthSpec = z.infer<typeof BackendAuthSchema>;
+
 /** Upstream base URLs are http(s); `demo://` selects the built-in deterministic demo backend (demos, tests, benchmarks). */
 const BASE_URL_PATTERN = '^(https?://[^\\s]+|demo://)$';
 
@@ -96,14 +249,44 @@ const BackendSchema = z
       .regex(new RegExp(BASE_URL_PATTERN), 'an http(s) URL such as https://api.openai.com/v1, or demo://')
       .describe('Base URL of the OpenAI-compatible upstream, including its /v1 path. demo:// is the built-in demo backend.'),
     apiKeySecretRef: SecretKeyRefSchema.optional().describe(
-      'Secret key holding the upstream API key, sent as a Bearer token. Omit for upstreams without auth.',
+      'Secret key holding the upstream API key, sent as a Bearer token (a short form of auth.bearer). Omit for upstreams without auth.',
     ),
+    auth: BackendAuthSchema.optional(),
+    headers: z
+      .array(backendParam(headerName.describe('Header name, e.g. anthropic-version or OpenAI-Project.'), 'header'))
+      .max(32)
+      .optional()
+      .describe("Headers sent on every request to this backend; a client's header of the same name is replaced."),
+    query: z
+      .array(backendParam(queryName.describe('Parameter name, e.g. api-version.'), 'parameter'))
+      .max(32)
+      .optional()
+      .describe("Query parameters added to every request to this backend; a client's parameter of the same name is replaced."),
+    pathStyle: z
+      .enum(['openai', 'azureDeployments'])
+      .default('openai')
+      .describe(
+        "openai (default): baseURL + /chat/completions and so on. azureDeployments: Azure OpenAI's deployment paths, baseURL + /deployments/{model}/chat/completions (baseURL ending in /openai; set query api-version).",
+      ),
     model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
     priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
     weight: z.number().int().min(0).max(10000).default(1).describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
     limits: BackendLimitsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => b.apiKeySecretRef === undefined || b.auth === undefined, { message: 'set apiKeySecretRef or auth, not both' })
+  .refine((b) => b.pathStyle !== 'azureDeployments' || (b.query ?? []).some((q) => q.name === 'api-version'), {
+    message: 'pathStyle azureDeployments needs an api-version query parameter',
+  })
+  .meta({
+    'x-kubernetes-validations': [
+      { rule: '!has(self.apiKeySecretRef) || !has(self.auth)', message: 'set apiKeySecretRef or auth, not both' },
+      {
+        rule: "!has(self.pathStyle) || self.pathStyle != 'azureDeployments' || (has(self.query) && self.query.exists(q, q.name == 'api-version'))",
+        message: 'pathStyle azureDeployments needs an api-version query parameter',
+      },
+    ],
+  });
 
 const TimeoutsSchema = z
   .object({

@@ -5,6 +5,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../observability/logger.js';
 import { sharedMetric } from '../observability/shared-metric.js';
 import type { ConfigPipeline } from '../runtime/pipeline.js';
+import { type CredentialProblems, withCredentialConditions } from './credential-conditions.js';
 import { KubernetesStatus } from './kubernetes-status.js';
 import type { KubeConfig } from '../sources/kubernetes/kube-client.js';
 import type { NamespaceScope } from '../sources/kubernetes/kube-config.js';
@@ -27,6 +28,8 @@ export interface KubernetesGatewaySourceOptions {
   readonly registry?: Registry;
   /** The usage of limits for status.usage (see KubernetesStatusOptions.usage). */
   readonly usage?: () => Promise<readonly ObjectUsage[]>;
+  /** Backends whose run-time credential is missing (the data plane's identities), for their routes' status. */
+  readonly credentials?: { problems(): CredentialProblems; onChange(listener: () => void): () => void };
   /** Overrides for tests (shorter timings). */
   readonly tuning?: Partial<Pick<KubernetesSourceOptions, 'debounceMs' | 'relistIntervalMs' | 'backoff'>> & {
     readonly election?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
@@ -61,7 +64,17 @@ export class KubernetesGatewaySource implements ConfigSource {
       ...(usageIntervalMs !== undefined ? { usageIntervalMs } : {}),
       ...(writes ? { onResult: (r: 'written' | 'conflict' | 'error') => writes.results.inc({ result: r }) } : {}),
     });
-    this.#unsubscribe = o.pipeline.onCompiled((result) => this.status.update(result.statuses));
+    const credentials = o.credentials;
+    const update = () => {
+      const statuses = o.pipeline.last?.statuses;
+      if (statuses) this.status.update(credentials ? withCredentialConditions(statuses, credentials.problems()) : statuses);
+    };
+    const unsubscribeCompiles = o.pipeline.onCompiled(update);
+    const unsubscribeCredentials = credentials?.onChange(update);
+    this.#unsubscribe = () => {
+      unsubscribeCompiles();
+      unsubscribeCredentials?.();
+    };
   }
 
   start(onSnapshot: (snapshot: ConfigSnapshot) => void): Promise<void> {

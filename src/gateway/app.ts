@@ -20,6 +20,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { firstTokenTimer } from '../dataplane/observe/first-token.js';
 import { UpstreamClient } from '../dataplane/upstream/upstream-client.js';
+import { Identities } from '../dataplane/upstream/identity/identities.js';
 import { registerBackendStateGauge } from '../dataplane/observe/backend-metrics.js';
 import { registerBufferedBodyGauge } from '../dataplane/observe/body-metrics.js';
 import { closeAfterDraining, DEFAULT_LINGER, lingerForUnreadBody } from '../dataplane/server/lingering-close.js';
@@ -65,6 +66,8 @@ export interface AppDeps {
   readonly usageMetrics?: UsageMetricsOptions;
   /** OpenTelemetry tracing (features/tracing/); absent: off, and nothing of it runs per request. */
   readonly tracing?: Tracing;
+  /** Run-time credentials of awsSigV4, gcp and azureAD backends. Default: a new set, without status reporting. */
+  readonly identities?: Identities;
 }
 
 interface AppState {
@@ -84,13 +87,17 @@ export function createApp(deps: AppDeps): Express {
 
   const upstream = deps.upstream ?? new UpstreamClient();
   const health = deps.health ?? new BackendHealth();
+  const identities = deps.identities ?? new Identities({ logger: deps.logger });
   // Pools for origins that left the table are closed (gracefully) when a new table arrives, and health forgets
   // backends that are gone.
   const unsubscribeTables = deps.tables.onChange((t) => {
     // Nothing awaits this; a rejection here would be an unhandled rejection, which ends the process.
     upstream.retainOrigins(originsOf(t)).catch((err: unknown) => deps.logger.warn({ error: (err as Error).message }, 'closing a retired upstream pool failed'));
     health.prune(configuredBackendIds(t.routes.values()));
+    identities.retain(t);
   });
+  const current = deps.tables.get();
+  if (current) identities.retain(current);
   const unsubscribeHealth = health.onChange((c) => {
     if (c.state === 'ejected') deps.logger.warn({ backend: c.backendId, ejectedForMs: c.forMs, reason: c.reason }, 'backend ejected');
     else deps.logger.info({ backend: c.backendId }, 'backend healthy again');
@@ -131,6 +138,7 @@ export function createApp(deps: AppDeps): Express {
   const usage = usageTransforms(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}));
   const handlerDeps = {
     upstream,
+    identities,
     metrics: deps.metrics,
     health,
     limits,

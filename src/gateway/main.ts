@@ -13,6 +13,7 @@ import type { ConfigSource } from '../sources/source.js';
 import { TableHolder } from '../model/routing-table.js';
 import { startDemoUpstream } from '../demo/demo-upstream.js';
 import { DemoOnDemand } from './demo-on-demand.js';
+import { Identities } from '../dataplane/upstream/identity/identities.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
@@ -26,6 +27,8 @@ interface SourceContext {
   readonly pipeline: ConfigPipeline;
   /** What the limits of Groups and GatewayTokens have counted now (for status.usage). */
   readonly usage: () => Promise<readonly ObjectUsage[]>;
+  /** Which backends could not obtain their run-time credential (for their routes' status). */
+  readonly credentials: Identities;
 }
 
 export interface GatewayOptions {
@@ -115,8 +118,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
             { host: options.metricsHost ?? host, port: options.metricsPort ?? 9090 },
           );
     if (metricsServer) cleanups.push(() => metricsServer.drain(0));
+    const identities = new Identities({ logger });
     const app = createApp({
       tables,
+      identities,
       logger,
       metrics,
       isReady,
@@ -142,7 +147,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     });
     cleanups.push(() => api.drain(0));
 
-    const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()) });
+    const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()), credentials: identities });
     const ready = source.start(demo.apply).then(async () => {
       await demo.settled(); // the first snapshot may be waiting for the demo backend to listen
       logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');

@@ -1,5 +1,6 @@
 // The compiled, immutable routing table: everything the data plane reads, precomputed so a request does
 // one hash and a few map reads. Built only by compile.ts; replaced atomically, never mutated.
+import type { BackendAuth, BackendParam, PathStyle } from './backend-auth.js';
 import type { Family } from './families.js';
 import type { LimitRule } from './usage-limits.js';
 
@@ -13,8 +14,15 @@ export interface CompiledBackend {
   readonly origin: string;
   /** Path prefix of baseURL (e.g. "/v1"), joined with the family path. */
   readonly basePath: string;
-  /** Upstream API key (Bearer), resolved from the Secret; never logged. */
-  readonly apiKey: string | undefined;
+  /** The credential sent upstream, Secret values resolved; never logged. */
+  readonly auth: BackendAuth;
+  /** Headers added to every request (names in lower case); they replace a client's of the same name. */
+  readonly headers: readonly BackendParam[];
+  /** Query parameters added to every request. */
+  readonly query: readonly BackendParam[];
+  readonly pathStyle: PathStyle;
+  /** Equal for backends reaching the same upstream with the same credential (a digest: compare, never show). */
+  readonly account: string;
   /** Model name sent upstream. */
   readonly model: string;
   readonly priority: number;

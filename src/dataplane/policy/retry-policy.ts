@@ -153,10 +153,13 @@ export function parseRetryAfter(get: (name: string) => string | undefined, nowMs
  */
 export const SHUTDOWN_CODE = 'MG_SHUTDOWN';
 
+/** The code an attempt fails with when its backend's credential cannot be had (dataplane/upstream/identity/). */
+export const CREDENTIALS_CODE = 'MG_CREDENTIALS';
+
 /** The gateway's own answer when no upstream response can be passed on (OpenAI error shape is built by the caller). */
 export interface FinalError {
   readonly status: 502 | 503 | 504;
-  readonly code: 'upstream_unreachable' | 'upstream_timeout' | 'upstream_error' | 'server_shutting_down';
+  readonly code: 'upstream_unreachable' | 'upstream_timeout' | 'upstream_error' | 'upstream_credentials' | 'server_shutting_down';
   readonly message: string;
 }
 
@@ -171,8 +174,15 @@ export const SHUTTING_DOWN: FinalError = {
  * What a request answers when its last attempt ended without a response to pass on. The message names the
  * model and what happened, never a backend URL or key.
  */
-export function finalError(last: AttemptOutcome | undefined, model: string, attempts: number): FinalError {
+export function finalError(last: AttemptOutcome | undefined, model: string, attempts: number, backend?: string): FinalError {
   const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
+  // The backend is named (operators find it in the route's status), the reason is not: it is the operator's business.
+  if (last?.kind === 'connect-failure' && last.code === CREDENTIALS_CODE)
+    return {
+      status: 502,
+      code: 'upstream_credentials',
+      message: `Backend "${backend ?? '?'}" of model "${model}" could not obtain its credential (${tries}); its route's status says why.`,
+    };
   if (last === undefined)
     return { status: 504, code: 'upstream_timeout', message: `The time budget of model "${model}" ran out before an upstream could be tried.` };
   if (last.kind === 'connect-failure' && last.code === SHUTDOWN_CODE) return SHUTTING_DOWN;

@@ -1,6 +1,6 @@
 // Maps what the HTTP client throws before response headers to an attempt outcome. Pure: looks only at the error
 // object (and its `cause` chain, as fetch wraps socket errors in a TypeError).
-import { SHUTDOWN_CODE, type AttemptOutcome } from '../policy/retry-policy.js';
+import { CREDENTIALS_CODE, SHUTDOWN_CODE, type AttemptOutcome } from '../policy/retry-policy.js';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT']);
 
@@ -29,6 +29,7 @@ const KNOWN_CONNECT_CODES = new Set([
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   SHUTDOWN_CODE,
+  CREDENTIALS_CODE,
 ]);
 
 export function errorCode(err: unknown, depth = 0): string | undefined {

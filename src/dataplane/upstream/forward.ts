@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import type { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { errors, GatewayError } from '../../model/errors.js';
+import { isIdentityAuth } from '../../model/backend-auth.js';
 import type { CompiledBackend, RouteTimeouts } from '../../model/routing-table.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Routed } from '../exchange/exchange.js';
@@ -21,17 +22,21 @@ import type { OutgoingBody } from '../request/payload.js';
 import { StreamReplacer } from '../stream/stream-replace.js';
 import { errorCode } from './attempt-outcome.js';
 import { bodyCoding, decoders } from './content-decoding.js';
-import { credentialsOf } from './credentials.js';
+import { type BackendCredentials, credentialsOf, withAdded } from './credentials.js';
 import { runFailover } from './failover.js';
+import type { Identities } from './identity/identities.js';
 import { downstreamHeaders, upstreamRequestHeaders } from './headers.js';
 import { SseKeepAlive, sseErrorEvent, upstreamErrorAsSse } from './sse-signals.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js';
+import { upstreamPath } from './upstream-path.js';
 
 export interface ForwardDeps {
   readonly upstream: UpstreamClient;
   readonly metrics: Metrics;
   /** Passive health: told the outcome of every attempt (and of every body that fails mid-way). */
   readonly health?: BackendHealth;
+  /** Credentials obtained at run time (awsSigV4, gcp, azureAD backends). */
+  readonly identities: Identities;
 }
 
 /** One call upstream for an exchange whose route is known. */
@@ -59,6 +64,8 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   // The attempt in flight, when tracing is on: the one before it failed over when the next one starts.
   let traced: AttemptTrace | undefined;
   let attemptNo = 0;
+  // What the last attempt sent: the relayed answer is that attempt's, and is masked with it.
+  let sentWith: BackendCredentials | undefined;
   const result = await runFailover<UpstreamResponse>({
     backends: call.backends,
     policy: retry,
@@ -71,25 +78,35 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       x.backend = backend.name;
       const out = call.body(backend);
       timing.sent();
+      const path = upstreamPath(backend, call.path);
+      const own = credentialsOf(backend);
       const headers = upstreamRequestHeaders(req.headers, {
-        credentials: credentialsOf(backend).sent,
+        credentials: own.sent,
         contentType: out?.contentType,
         contentLength: out?.body.length ?? 0,
         requestId: x.id,
       });
       if (x.trace) {
         traced?.end({ failedOver: true });
-        traced = x.trace.attempt(backend, ++attemptNo, backend.basePath + call.path, out?.body);
+        traced = x.trace.attempt(backend, ++attemptNo, path.shown, out?.body);
         traced.inject(headers);
       }
-      return deps.upstream.request({
+      const request = {
         backend,
         method: call.method,
-        path: backend.basePath + call.path,
+        path: path.wire,
         headers,
         body: out?.body ?? null,
         connectMs: timeouts.connectMs,
         signal: attempt.signal,
+      };
+      sentWith = own;
+      if (!isIdentityAuth(backend.auth)) return deps.upstream.request(request);
+      // Signed or given a token last, once every header and the path are final.
+      const signable = { method: request.method, origin: backend.origin, path: request.path, headers, body: request.body };
+      return deps.identities.authorize(backend, signable).then((added) => {
+        sentWith = withAdded(own, added);
+        return deps.upstream.request({ ...request, path: signable.path });
       });
     },
     onAttempt: (backend, outcome) => {
@@ -108,7 +125,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const progress: StreamProgress | undefined = family === 'responses' ? { lastSequenceNumber: undefined } : undefined;
   if (!result.ok) {
     if (result.reason === 'client-gone') return;
-    const e = finalError(result.last, model, result.attempts);
+    const e = finalError(result.last, model, result.attempts, result.backend?.name);
     return failUnrelayed(res, committed, result.attempts, new GatewayError(e.status, e.message, { code: e.code }), progress);
   }
 
@@ -129,7 +146,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const stages = answerStages(call.transforms, answer);
   const rewrites = stages.flatMap((s) => (s.rewrite ? [s.rewrite] : []));
   const editors = stages.flatMap((s) => (s.edit ? [s.edit] : []));
-  const credentials = credentialsOf(backend);
+  const credentials = sentWith ?? credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
   if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || editors.length > 0 || credentials.needles.length > 0)) {
     // Relayed raw, a body in an unknown coding would carry ids unsealed or credentials unmasked.

@@ -37,5 +37,5 @@ export function resolveOwned(table: RoutingTable, token: CompiledToken, sealer: 
 export function continuationBackend(previous: OwnedObject, route: CompiledRoute): CompiledBackend | undefined {
   if (route.ref === previous.route.ref) return previous.backend;
   const want = previous.backend;
-  return route.backends.find((b) => b.baseURL === want.baseURL && b.apiKey === want.apiKey);
+  return route.backends.find((b) => b.account === want.account);
 }
