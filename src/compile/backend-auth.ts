@@ -21,7 +21,7 @@ export interface BackendAccessSpec {
   readonly query?: readonly ParamSpec[] | undefined;
 }
 
-export interface BackendAccess {
+interface BackendAccess {
   readonly auth: BackendAuth;
   readonly headers: readonly BackendParam[];
   readonly query: readonly BackendParam[];

@@ -90,7 +90,7 @@ const BackendLimitsSchema = z
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
 /** Headers a backend may not set: framing and hop-by-hop ones the gateway computes, and the gateway's own. */
-export const RESERVED_HEADERS = [
+const RESERVED_HEADERS = [
   'host',
   'content-length',
   'content-type',

@@ -3,7 +3,7 @@
 // the data plane (dataplane/upstream/) turns it into what each attempt sends. Values from Secrets are never logged.
 
 /** A credential the gateway holds itself (no exchange with an identity service). */
-export type StaticAuth =
+type StaticAuth =
   | { readonly kind: 'none' }
   | { readonly kind: 'bearer'; readonly key: string }
   | { readonly kind: 'header'; readonly header: string; readonly key: string }
@@ -33,7 +33,7 @@ export type IdentityAuth =
 
 export type BackendAuth = StaticAuth | IdentityAuth;
 
-export const IDENTITY_AUTH_KINDS: ReadonlySet<BackendAuth['kind']> = new Set(['awsSigV4', 'gcp', 'azureAD']);
+const IDENTITY_AUTH_KINDS: ReadonlySet<BackendAuth['kind']> = new Set(['awsSigV4', 'gcp', 'azureAD']);
 
 export function isIdentityAuth(auth: BackendAuth): auth is IdentityAuth {
   return IDENTITY_AUTH_KINDS.has(auth.kind);

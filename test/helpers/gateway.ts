@@ -19,6 +19,7 @@ import type { Random } from '../../src/dataplane/policy/plan.js';
 import type { LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
+import type { Identities } from '../../src/dataplane/upstream/identity/identities.js';
 
 export interface TestGateway {
   readonly origin: string;
@@ -56,6 +57,8 @@ export interface GatewayOptions {
   usageMetrics?: UsageMetricsOptions;
   /** OpenTelemetry tracing (histograms then keep exemplars); default off. */
   tracing?: Tracing;
+  /** Run-time credentials of identity backends (e.g. with short token margins); default: the app's own. */
+  identities?: Identities;
 }
 
 export async function startGateway(yaml: string, options: GatewayOptions = {}): Promise<TestGateway> {
@@ -90,6 +93,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.identities ? { identities: options.identities } : {}),
   });
   // With Redis, the first requests would pass uncounted (fail open) until the connection is up: tests count on it.
   if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(5_000))) throw new Error('the test Redis did not answer');

@@ -13,7 +13,7 @@ import { googleTokenSource } from './google-token.js';
 import type { AddedSecret, Identity, SignableRequest } from './signed-request.js';
 import type { TokenCacheOptions } from './token-cache.js';
 
-export class CredentialsUnavailable extends Error {
+class CredentialsUnavailable extends Error {
   readonly code = CREDENTIALS_CODE;
 }
 
