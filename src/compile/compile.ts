@@ -175,7 +175,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         origin: url.origin,
         basePath: url.pathname.replace(/\/+$/, ''),
         ...access.access,
-        pathStyle: b.pathStyle,
+        pathStyle: b.pathStyle ?? 'openai',
         model: b.model ?? model,
         priority: b.priority,
         weight: b.weight,

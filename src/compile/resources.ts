@@ -264,7 +264,7 @@ const BackendSchema = z
       .describe("Query parameters added to every request to this backend; a client's parameter of the same name is replaced."),
     pathStyle: z
       .enum(['openai', 'azureDeployments'])
-      .default('openai')
+      .optional()
       .describe(
         "openai (default): baseURL + /chat/completions and so on. azureDeployments: Azure OpenAI's deployment paths, baseURL + /deployments/{model}/chat/completions (baseURL ending in /openai; set query api-version).",
       ),

@@ -10,7 +10,7 @@ export function fakeClusterSource(
   identity: string,
   tuning?: KubernetesGatewaySourceOptions['tuning'],
 ): GatewayOptions['source'] {
-  return ({ logger, metrics, pipeline, usage }) =>
+  return ({ logger, metrics, pipeline, usage, credentials }) =>
     new KubernetesGatewaySource({
       kubeConfig: kubeConfigFor(serverURL, namespace),
       namespaces: [namespace],
@@ -23,6 +23,7 @@ export function fakeClusterSource(
       pipeline,
       registry: metrics.registry,
       usage,
+      credentials,
       ...(tuning ? { tuning } : {}),
     });
 }

@@ -19,13 +19,16 @@ import type { Random } from '../../src/dataplane/policy/plan.js';
 import type { LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
-import type { Identities } from '../../src/dataplane/upstream/identity/identities.js';
+import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
+import type { TokenCacheOptions } from '../../src/dataplane/upstream/identity/token-cache.js';
 
 export interface TestGateway {
   readonly origin: string;
   readonly baseURL: string;
   readonly tables: TableHolder;
   readonly metrics: Metrics;
+  /** The run-time credentials of identity backends (problems() for what a route's status would show). */
+  readonly identities: Identities;
   /** Every JSON log line written so far. */
   readonly logs: Record<string, unknown>[];
   /** Raw log text, to search for things that must never appear. */
@@ -57,7 +60,9 @@ export interface GatewayOptions {
   usageMetrics?: UsageMetricsOptions;
   /** OpenTelemetry tracing (histograms then keep exemplars); default off. */
   tracing?: Tracing;
-  /** Run-time credentials of identity backends (e.g. with short token margins); default: the app's own. */
+  /** Run-time credential cache options of identity backends (e.g. short token margins). */
+  tokens?: TokenCacheOptions;
+  /** Run-time credentials of identity backends; default: a new set logging to the gateway's log. */
   identities?: Identities;
 }
 
@@ -79,6 +84,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
   });
   const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
   const metrics = createMetrics({ defaultMetrics: false, exemplars: options.tracing !== undefined });
+  const identities = options.identities ?? new Identities({ logger, ...(options.tokens ? { tokens: options.tokens } : {}) });
   const app = createApp({
     tables,
     logger,
@@ -93,7 +99,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
-    ...(options.identities ? { identities: options.identities } : {}),
+    identities,
   });
   // With Redis, the first requests would pass uncounted (fail open) until the connection is up: tests count on it.
   if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(5_000))) throw new Error('the test Redis did not answer');
@@ -105,6 +111,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     baseURL: `${origin}/v1`,
     tables,
     metrics,
+    identities,
     get logs() {
       return lines
         .join('')

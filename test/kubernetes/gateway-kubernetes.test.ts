@@ -227,6 +227,50 @@ describe('gateway with --source kubernetes', () => {
     expect((api.get('Lease', NS, 'model-gateway')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('');
   });
 
+  it('shows a backend whose credential cannot be obtained on its route (CredentialsAvailable=False), and clears it once it can', async () => {
+    // Hermetic AWS chain: no keys in the environment, no files, no instance metadata.
+    const AWS = [
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_CONFIG_FILE',
+      'AWS_SHARED_CREDENTIALS_FILE',
+      'AWS_EC2_METADATA_DISABLED',
+    ];
+    const saved = Object.fromEntries(AWS.map((k) => [k, process.env[k]]));
+    for (const k of AWS) delete process.env[k];
+    Object.assign(process.env, { AWS_CONFIG_FILE: '/nonexistent/c', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/s', AWS_EC2_METADATA_DISABLED: 'true' });
+    try {
+      const h = await start();
+      await h.ready;
+      const bedrock = (auth: Record<string, unknown>): KubeObj => ({
+        apiVersion: GV,
+        kind: 'ModelRoute',
+        metadata: { name: 'bedrock', namespace: NS },
+        spec: { model: 'bedrock', backends: [{ name: 'east', baseURL: upstream.baseURL, auth: { awsSigV4: { region: 'us-east-1', ...auth } } }] },
+      });
+      api.apply(bedrock({}));
+      type Cond = { type: string; status: string; reason: string; message: string };
+      const credentials = () =>
+        (api.get('ModelRoute', NS, 'bedrock')?.status as { conditions?: Cond[] } | undefined)?.conditions?.find((c) => c.type === 'CredentialsAvailable');
+      const down = await waitUntil(credentials, 10_000, 'the CredentialsAvailable condition');
+      expect(down).toMatchObject({ status: 'False', reason: 'CredentialsUnavailable' });
+      expect(down.message).toMatch(/^backend "east": .*credentials/i);
+      // Keys in a Secret: the credential is had, and the condition goes away.
+      api.apply(secret('aws', { AWS_ACCESS_KEY_ID: 'AKIAK8SEXAMPLE000001', AWS_SECRET_ACCESS_KEY: 'k8s/secret/0123456789abcdefghijklmnopqrs' }));
+      api.apply(bedrock({ secretRef: { name: 'aws' } }));
+      await waitUntil(() => credentials() === undefined && api.get('ModelRoute', NS, 'bedrock') !== undefined, 10_000, 'the condition to clear');
+      const status = JSON.stringify(api.get('ModelRoute', NS, 'bedrock')?.status);
+      expect(status).toContain('"Ready"');
+      expect(status).not.toContain('k8s/secret/0123456789');
+    } finally {
+      for (const k of AWS) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+    }
+  });
+
   it('writes the usage of limits to status.usage of Groups and GatewayTokens, once per object per round, conditions untouched', async () => {
     api.patch('GatewayToken', NS, 'alice', { spec: { limits: { tokensPerDay: 100_000, concurrentRequests: 5 } } });
     api.patch('Group', NS, 'team-a', { spec: { limits: { tokensPerMonth: 1_000_000 } } });

@@ -1,0 +1,172 @@
+// gcp: Google access tokens for Vertex AI, from a service account's JSON key (a JWT signed with its key, exchanged at
+// Google's token endpoint, served here as oauth2.googleapis.com over TLS on loopback) or from the metadata server
+// (GKE Workload Identity). Tokens that live a few seconds: no request reaches the provider with an expired token,
+// tokens are renewed ahead of expiry and not per request, concurrent requests share one; a refused grant gives the
+// client a 502 naming the backend and keeps Google's reason for the route's status, with no key material anywhere.
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type GoogleTokenServer, startGoogleTokenServer } from '../fakes/google-token-server.js';
+import { type ProviderRequest, startProviderUpstream } from '../fakes/provider-upstream.js';
+import { ALICE_KEY, startGateway } from '../helpers/gateway.js';
+import { redirectHttps } from '../support/redirect-https.js';
+import { selfSignedCert } from '../support/tls-cert.js';
+import { waitUntil } from '../support/wait.js';
+
+const CLIENT = `
+apiVersion: v1
+kind: Secret
+metadata: {name: alice-key}
+stringData: {token: ${ALICE_KEY}}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: Group
+metadata: {name: everyone}
+spec: {models: ["*"]}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: alice}
+spec: {group: everyone, secretRef: {name: alice-key, key: token}}
+`;
+
+function keyPair() {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
+const EMAIL = 'gateway@my-project.iam.gserviceaccount.com';
+const account = keyPair();
+const serviceAccountKey = (privateKeyPem: string) =>
+  JSON.stringify({ type: 'service_account', client_email: EMAIL, private_key: privateKeyPem, private_key_id: 'k1' });
+
+const vertexRoute = (origin: string, auth: string, secret?: string) => `
+${secret === undefined ? '' : `apiVersion: v1\nkind: Secret\nmetadata: {name: vertex-sa}\nstringData:\n  key.json: '${secret}'\n---`}
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: vertex}
+spec:
+  model: gemini
+  backends:
+    - {name: vertex, baseURL: "${origin}/v1/projects/p/locations/us-central1/endpoints/openapi", model: google/gemini-2.5-flash, auth: ${auth}}
+---${CLIENT}`;
+
+let oauth: GoogleTokenServer;
+let undoRedirect: () => void;
+beforeAll(async () => {
+  const cert = selfSignedCert(['oauth2.googleapis.com']);
+  oauth = await startGoogleTokenServer({ tls: cert, serviceAccount: { email: EMAIL, publicKeyPem: account.publicKeyPem } });
+  undoRedirect = redirectHttps('oauth2.googleapis.com', oauth.port, cert.cert);
+});
+afterAll(async () => {
+  undoRedirect();
+  await oauth.close();
+});
+
+/** The fake Vertex: a Bearer token must be one Google issued and still live when the request arrives. */
+const liveToken = (server: () => GoogleTokenServer) => (r: ProviderRequest) => {
+  const token = /^Bearer (.+)$/.exec(r.headers.authorization ?? '')?.[1] ?? '';
+  return server().valid(token) ? undefined : `token ${token.slice(0, 14)}… is not live`;
+};
+
+const chat = (baseURL: string) =>
+  fetch(`${baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gemini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+
+describe('gcp: Google access tokens', () => {
+  afterEach(() => {
+    oauth.lifetimeSeconds = 3600;
+  });
+
+  it('renews short-lived tokens ahead of expiry: none expired on arrival, shared, not fetched per request', async () => {
+    oauth.lifetimeSeconds = 3; // renewed from 1.5 s on, never used after 2.7 s
+    const before = oauth.issued.length;
+    const vertex = await startProviderUpstream(liveToken(() => oauth));
+    const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(account.privateKeyPem)));
+    try {
+      // Twenty concurrent first requests: one token between them (the fetch the table load started included).
+      const first = await Promise.all(Array.from({ length: 20 }, () => chat(gw.baseURL)));
+      expect(first.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect(oauth.issued.length - before).toBe(1);
+      // Then a request every 150 ms for 7 s: more than two lifetimes.
+      const started = Date.now();
+      let n = 0;
+      while (Date.now() - started < 7_000) {
+        expect((await chat(gw.baseURL)).status).toBe(200);
+        n++;
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(vertex.refused).toEqual([]); // every request carried a live token
+      const issued = oauth.issued.length - before;
+      expect(issued).toBeGreaterThanOrEqual(3); // renewed …
+      expect(issued).toBeLessThan(n / 3); // … but not per request
+      expect(oauth.issued.slice(before).every((t) => t.via === 'jwt' && t.scope === 'https://www.googleapis.com/auth/cloud-platform')).toBe(true);
+      for (const t of oauth.issued) expect(gw.logText()).not.toContain(t.token);
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  }, 20_000);
+
+  it('a grant Google refuses: 502 naming the backend, Google’s reason for the status, no key material anywhere', async () => {
+    const stranger = keyPair(); // a key Google does not know for this account
+    const vertex = await startProviderUpstream(liveToken(() => oauth));
+    const gw = await startGateway(
+      vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(stranger.privateKeyPem)),
+    );
+    try {
+      const res = await chat(gw.baseURL);
+      expect(res.status).toBe(502);
+      const text = await res.text();
+      const error = (JSON.parse(text) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('upstream_credentials');
+      expect(error.message).toContain('Backend "vertex" of model "gemini"');
+      expect(vertex.requests).toEqual([]);
+      const problem = await waitUntil(() => gw.identities.problems().get('default/vertex/vertex'), 5000, 'the recorded problem');
+      expect(problem).toContain('Invalid JWT Signature');
+      const keyBody = stranger.privateKeyPem.split('\n')[1]!;
+      for (const where of [text, problem, gw.logText()]) expect(where).not.toContain(keyBody);
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  });
+});
+
+describe('gcp: workload identity through the metadata server', () => {
+  const saved = { host: process.env['GCE_METADATA_HOST'], config: process.env['CLOUDSDK_CONFIG'], adc: process.env['GOOGLE_APPLICATION_CREDENTIALS'] };
+  afterEach(() => {
+    for (const [k, v] of [
+      ['GCE_METADATA_HOST', saved.host],
+      ['CLOUDSDK_CONFIG', saved.config],
+      ['GOOGLE_APPLICATION_CREDENTIALS', saved.adc],
+    ] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+
+  it('takes the token the metadata server gives the pod, with the Metadata-Flavor header', async () => {
+    const metadata = await startGoogleTokenServer({});
+    process.env['GCE_METADATA_HOST'] = `127.0.0.1:${metadata.port}`;
+    process.env['CLOUDSDK_CONFIG'] = '/nonexistent/gcloud'; // no gcloud user credentials found instead
+    delete process.env['GOOGLE_APPLICATION_CREDENTIALS'];
+    const vertex = await startProviderUpstream(liveToken(() => metadata));
+    const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {}}'));
+    try {
+      const res = await gw.client().chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.choices[0]?.message.content).toBe('Hello there');
+      expect(vertex.refused).toEqual([]);
+      expect(metadata.refusals).toEqual([]);
+      expect(metadata.issued.map((t) => t.via)).toEqual(['metadata']);
+    } finally {
+      await gw.close();
+      await vertex.close();
+      await metadata.close();
+    }
+  });
+});
