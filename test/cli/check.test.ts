@@ -108,6 +108,14 @@ describe('model-gateway check', () => {
       source: 'schema-violation/route.yaml:1',
     },
     {
+      fixture: 'two-auth-kinds',
+      kind: 'ModelRoute',
+      name: 'default/claude',
+      reason: 'InvalidSpec',
+      message: 'spec.backends.0.auth (line 9): exactly one of bearer, header, query, none, awsSigV4, gcp, azureAD must be set',
+      source: 'two-auth-kinds/route.yaml:1',
+    },
+    {
       fixture: 'missing-secret',
       kind: 'ModelRoute',
       name: 'default/gpt-4o-mini',

@@ -11,7 +11,7 @@ import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TestCert } from '../support/tls-cert.js';
 
-export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 export interface GoogleTokenServer {
   readonly port: number;

@@ -88,13 +88,13 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       });
       if (x.trace) {
         traced?.end({ failedOver: true });
-        traced = x.trace.attempt(backend, ++attemptNo, path.shown, out?.body);
+        traced = x.trace.attempt(backend, ++attemptNo, path, out?.body);
         traced.inject(headers);
       }
       const request = {
         backend,
         method: call.method,
-        path: path.wire,
+        path,
         headers,
         body: out?.body ?? null,
         connectMs: timeouts.connectMs,

@@ -1,7 +1,7 @@
 // The path an attempt asks a backend for (pure): the family path under the backend's base path, laid out in the
 // backend's path style, with the backend's query parameters (spec.backends[].query, and a key sent as a query
-// parameter) replacing any client parameter of the same name. Two forms: the one sent, and the one shown (traces),
-// which leaves out a key parameter's value.
+// parameter) replacing any client parameter of the same name. (Traces show the path without its query string, so a
+// key parameter stays out of them: features/tracing/exchange-trace.ts.)
 import type { CompiledBackend } from '../../model/routing-table.js';
 
 /** The operations Azure OpenAI serves under /deployments/{deployment}; everything else is under the base path itself. */
@@ -16,15 +16,8 @@ const AZURE_DEPLOYMENT_OPERATIONS = new Set([
   '/audio/speech',
 ]);
 
-export interface UpstreamPath {
-  /** Sent on the wire. */
-  readonly wire: string;
-  /** For traces: the same, the value of a key parameter replaced. */
-  readonly shown: string;
-}
-
 /** `path`: the family path below the base URL, e.g. "/chat/completions", with the client's query string if any. */
-export function upstreamPath(backend: CompiledBackend, path: string): UpstreamPath {
+export function upstreamPath(backend: CompiledBackend, path: string): string {
   const q = path.indexOf('?');
   const operation = q === -1 ? path : path.slice(0, q);
   const prefix =
@@ -32,10 +25,7 @@ export function upstreamPath(backend: CompiledBackend, path: string): UpstreamPa
       ? `${backend.basePath}/deployments/${encodeURIComponent(backend.model)}`
       : backend.basePath;
   const keyParam = backend.auth.kind === 'query' ? backend.auth : undefined;
-  if (backend.query.length === 0 && keyParam === undefined) {
-    const wire = prefix + path;
-    return { wire, shown: wire };
-  }
+  if (backend.query.length === 0 && keyParam === undefined) return prefix + path;
   const own = new Set(backend.query.map((p) => p.name));
   if (keyParam) own.add(keyParam.param);
   const parts: string[] = [];
@@ -46,10 +36,8 @@ export function upstreamPath(backend: CompiledBackend, path: string): UpstreamPa
       if (!own.has(safeDecode(eq === -1 ? pair : pair.slice(0, eq)))) parts.push(pair);
     }
   for (const p of backend.query) parts.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`);
-  const shownQuery = keyParam ? [...parts, `${encodeURIComponent(keyParam.param)}=REDACTED`] : parts;
   if (keyParam) parts.push(`${encodeURIComponent(keyParam.param)}=${encodeURIComponent(keyParam.key)}`);
-  const base = prefix + operation;
-  return { wire: `${base}?${parts.join('&')}`, shown: `${base}?${shownQuery.join('&')}` };
+  return `${prefix}${operation}?${parts.join('&')}`;
 }
 
 function safeDecode(s: string): string {
