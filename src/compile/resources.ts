@@ -218,7 +218,9 @@ const BackendAuthSchema = z
           .string()
           .regex(/^https:\/\/[^\s/]+\/?$/, 'an https origin such as https://login.microsoftonline.com')
           .optional()
-          .describe('Entra authority host for sovereign clouds (default https://login.microsoftonline.com).'),
+          .describe(
+            "Entra authority host of a sovereign cloud, e.g. https://login.microsoftonline.us or https://login.partner.microsoftonline.cn (default https://login.microsoftonline.com). Only Azure's clouds: the identity library refuses other hosts.",
+          ),
       })
       .strict()
       .optional()
