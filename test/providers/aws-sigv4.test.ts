@@ -10,23 +10,9 @@ import { type ProviderRequest, startProviderUpstream } from '../fakes/provider-u
 import { type SigV4Credentials, verifySigV4 } from '../fakes/sigv4-verifier.js';
 import { ALICE_KEY, startGateway } from '../helpers/gateway.js';
 import { waitUntil } from '../support/wait.js';
+import { clientManifests } from './recipe-setup.js';
 
-const CLIENT = `
-apiVersion: v1
-kind: Secret
-metadata: {name: alice-key}
-stringData: {token: ${ALICE_KEY}}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: everyone}
-spec: {models: ["*"]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: alice}
-spec: {group: everyone, secretRef: {name: alice-key, key: token}}
-`;
+const CLIENT = `\n${clientManifests()}\n`;
 
 const route = (backends: string) => `
 apiVersion: modelgateway.io/v1alpha1

@@ -11,23 +11,9 @@ import { ALICE_KEY, startGateway } from '../helpers/gateway.js';
 import { redirectHttps } from '../support/redirect-https.js';
 import { selfSignedCert } from '../support/tls-cert.js';
 import { waitUntil } from '../support/wait.js';
+import { clientManifests } from './recipe-setup.js';
 
-const CLIENT = `
-apiVersion: v1
-kind: Secret
-metadata: {name: alice-key}
-stringData: {token: ${ALICE_KEY}}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: everyone}
-spec: {models: ["*"]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: alice}
-spec: {group: everyone, secretRef: {name: alice-key, key: token}}
-`;
+const CLIENT = `\n${clientManifests()}\n`;
 
 function keyPair() {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

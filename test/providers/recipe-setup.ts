@@ -32,17 +32,23 @@ export function recipe(file: string, o: RecipeOptions): { yaml: string; secrets:
   o.edit?.(docs);
   const secrets: Record<string, string> = {};
   for (const d of docs) if (d.kind === 'Secret') Object.assign(secrets, d.stringData);
-  const yaml = [...docs.map((d) => JSON.stringify(d)), ...CLIENT.map((d) => JSON.stringify(d))].join('\n---\n');
+  const yaml = [...docs.map((d) => JSON.stringify(d)), clientManifests('ai')].join('\n---\n');
   return { yaml, secrets };
 }
 
-const CLIENT = [
-  { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'alice-key', namespace: 'ai' }, stringData: { token: ALICE_KEY } },
-  { apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: { name: 'everyone', namespace: 'ai' }, spec: { models: ['*'] } },
-  {
-    apiVersion: 'modelgateway.io/v1alpha1',
-    kind: 'GatewayToken',
-    metadata: { name: 'alice', namespace: 'ai' },
-    spec: { group: 'everyone', secretRef: { name: 'alice-key', key: 'token' } },
-  },
-];
+/** A Group allowing every model and a GatewayToken in it holding ALICE_KEY, in `namespace` (default: the default one). */
+export function clientManifests(namespace?: string): string {
+  const metadata = (name: string) => (namespace ? { name, namespace } : { name });
+  return [
+    { apiVersion: 'v1', kind: 'Secret', metadata: metadata('alice-key'), stringData: { token: ALICE_KEY } },
+    { apiVersion: 'modelgateway.io/v1alpha1', kind: 'Group', metadata: metadata('everyone'), spec: { models: ['*'] } },
+    {
+      apiVersion: 'modelgateway.io/v1alpha1',
+      kind: 'GatewayToken',
+      metadata: metadata('alice'),
+      spec: { group: 'everyone', secretRef: { name: 'alice-key', key: 'token' } },
+    },
+  ]
+    .map((d) => JSON.stringify(d))
+    .join('\n---\n');
+}
