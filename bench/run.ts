@@ -5,7 +5,7 @@
 // Flags: --quick  --rounds N  --targets direct,bare,gateway,nginx  --scenarios chat-c1,...  --workers N (adds a
 // gateway-wN target)  --gateway-node-args "FLAGS" (node flags for every gateway target)  --variant NAME="FLAGS"
 // (adds a gateway target NAME with those node flags, and/or another build's path/to/cli.js, and/or NAME=VALUE
-// environment variables, for A/B runs; repeatable)  --streams N  --profile (gateway under --cpu-prof; summary in the report)  --no-install
+// environment variables, for A/B runs; repeatable)  --streams N  --profile (gateway, bare and variants under --cpu-prof; summaries in the report)  --no-install
 // --no-build  --out DIR  --keep (keep the temp dir)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -101,7 +101,7 @@ try {
   const gateways: { name: string; workers: number; args: string[]; configDir?: string; env: Record<string, string> }[] = [
     ...(wanted.has('gateway') ? [{ name: 'gateway', workers: 1, args: [...gatewayArgs, ...profArgs('gateway')], env: {} }] : []),
     ...(opt.workers ? [{ name: `gateway-w${opt.workers}`, workers: Number(opt.workers), args: gatewayArgs, env: {} }] : []),
-    ...variants.map((v) => ({ name: v.name, workers: 1, args: [...gatewayArgs, ...v.args], env: v.env })),
+    ...variants.map((v) => ({ name: v.name, workers: 1, args: [...gatewayArgs, ...v.args, ...profArgs(v.name)], env: v.env })),
   ];
   if (wanted.has('gateway-limits')) {
     try {
@@ -233,7 +233,7 @@ try {
   // Stop everything before writing: a --cpu-prof profile is written when the gateway exits.
   for (const t of targets) if (t.proc !== upstream) await t.proc.stop();
   const profiles: Record<string, ProfileSummary> = {};
-  for (const name of opt.profile ? ['gateway', 'bare'] : []) {
+  for (const name of opt.profile ? ['gateway', 'bare', ...variants.map((v) => v.name)] : []) {
     if (!targets.some((t) => t.name === name)) continue;
     const pdir = join(dir, `prof-${name}`);
     const file = existsSync(pdir) ? readdirSync(pdir).find((f) => f.endsWith('.cpuprofile')) : undefined;
@@ -276,7 +276,15 @@ try {
       .join('') +
     (profiles.gateway && profiles.bare
       ? `\n${profileDiffMarkdown({ summary: profiles.gateway, requests: requestsOf('gateway') }, { summary: profiles.bare, requests: requestsOf('bare') })}`
-      : '');
+      : '') +
+    // A variant next to the gateway: where what the variant changes costs (e.g. tracing on against off).
+    variants
+      .filter((v) => profiles[v.name] && profiles.gateway)
+      .map(
+        (v) =>
+          `\n${profileDiffMarkdown({ summary: profiles[v.name]!, requests: requestsOf(v.name) }, { summary: profiles.gateway!, requests: requestsOf('gateway') }, 1000, 20, [v.name, 'gateway'])}`,
+      )
+      .join('');
   mkdirSync(opt.out, { recursive: true });
   writeFileSync(join(opt.out, 'latest.md'), md);
   writeFileSync(

@@ -100,6 +100,7 @@ export function profileDiffMarkdown(
   bare: { summary: ProfileSummary; requests: number },
   intervalUs = 1000,
   top = 20,
+  names: readonly [string, string] = ['gateway', 'bare proxy'],
 ): string {
   const per = (x: { summary: ProfileSummary; requests: number }, k: string): number =>
     ((x.summary.packageSamples[k] ?? 0) * intervalUs) / Math.max(1, x.requests);
@@ -107,11 +108,11 @@ export function profileDiffMarkdown(
   const rows = [...keys].map((k) => ({ k, g: per(gateway, k), b: per(bare, k) })).sort((x, y) => y.g - y.b - (x.g - x.b));
   const total = (x: { summary: ProfileSummary; requests: number }): number => (x.summary.busySamples * intervalUs) / Math.max(1, x.requests);
   const lines = [
-    '## Sampled CPU per request: gateway vs bare proxy (--profile)',
+    `## Sampled CPU per request: ${names[0]} vs ${names[1]} (--profile)`,
     '',
-    `Gateway ${total(gateway).toFixed(0)} µs, bare ${total(bare).toFixed(0)} µs per request (busy samples × interval ÷ requests in the measured rounds).`,
+    `${names[0]} ${total(gateway).toFixed(0)} µs, ${names[1]} ${total(bare).toFixed(0)} µs per request (busy samples × interval ÷ requests in the measured rounds).`,
     '',
-    '| package or part | gateway µs/req | bare µs/req | difference |',
+    `| package or part | ${names[0]} µs/req | ${names[1]} µs/req | difference |`,
     '|---|---:|---:|---:|',
   ];
   for (const r of rows.slice(0, top)) lines.push(`| ${r.k} | ${r.g.toFixed(1)} | ${r.b.toFixed(1)} | ${(r.g - r.b).toFixed(1)} |`);

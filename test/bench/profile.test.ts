@@ -51,8 +51,13 @@ describe('summarize', () => {
     // Per request against a "bare" profile that spent 1 sample on express over 2 requests: the gateway's
     // 4 samples over 4 requests are 750 µs/req in its own code, 250 in express.
     const diff = profileDiffMarkdown({ summary: s, requests: 4 }, { summary: { ...s, busySamples: 1, packageSamples: { express: 1 } }, requests: 2 });
-    expect(diff).toContain('Gateway 1000 µs, bare 500 µs per request');
+    expect(diff).toContain('gateway 1000 µs, bare proxy 500 µs per request');
     expect(diff).toContain('| gateway proxy | 750.0 | 0.0 | 750.0 |');
     expect(diff).toContain('| express | 250.0 | 500.0 | -250.0 |');
+    // A variant against the gateway names both in the title and the columns.
+    const named = profileDiffMarkdown({ summary: s, requests: 4 }, { summary: s, requests: 8 }, 1000, 20, ['traced', 'gateway']);
+    expect(named).toContain('## Sampled CPU per request: traced vs gateway (--profile)');
+    expect(named).toContain('| package or part | traced µs/req | gateway µs/req | difference |');
+    expect(named).toContain('| gateway proxy | 750.0 | 375.0 | 375.0 |');
   });
 });
