@@ -151,6 +151,10 @@ describe('awsSigV4 with the pod’s identity (the AWS SDK’s default chain)', (
       expect([...problems.keys()]).toEqual(['default/bedrock/bedrock']);
       expect(problems.get('default/bedrock/bedrock')).toMatch(/credential/i);
       expect(only.logText()).toContain('a backend could not obtain its credential');
+      // Its own outcome in the attempts metric, to alert on.
+      expect(await only.metrics.registry.metrics()).toMatch(
+        /^model_gateway_upstream_attempts_total\{backend="default\/bedrock\/bedrock",outcome="credentials"\} 1$/m,
+      );
     } finally {
       await only.close();
     }

@@ -4,6 +4,7 @@ import {
   attemptTimeouts,
   decide,
   finalError,
+  CREDENTIALS_CODE,
   SHUTDOWN_CODE,
   healthVerdict,
   isFailoverOutcome,
@@ -128,6 +129,7 @@ describe('healthVerdict and outcomeLabel', () => {
     [status(503), 'failure', '5xx'],
     [{ kind: 'connect-failure' }, 'failure', 'connect_error'],
     [{ kind: 'connect-failure', code: SHUTDOWN_CODE }, 'none', 'connect_error'], // the gateway's own shutdown
+    [{ kind: 'connect-failure', code: CREDENTIALS_CODE }, 'failure', 'credentials'], // nothing sent: no credential
     [{ kind: 'timeout' }, 'failure', 'timeout'],
     [{ kind: 'aborted' }, 'none', 'aborted'],
   ];

@@ -109,7 +109,7 @@ export function healthVerdict(outcome: AttemptOutcome): HealthVerdict {
  * Bounded label value for model_gateway_upstream_attempts_total: the status class of a response (429 apart,
  * since it is the one 4xx that fails over), or what went wrong before one.
  */
-export type OutcomeLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'connect_error' | 'timeout' | 'aborted';
+export type OutcomeLabel = '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'connect_error' | 'credentials' | 'timeout' | 'aborted';
 
 export function outcomeLabel(outcome: AttemptOutcome): OutcomeLabel {
   switch (outcome.kind) {
@@ -119,7 +119,8 @@ export function outcomeLabel(outcome: AttemptOutcome): OutcomeLabel {
       if (outcome.status >= 400) return '4xx';
       return outcome.status >= 300 ? '3xx' : '2xx';
     case 'connect-failure':
-      return 'connect_error';
+      // Nothing was sent: the backend's credential could not be had (an alert worth its own label).
+      return outcome.code === CREDENTIALS_CODE ? 'credentials' : 'connect_error';
     case 'timeout':
       return 'timeout';
     case 'aborted':
