@@ -13,6 +13,7 @@ import type { ConfigSource } from '../sources/source.js';
 import { TableHolder } from '../model/routing-table.js';
 import { startDemoUpstream } from '../demo/demo-upstream.js';
 import { DemoOnDemand } from './demo-on-demand.js';
+import { TrafficQuiet } from '../runtime/traffic-quiet.js';
 import { Identities } from '../dataplane/upstream/identity/identities.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
@@ -146,6 +147,11 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     cleanups.push(() => api.drain(0));
+    // After a burst of traffic, hand its memory back too (once the traffic has been quiet, as after compiles).
+    const traffic = new TrafficQuiet(() => memory.notify());
+    api.server.on('request', traffic.request);
+    traffic.start();
+    cleanups.push(async () => traffic.stop());
 
     const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()), credentials: identities });
     const ready = source.start(demo.apply).then(async () => {

@@ -7,7 +7,8 @@
 // does not use for a long time (measured with 10k tokens: 158 MB → 126 MB RSS, bench/config-apply.ts).
 //
 // So once the configuration has been quiet for a few seconds after a compile, ask V8 for that GC — a pause of about
-// 0.1 s with 10,000 tokens, at most once per interval. `gc` is there when Node runs with --expose-gc (the image's
+// 0.1 s with 10,000 tokens, at most once per interval. The same after a burst of traffic (traffic-quiet.ts): its
+// buffers and promoted request objects leave pages behind in the same way. `gc` is there when Node runs with --expose-gc (the image's
 // entry point and the bin set it); without it this does nothing and V8's memory reducer does the job later.
 import type { Logger } from '../observability/logger.js';
 
@@ -41,7 +42,7 @@ export class MemoryRelease {
     return this.#releases;
   }
 
-  /** Call after every compile: (re)starts the quiet period. */
+  /** Call after every compile, and when a burst of traffic has ended: (re)starts the quiet period. */
   notify(): void {
     if (!this.#o.gc) return;
     clearTimeout(this.#timer);

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { TrafficQuiet } from './traffic-quiet.js';
+
+describe('TrafficQuiet', () => {
+  it('tells once when a burst is followed by a quiet interval, and not for a trickle', () => {
+    let told = 0;
+    const t = new TrafficQuiet(() => told++, { minRequests: 3 });
+    t.request();
+    t.check();
+    t.check(); // one request, then quiet: a trickle
+    expect(told).toBe(0);
+    for (let i = 0; i < 5; i++) t.request();
+    t.check(); // busy during this interval
+    expect(told).toBe(0);
+    t.check(); // quiet after the burst
+    expect(told).toBe(1);
+    t.check(); // still quiet: nothing new
+    expect(told).toBe(1);
+    for (let i = 0; i < 3; i++) t.request();
+    t.check();
+    t.check();
+    expect(told).toBe(2);
+  });
+});
