@@ -69,10 +69,10 @@ export class Identities {
         else used.set(b.account, { backend: b, ids: [b.id] });
       }
     let changed = false;
-    for (const account of this.#entries.keys())
+    for (const [account, entry] of this.#entries)
       if (!used.has(account)) {
         this.#entries.delete(account);
-        changed = true;
+        if (entry.problem !== undefined) changed = true; // its routes' conditions go
       }
     for (const [account, u] of used) {
       const had = this.#entries.get(account);
