@@ -6,6 +6,8 @@
 // backend's other headers (spec.backends[].headers) travel in the same list, masked when they came from a Secret;
 // query parameters holding a secret are masked too, and a token an identity adds to one attempt (withAdded).
 //
+// Masking replaces each byte of the credential with `*`: same length, so Content-Length stays right and JSON
+// stays valid, and nothing about the answer changes for a client that never saw a key.
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { Needle } from '../stream/stream-replace.js';
 
@@ -71,7 +73,7 @@ export function withAdded(base: BackendCredentials, extra: readonly SentCredenti
 export function compileCredentials(sent: readonly SentCredential[], query: readonly string[] = []): BackendCredentials {
   if (sent.length === 0 && query.length === 0) return NONE;
   const texts = new Set<string>();
-  const forms = [...sent.flatMap((c) => (c.secret === undefined ? [] : [Buffer.byteLength(c.secret) >= MIN_MASKED_SECRET_BYTES ? c.secret : c.value]))];
+  const forms = sent.flatMap((c) => (c.secret === undefined ? [] : [Buffer.byteLength(c.secret) >= MIN_MASKED_SECRET_BYTES ? c.secret : c.value]));
   for (const q of query) if (Buffer.byteLength(q) >= MIN_MASKED_SECRET_BYTES) forms.push(q, encodeURIComponent(q));
   for (const masked of forms) {
     if (masked.length === 0) continue;
