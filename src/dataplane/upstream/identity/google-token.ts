@@ -15,14 +15,14 @@ export function googleTokenSource(auth: GcpAuth): () => Promise<IssuedToken> {
   return async () => {
     client ??= (async () => {
       // Loaded on first use: a gateway without Google backends never pays for the library.
-      const { GoogleAuth } = await import('google-auth-library');
-      const google = new GoogleAuth({
-        ...(auth.serviceAccountKey === undefined ? {} : { credentials: serviceAccountKey(auth.serviceAccountKey) }),
-        scopes: [...auth.scopes],
-        // Its HTTP calls go through undici like the rest of the gateway's.
-        clientOptions: { eagerRefreshThresholdMillis: EAGER_REFRESH_MS, transporterOptions: { fetchImplementation: fetch as never } },
-      });
-      return google.getClient();
+      const { GoogleAuth, JWT } = await import('google-auth-library');
+      // Its HTTP calls go through undici like the rest of the gateway's.
+      const options = { eagerRefreshThresholdMillis: EAGER_REFRESH_MS, transporterOptions: { fetchImplementation: fetch as never } };
+      if (auth.serviceAccountKey === undefined) return new GoogleAuth({ scopes: [...auth.scopes], clientOptions: options }).getClient();
+      // A service account's key: the library's JWT client (its GoogleAuth `credentials` option is deprecated).
+      const key = serviceAccountKey(auth.serviceAccountKey);
+      const keyId = typeof key['private_key_id'] === 'string' ? key['private_key_id'] : undefined;
+      return new JWT({ ...options, email: String(key['client_email']), key: String(key['private_key']), keyId, scopes: [...auth.scopes] });
     })();
     client.catch(() => {
       client = undefined;
