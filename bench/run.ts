@@ -166,10 +166,12 @@ try {
     }
   }
 
-  // --alloc: JavaScript heap bytes allocated per request, each node target alone under chat at c=32 for 3 s.
+  // --alloc: JavaScript heap bytes allocated per request, each node target (variants included) alone under chat at
+  // c=32 for 3 s.
   const allocPerRequest: Record<string, number> = {};
   if (opt.alloc) {
-    for (const t of targets.filter((x) => x.name === 'bare' || x.name.startsWith('gateway'))) {
+    const variantNames = new Set(variants.map((v) => v.name));
+    for (const t of targets.filter((x) => x.name === 'bare' || x.name.startsWith('gateway') || variantNames.has(x.name))) {
       const file = join(dir, `alloc-${t.pid}.json`);
       process.kill(t.pid, 'SIGUSR2');
       const r = await closedLoop({ url: t.url, body: workload.chat, key: BENCH_KEY, connections: 32, seconds: 3, dir });

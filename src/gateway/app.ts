@@ -13,7 +13,7 @@ import { familyHandler } from '../dataplane/handlers/family-handler.js';
 import { FAMILY_PATHS } from '../model/families.js';
 import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
 import { requestId } from '../dataplane/request/request-id.js';
-import { RouteRegistry } from '../dataplane/server/route-registry.js';
+import { RouteRegistry, runInOrder } from '../dataplane/server/route-registry.js';
 import { sealedCreateTransforms } from '../features/sealed-ids/sealed-create.js';
 import { registerSealedRoutes } from '../features/sealed-ids/sealed-routes.js';
 import type { Logger } from '../observability/logger.js';
@@ -111,12 +111,11 @@ export function createApp(deps: AppDeps): Express {
   const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits };
   app.locals[STATE] = state;
 
-  app.use(requestId);
-  app.use(accessLog(deps.logger, deps.metrics));
-  if (deps.tracing) app.use(deps.tracing.middleware);
-
   const routes = new RouteRegistry();
-  app.use(routes.fast);
+  // What every request goes through, as one layer of express's router: the exchange and its id, the access log, the
+  // server span, then the exact routes (route-registry.ts).
+  const front = [requestId, accessLog(deps.logger, deps.metrics), ...(deps.tracing ? [deps.tracing.middleware] : []), routes.fast];
+  app.use((req: Request, res: Response, next: NextFunction) => runInOrder(front, req, res, next));
   routes.add(app, 'get', '/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -29,6 +29,25 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream | pino.DestinationStream;
 }
 
+/**
+ * Writes info lines of one message in pino's own format (`{"level":30,"time":…,<bindings>,…fields,"msg":…}`) to
+ * the logger's destination, serialized by one JSON.stringify. For the access log's line per request: pino joins a
+ * line key by key, ~3.6 KB of intermediate strings and ~1.8 µs per line against ~0.9 µs here (measured in
+ * isolation; docs/performance.md). Only for flat records of scalars chosen by code: no serializers, no redaction.
+ */
+export function infoLineWriter(logger: Logger, msg: string): (fields: Record<string, unknown>) => void {
+  const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
+  const bindings = JSON.stringify(logger.bindings()).slice(1, -1);
+  const head = `{"level":${logger.levels.values['info']},"time":`;
+  const afterTime = bindings ? `,${bindings},` : ',';
+  const tail = `"msg":${JSON.stringify(msg)}}\n`;
+  return (fields) => {
+    if (!logger.isLevelEnabled('info')) return;
+    const json = JSON.stringify(fields);
+    destination.write(head + Date.now() + afterTime + (json.length > 2 ? `${json.slice(1, -1)},` : '') + tail);
+  };
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {

@@ -1,7 +1,8 @@
-// The default log destination batches lines (one write per few KB, not per line) yet loses nothing: lines
-// written just before a normal exit are flushed, and a quiet process still gets its lines out within a second.
+// The default log destination writes asynchronously yet loses nothing: lines written just before a normal exit are
+// flushed, and a quiet process gets its lines out at once. The access log's writer keeps pino's line format.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { createLogger, infoLineWriter } from '../../src/observability/logger.js';
 
 const LOGGER = new URL('../../src/observability/logger.ts', import.meta.url).pathname;
 
@@ -35,5 +36,37 @@ describe('createLogger default destination', () => {
     expect(JSON.parse(lines[0]!.text).msg).toBe('lonely');
     // Out before the process ended (periodic flush), not only at exit.
     expect(lines[0]!.at).toBeLessThan(exitAt - 500);
+  });
+});
+
+describe('infoLineWriter', () => {
+  /** A logger writing into an array, as pino is configured by createLogger. */
+  function capture(level = 'info') {
+    const lines: string[] = [];
+    const logger = createLogger({ level, destination: { write: (s: string) => void lines.push(s) } as unknown as NodeJS.WritableStream });
+    return { logger, lines };
+  }
+
+  it('writes the line pino itself would write: same keys in the same order, same values, undefined left out', () => {
+    const fields = { reqId: 'r-1', status: 200, durationMs: 1.25, model: 'gpt "quoted"\n', aborted: undefined, ratio: Number.NaN, estimated: false };
+    const viaPino = capture();
+    viaPino.logger.child({ worker: 2 }).info(fields, 'request');
+    const direct = capture();
+    infoLineWriter(direct.logger.child({ worker: 2 }), 'request')(fields);
+    expect(direct.lines).toHaveLength(1);
+    expect(direct.lines[0]!.endsWith('}\n')).toBe(true);
+    const [a, b] = [JSON.parse(viaPino.lines[0]!), JSON.parse(direct.lines[0]!)];
+    expect(typeof b.time).toBe('number');
+    expect(Object.keys(b)).toEqual(Object.keys(a));
+    expect({ ...b, time: 0 }).toEqual({ ...a, time: 0 });
+  });
+
+  it('writes nothing when info is off, and a valid line for an empty record', () => {
+    const quiet = capture('warn');
+    infoLineWriter(quiet.logger, 'request')({ reqId: 'r-2' });
+    expect(quiet.lines).toEqual([]);
+    const loud = capture();
+    infoLineWriter(loud.logger, 'm')({});
+    expect(JSON.parse(loud.lines[0]!)).toMatchObject({ level: 30, service: 'model-gateway', msg: 'm' });
   });
 });

@@ -3,7 +3,7 @@
 // line is also its usage record (docs/usage-and-limits.md): the GatewayToken by namespace/name (never the key)
 // and what the request consumed (written once the exchange has settled its usage).
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../../observability/logger.js';
+import { infoLineWriter, type Logger } from '../../observability/logger.js';
 import { NONE, statusClass, UNKNOWN, type Metrics } from '../../observability/metrics.js';
 import type { Usage } from '../../model/usage.js';
 import { exchangeOf } from '../exchange/exchange.js';
@@ -12,8 +12,8 @@ const PROBES = new Set(['/healthz', '/readyz']);
 
 export function accessLog(logger: Logger, metrics: Metrics) {
   // The access line is built here from plain scalars only (no headers, bodies or objects), so the logger's
-  // path redaction can never find anything in it; skipping it saves ~10 µs per request (benchmark profile).
-  const access = logger.child({}, { redact: [] });
+  // path redaction could never find anything in it: it is written without it, in one serialization.
+  const accessLine = infoLineWriter(logger, 'request');
   return (req: Request, res: Response, next: NextFunction): void => {
     const ctx = exchangeOf(res);
     ctx.onSettled(() => {
@@ -31,25 +31,22 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       const labels = { family, model, group, status_class: statusClass(status) };
       metrics.requests.inc(labels);
       metrics.requestDuration.observe(labels, seconds, ctx.trace?.exemplarId);
-      access.info(
-        {
-          reqId: ctx.id,
-          method: req.method,
-          path: path.length > 256 ? path.slice(0, 256) : path,
-          status,
-          durationMs: Math.round(seconds * 1e6) / 1e3,
-          family,
-          model,
-          group,
-          backend: ctx.backend,
-          attempts: ctx.attempts || undefined,
-          aborted: ctx.aborted || undefined,
-          tokenRef: ctx.token?.ref,
-          ...usageFields(ctx.usage),
-          traceId: ctx.trace?.traceId,
-        },
-        'request',
-      );
+      accessLine({
+        reqId: ctx.id,
+        method: req.method,
+        path: path.length > 256 ? path.slice(0, 256) : path,
+        status,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+        family,
+        model,
+        group,
+        backend: ctx.backend,
+        attempts: ctx.attempts || undefined,
+        aborted: ctx.aborted || undefined,
+        tokenRef: ctx.token?.ref,
+        ...usageFields(ctx.usage),
+        traceId: ctx.trace?.traceId,
+      });
     });
     next();
   };

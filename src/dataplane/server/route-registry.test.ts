@@ -1,6 +1,7 @@
 import express from 'express';
-import { describe, expect, it } from 'vitest';
-import { RouteRegistry } from './route-registry.js';
+import type { Request, Response } from 'express';
+import { describe, expect, it, vi } from 'vitest';
+import { RouteRegistry, runInOrder } from './route-registry.js';
 
 describe('RouteRegistry', () => {
   it('knows the methods of literal, param and wildcard paths', () => {
@@ -74,5 +75,42 @@ describe('RouteRegistry.fast', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('runInOrder', () => {
+  const req = {} as Request;
+  const res = {} as Response;
+
+  it('runs each handler after the one before calls next, then done()', () => {
+    const seen: string[] = [];
+    const done = vi.fn();
+    runInOrder([(_q, _s, next) => (seen.push('a'), next()), (_q, _s, next) => (seen.push('b'), next())], req, res, done);
+    expect(seen).toEqual(['a', 'b']);
+    expect(done).toHaveBeenCalledWith();
+  });
+
+  it('stops at a handler that answers, and hands an error (passed, thrown or rejected) to done', async () => {
+    const done = vi.fn();
+    const never = vi.fn();
+    runInOrder([(_q, _s) => undefined, never], req, res, done);
+    expect(never).not.toHaveBeenCalled();
+    expect(done).not.toHaveBeenCalled();
+    const boom = new Error('boom');
+    for (const h of [
+      (_q: Request, _s: Response, next: (e?: unknown) => void) => next(boom),
+      () => {
+        throw boom;
+      },
+      async () => {
+        throw boom;
+      },
+    ]) {
+      const d = vi.fn();
+      runInOrder([h as never, never], req, res, d);
+      await new Promise((r) => setImmediate(r));
+      expect(d).toHaveBeenCalledWith(boom);
+    }
+    expect(never).not.toHaveBeenCalled();
   });
 });

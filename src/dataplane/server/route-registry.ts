@@ -44,25 +44,12 @@ export class RouteRegistry {
 
   /**
    * Middleware (mount it before the routes): runs the handlers of a route whose method and path the request
-   * matches exactly, as express would (each handler's `next()` leads to the next one, an error or a rejected
-   * promise to the error handler); anything else goes on to the router.
+   * matches exactly (runInOrder); anything else goes on to the router.
    */
   readonly fast = (req: Request, res: Response, next: NextFunction): void => {
     const handlers = this.#exact.get(`${req.method} ${req.path}`);
-    if (!handlers) return next();
-    let i = 0;
-    const step = (err?: unknown): void => {
-      if (err !== undefined && err !== null) return next(err);
-      const h = handlers[i++];
-      if (!h) return next();
-      try {
-        const out = h(req, res, step) as unknown;
-        if (out instanceof Promise) out.catch(step);
-      } catch (e) {
-        step(e);
-      }
-    };
-    step();
+    if (handlers) runInOrder(handlers, req, res, next);
+    else next();
   };
 
   /** Methods served on a concrete request path (empty when no route matches it). */
@@ -71,4 +58,25 @@ export class RouteRegistry {
     for (const e of this.#entries.values()) if (e.pattern.test(path)) for (const m of e.methods) out.add(m);
     return [...out].sort();
   }
+}
+
+/**
+ * Runs handlers one after the other as express would run them as separate layers (each handler's `next()` leads to
+ * the next one, an error or a rejected promise to `done(err)`, the last `next()` to `done()`), without a walk
+ * through the router's layers between them (~0.7 KB and a path match per layer and request).
+ */
+export function runInOrder(handlers: readonly RequestHandler[], req: Request, res: Response, done: NextFunction): void {
+  let i = 0;
+  const step = (err?: unknown): void => {
+    if (err !== undefined && err !== null) return done(err);
+    const h = handlers[i++];
+    if (!h) return done();
+    try {
+      const out = h(req, res, step) as unknown;
+      if (out instanceof Promise) out.catch(step);
+    } catch (e) {
+      step(e);
+    }
+  };
+  step();
 }

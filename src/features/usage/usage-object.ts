@@ -49,13 +49,15 @@ export function reportedCounts(usage: Record<string, unknown>): Reported {
   const output = usage['completion_tokens'] ?? usage['output_tokens'];
   const inputDetails = (usage['prompt_tokens_details'] ?? usage['input_tokens_details']) as Record<string, unknown> | undefined;
   const outputDetails = (usage['completion_tokens_details'] ?? usage['output_tokens_details']) as Record<string, unknown> | undefined;
-  return strip({
+  // Every key present, undefined where unsaid: one object shape for all answers (deleting keys made each a
+  // dictionary, per request).
+  return {
     inputTokens: count(input),
     outputTokens: count(output),
     cachedInputTokens: count(objectOr(inputDetails)?.['cached_tokens']),
     reasoningTokens: count(objectOr(outputDetails)?.['reasoning_tokens']),
     seconds: seconds(usage['seconds']),
-  });
+  };
 }
 
 /** True when the report holds no count at all. */
@@ -104,11 +106,6 @@ function count(v: unknown): number | undefined {
 function seconds(v: unknown): number | undefined {
   const n = typeof v === 'string' ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n < 1e9 ? n : undefined;
-}
-
-function strip(r: Record<string, number | undefined>): Reported {
-  for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
-  return r;
 }
 
 function skipSpace(text: string, i: number): number {
