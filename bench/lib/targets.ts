@@ -61,12 +61,14 @@ export async function startBare(upstreamPort: number, dir: string, nodeArgs: str
 
 /**
  * Node flags the gateway runs with in production: the container image's entry point (Dockerfile) and the
- * `model-gateway` bin's shebang. Node 24 lets V8's young generation grow to 2 × 64 MB of semi-space and an idle
- * process keeps those pages; 4 MB semi-spaces keep the idle RSS with 10k tokens / 1k routes ~40 MB lower, for
- * more frequent young-generation collections under load (docs/performance.md). --expose-gc lets the gateway
- * release the memory of config compiles once the config is quiet (src/runtime/memory-release.ts).
+ * `model-gateway` bin's shebang (test/chart/dockerfile.test.ts checks both). --expose-gc lets the gateway release
+ * the memory of config compiles and traffic bursts (src/runtime/memory-release.ts); V8's young generation keeps its
+ * default size (docs/performance.md).
  */
 export const GATEWAY_NODE_FLAGS = ['--expose-gc'];
+
+/** Environment the container image sets for the gateway besides NODE_ENV (Dockerfile `ENV`): glibc's malloc arenas. */
+export const GATEWAY_IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
 export interface GatewayOptions {
   configDir: string;
@@ -101,6 +103,7 @@ export async function startGateway(o: GatewayOptions): Promise<Target> {
       MG_LEADER_ELECTION: 'false',
       MG_WORKERS: String(o.workers ?? 1),
       NODE_ENV: 'production',
+      ...GATEWAY_IMAGE_ENV,
       ...o.env,
     },
     // pino writes JSON lines asynchronously to stdout; stdout is this file.

@@ -3,6 +3,7 @@
 // time, exec-form ENTRYPOINT running `serve`, OCI labels, and a .dockerignore that lets in exactly what is COPYed.
 import { describe, expect, it } from 'vitest';
 import { read, readYamlDocuments } from './repo.js';
+import { GATEWAY_IMAGE_ENV, GATEWAY_NODE_FLAGS } from '../../bench/lib/targets.js';
 
 interface Instruction {
   op: string;
@@ -115,6 +116,13 @@ describe('Dockerfile', () => {
     const shebang = read('src/cli.ts').split('\n')[0]!;
     expect(shebang).toBe(`#!/usr/bin/env -S node ${argv.slice(1, -2).join(' ')}`);
     expect(ops(runtime, 'CMD')).toEqual([]);
+  });
+
+  it('the benchmark starts its gateway as the image does: the same node flags and the same environment', () => {
+    const argv = JSON.parse(ops(runtime, 'ENTRYPOINT')[0]!.args) as string[];
+    expect(argv.slice(1, -2)).toEqual(GATEWAY_NODE_FLAGS);
+    const env = Object.fromEntries(ops(runtime, 'ENV').map((i) => i.args.split('=') as [string, string]));
+    expect(env).toEqual({ NODE_ENV: 'production', ...GATEWAY_IMAGE_ENV });
   });
 
   it("the chart's young-generation setting repeats the entry point with the one flag added, and only when set", () => {

@@ -49,9 +49,12 @@ const RESPONSE_DROP = new Set([
   'content-location',
 ]);
 
+/** The usual Connection values, which name no header beyond the hop-by-hop ones (most requests and answers carry one). */
+const PLAIN_CONNECTION = new Set(['keep-alive', 'close', 'Keep-Alive', 'Close']);
+
 /** Extra tokens listed in a Connection header are hop-by-hop too. */
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
-  if (!value) return undefined;
+  if (!value || (typeof value === 'string' && PLAIN_CONNECTION.has(value))) return undefined;
   const text = Array.isArray(value) ? value.join(',') : value;
   const set = new Set<string>();
   for (const t of text.split(',')) {
