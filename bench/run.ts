@@ -68,11 +68,17 @@ const targets: Target[] = [];
 let redis: TestRedis | undefined;
 try {
   if (wanted.has('direct')) targets.push(directTarget(upstream));
-  const profArgs = (name: string): string[] => [
-    ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []),
-    // --alloc: the heap-allocation probe (bench/lib/alloc-probe.mjs) in the node targets; it writes into `dir`.
-    ...(opt.alloc ? ['--import', join(ROOT, 'bench/lib/alloc-probe.mjs')] : []),
-  ];
+  // Targets started with the heap-allocation probe: only they may get its SIGUSR2 (the signal ends any other node).
+  const probed = new Set<string>();
+  const profArgs = (name: string): string[] => {
+    if (opt.alloc) probed.add(name);
+    return [
+      ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []),
+      // --alloc: the heap-allocation probe (bench/lib/alloc-probe.mjs) in bare, gateway and the variants; it writes
+      // into `dir`.
+      ...(opt.alloc ? ['--import', join(ROOT, 'bench/lib/alloc-probe.mjs')] : []),
+    ];
+  };
   if (opt.alloc) process.env.MG_ALLOC_PROBE_DIR = dir;
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
@@ -166,12 +172,10 @@ try {
     }
   }
 
-  // --alloc: JavaScript heap bytes allocated per request, each node target (variants included) alone under chat at
-  // c=32 for 3 s.
+  // --alloc: JavaScript heap bytes allocated per request, each probed target alone under chat at c=32 for 3 s.
   const allocPerRequest: Record<string, number> = {};
   if (opt.alloc) {
-    const variantNames = new Set(variants.map((v) => v.name));
-    for (const t of targets.filter((x) => x.name === 'bare' || x.name.startsWith('gateway') || variantNames.has(x.name))) {
+    for (const t of targets.filter((x) => probed.has(x.name))) {
       const file = join(dir, `alloc-${t.pid}.json`);
       process.kill(t.pid, 'SIGUSR2');
       const r = await closedLoop({ url: t.url, body: workload.chat, key: BENCH_KEY, connections: 32, seconds: 3, dir });

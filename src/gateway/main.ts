@@ -105,7 +105,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const demo = new DemoOnDemand(pipeline, (options.demo ?? true) ? startDemoUpstream : undefined, logger);
     cleanups.push(() => demo.close());
     // After config bursts, hand the compiles' memory back (memory-release.ts; needs --expose-gc, as the image runs).
-    const memory = new MemoryRelease({ gc: globalThis.gc, logger });
+    // A burst of traffic that has ended is handed back too (traffic-quiet.ts), and no release pauses a busy gateway.
+    const traffic = new TrafficQuiet(() => memory.notify());
+    const memory = new MemoryRelease({ gc: globalThis.gc, logger, busy: () => traffic.busy() });
     pipeline.onCompiled(() => memory.notify());
     cleanups.push(async () => memory.stop());
     let draining = false;
@@ -147,8 +149,6 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     cleanups.push(() => api.drain(0));
-    // After a burst of traffic, hand its memory back too (once the traffic has been quiet, as after compiles).
-    const traffic = new TrafficQuiet(() => memory.notify());
     api.server.on('request', traffic.request);
     traffic.start();
     cleanups.push(async () => traffic.stop());

@@ -39,6 +39,23 @@ describe('MemoryRelease', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('never pauses a busy process: a release that falls due while requests are served waits for a quiet period', () => {
+    let busy = true;
+    const calls: unknown[] = [];
+    const release = new MemoryRelease({
+      gc: ((o: unknown) => void calls.push(o)) as NodeJS.GCFunction,
+      quietMs: 1_000,
+      minIntervalMs: 10_000,
+      busy: () => busy,
+    });
+    release.notify();
+    vi.advanceTimersByTime(5_000); // due four times over, busy each time
+    expect(calls).toEqual([]);
+    busy = false;
+    vi.advanceTimersByTime(1_000); // the next look finds it quiet
+    expect(calls).toHaveLength(1);
+  });
+
   it('does nothing without gc (Node started without --expose-gc), and nothing after stop()', () => {
     const none = new MemoryRelease({ gc: undefined, quietMs: 10 });
     none.notify();

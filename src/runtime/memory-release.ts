@@ -21,6 +21,11 @@ export interface MemoryReleaseOptions {
   readonly minIntervalMs?: number;
   readonly logger?: Logger;
   readonly now?: () => number;
+  /**
+   * True while the process is serving traffic (TrafficQuiet.busy). The release is a pause of ~0.1–0.3 s: when it
+   * falls due while busy, it waits another quiet period instead of stalling requests in flight.
+   */
+  readonly busy?: () => boolean;
 }
 
 export class MemoryRelease {
@@ -64,6 +69,7 @@ export class MemoryRelease {
     const now = this.#now();
     const wait = this.#lastAt + this.#minIntervalMs - now;
     if (wait > 0) return this.#arm(wait);
+    if (this.#o.busy?.()) return this.#arm(this.#quietMs);
     this.#lastAt = now;
     const before = process.memoryUsage.rss();
     const started = performance.now();

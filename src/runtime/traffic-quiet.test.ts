@@ -21,4 +21,19 @@ describe('TrafficQuiet', () => {
     t.check();
     expect(told).toBe(2);
   });
+
+  it('is busy while an interval holds at least busyRequests requests, and not for a trickle', () => {
+    const t = new TrafficQuiet(() => {}, { busyRequests: 3 });
+    expect(t.busy()).toBe(false);
+    t.request();
+    t.request();
+    expect(t.busy()).toBe(false); // two so far: a trickle
+    t.request();
+    expect(t.busy()).toBe(true); // three since the last check
+    t.check();
+    expect(t.busy()).toBe(true); // the last whole interval had three
+    t.request();
+    t.check();
+    expect(t.busy()).toBe(false); // then one: quiet enough
+  });
 });

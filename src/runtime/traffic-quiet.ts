@@ -7,20 +7,26 @@ export interface TrafficQuietOptions {
   readonly intervalMs?: number;
   /** Requests since the last burst that make a new one (default 1,000). */
   readonly minRequests?: number;
+  /** Requests within one interval that make the gateway busy (default 10: a trickle is not busy). */
+  readonly busyRequests?: number;
 }
 
 export class TrafficQuiet {
   readonly #intervalMs: number;
   readonly #minRequests: number;
+  readonly #busyRequests: number;
   readonly #onQuiet: () => void;
   #requests = 0;
   #seenAtLastCheck = 0;
+  /** Requests in the last whole interval. */
+  #lastInterval = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(onQuiet: () => void, o: TrafficQuietOptions = {}) {
     this.#onQuiet = onQuiet;
     this.#intervalMs = o.intervalMs ?? 5_000;
     this.#minRequests = o.minRequests ?? 1_000;
+    this.#busyRequests = o.busyRequests ?? 10;
   }
 
   /** Counts one request (cheap: the serving path calls it for each). */
@@ -38,9 +44,18 @@ export class TrafficQuiet {
     this.#timer = undefined;
   }
 
+  /**
+   * True while requests are being served: at least `busyRequests` in the last interval or since. A memory release
+   * is a pause of the whole process, so it waits while this holds (main.ts).
+   */
+  busy(): boolean {
+    return Math.max(this.#lastInterval, this.#requests - this.#seenAtLastCheck) >= this.#busyRequests;
+  }
+
   /** One look at the count (the timer's; tests call it directly). */
   check(): void {
-    const quiet = this.#requests === this.#seenAtLastCheck;
+    this.#lastInterval = this.#requests - this.#seenAtLastCheck;
+    const quiet = this.#lastInterval === 0;
     if (quiet && this.#requests >= this.#minRequests) {
       this.#requests = 0;
       this.#onQuiet();
