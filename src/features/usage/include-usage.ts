@@ -58,7 +58,22 @@ export class UsageChunkFilter implements ChunkEditor {
   push(chunk: Buffer): Buffer {
     this.#out = [];
     let eventStart = 0;
-    for (let i = 0; i < chunk.length; i++) {
+    // Only line ends matter: the loop jumps from one to the next with native searches (a chunk of a few hundred
+    // bytes has a handful), the bytes between them only mark their line as having bytes.
+    let lf = chunk.indexOf(LF);
+    let cr = chunk.indexOf(CR);
+    for (let i = 0; ; i++) {
+      if (lf >= 0 && lf < i) lf = chunk.indexOf(LF, i);
+      if (cr >= 0 && cr < i) cr = chunk.indexOf(CR, i);
+      const next = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      if (next !== i) {
+        if ((next < 0 ? chunk.length : next) > i) {
+          this.#afterCR = false;
+          this.#lineHasBytes = true;
+        }
+        if (next < 0) break;
+        i = next;
+      }
       const b = chunk[i]!;
       if (this.#afterCR) {
         this.#afterCR = false;
@@ -70,10 +85,6 @@ export class UsageChunkFilter implements ChunkEditor {
           }
           continue;
         }
-      }
-      if (b !== LF && b !== CR) {
-        this.#lineHasBytes = true;
-        continue;
       }
       this.#afterCR = b === CR;
       if (this.#lineHasBytes) {
