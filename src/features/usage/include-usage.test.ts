@@ -80,4 +80,10 @@ describe('UsageChunkFilter', () => {
     expect(out).toBe(': keep-alive\n\n' + both + 'data: {"choices":[],"usa');
     expect(usage).toEqual([]);
   });
+
+  it('passes a chunk that is one whole event on as the same Buffer (no copy, no view)', () => {
+    const f = new UsageChunkFilter(() => {});
+    const event = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n');
+    expect(f.push(event)).toBe(event);
+  });
 });

@@ -98,7 +98,8 @@ export class UsageChunkFilter implements ChunkEditor {
         i++;
         this.#afterCR = false;
       }
-      this.#event(chunk.subarray(eventStart, end));
+      // A chunk that is one whole event (the common case) goes on as the same Buffer, not a view of it.
+      this.#event(eventStart === 0 && end === chunk.length ? chunk : chunk.subarray(eventStart, end));
       eventStart = end;
     }
     if (eventStart < chunk.length) this.#hold(chunk.subarray(eventStart));
