@@ -51,7 +51,13 @@ describe('client limits', () => {
     expect(err.headers.get('x-request-id')).toBeTruthy();
     expect(err.headers.get('x-ratelimit-limit-requests')).toBe('3');
     expect(err.headers.get('x-ratelimit-remaining-requests')).toBe('0');
-    expect(err.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+s$/);
+    // OpenAI's format ("59s", or "1m0s" when the refusal falls in the first second of a calendar minute): the time
+    // to the end of this minute window, rounded up, so 1 to 60 s.
+    const reset = /^(?:(\d+)m)?(\d+)s$/.exec(err.headers.get('x-ratelimit-reset-requests') ?? '');
+    expect(reset).not.toBeNull();
+    const resetSeconds = Number(reset![1] ?? 0) * 60 + Number(reset![2]);
+    expect(resetSeconds).toBeGreaterThanOrEqual(1);
+    expect(resetSeconds).toBeLessThanOrEqual(60);
     const retryAfter = Number(err.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
