@@ -105,9 +105,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const demo = new DemoOnDemand(pipeline, (options.demo ?? true) ? startDemoUpstream : undefined, logger);
     cleanups.push(() => demo.close());
     // After config bursts, hand the compiles' memory back (memory-release.ts; needs --expose-gc, as the image runs).
-    // A burst of traffic that has ended is handed back too (traffic-quiet.ts), and no release pauses a busy gateway.
-    const traffic = new TrafficQuiet(() => memory.notify());
-    const memory = new MemoryRelease({ gc: globalThis.gc, logger, busy: () => traffic.busy() });
+    // A burst of traffic that has ended is handed back too (traffic-quiet.ts, once the API server listens), and no
+    // release pauses a busy gateway.
+    let traffic: TrafficQuiet | undefined;
+    const memory = new MemoryRelease({ gc: globalThis.gc, logger, busy: () => traffic?.busy() ?? false });
     pipeline.onCompiled(() => memory.notify());
     cleanups.push(async () => memory.stop());
     let draining = false;
@@ -149,9 +150,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });
     cleanups.push(() => api.drain(0));
-    api.server.on('request', traffic.request);
-    traffic.start();
-    cleanups.push(async () => traffic.stop());
+    const trafficQuiet = new TrafficQuiet(() => memory.notify(), api.received);
+    traffic = trafficQuiet;
+    trafficQuiet.start();
+    cleanups.push(async () => trafficQuiet.stop());
 
     const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()), credentials: identities });
     const ready = source.start(demo.apply).then(async () => {

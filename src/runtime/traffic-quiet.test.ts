@@ -2,37 +2,45 @@ import { describe, expect, it } from 'vitest';
 import { TrafficQuiet } from './traffic-quiet.js';
 
 describe('TrafficQuiet', () => {
+  /** A running count of requests, as the API server keeps it. */
+  const counter = () => {
+    let n = 0;
+    return { received: () => n, request: () => void n++ };
+  };
+
   it('tells once when a burst is followed by a quiet interval, and not for a trickle', () => {
     let told = 0;
-    const t = new TrafficQuiet(() => told++, { minRequests: 3 });
-    t.request();
+    const c = counter();
+    const t = new TrafficQuiet(() => told++, c.received, { minRequests: 3 });
+    c.request();
     t.check();
     t.check(); // one request, then quiet: a trickle
     expect(told).toBe(0);
-    for (let i = 0; i < 5; i++) t.request();
+    for (let i = 0; i < 5; i++) c.request();
     t.check(); // busy during this interval
     expect(told).toBe(0);
     t.check(); // quiet after the burst
     expect(told).toBe(1);
     t.check(); // still quiet: nothing new
     expect(told).toBe(1);
-    for (let i = 0; i < 3; i++) t.request();
+    for (let i = 0; i < 3; i++) c.request();
     t.check();
     t.check();
     expect(told).toBe(2);
   });
 
   it('is busy while an interval holds at least busyRequests requests, and not for a trickle', () => {
-    const t = new TrafficQuiet(() => {}, { busyRequests: 3 });
+    const c = counter();
+    const t = new TrafficQuiet(() => {}, c.received, { busyRequests: 3 });
     expect(t.busy()).toBe(false);
-    t.request();
-    t.request();
+    c.request();
+    c.request();
     expect(t.busy()).toBe(false); // two so far: a trickle
-    t.request();
+    c.request();
     expect(t.busy()).toBe(true); // three since the last check
     t.check();
     expect(t.busy()).toBe(true); // the last whole interval had three
-    t.request();
+    c.request();
     t.check();
     expect(t.busy()).toBe(false); // then one: quiet enough
   });

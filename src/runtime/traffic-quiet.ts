@@ -2,6 +2,7 @@
 // whole check interval. What a burst allocated (sockets' buffers, promoted request objects) is garbage by then, but
 // V8 keeps the pages resident until a memory-reducing GC, which it starts on its own only after a long time without
 // any GC; MemoryRelease does it when told (runtime/memory-release.ts). A trickle of traffic never counts as a burst.
+// It reads the server's running count of requests at each check: nothing of it runs per request.
 export interface TrafficQuietOptions {
   /** How often the request count is looked at (ms); a burst has ended after one interval without a request. */
   readonly intervalMs?: number;
@@ -16,23 +17,23 @@ export class TrafficQuiet {
   readonly #minRequests: number;
   readonly #busyRequests: number;
   readonly #onQuiet: () => void;
-  #requests = 0;
-  #seenAtLastCheck = 0;
+  /** The running count of requests received (the API server's). */
+  readonly #received: () => number;
+  /** The count when the last burst was told (or at the start). */
+  #atLastBurst: number;
+  #seenAtLastCheck: number;
   /** Requests in the last whole interval. */
   #lastInterval = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(onQuiet: () => void, o: TrafficQuietOptions = {}) {
+  constructor(onQuiet: () => void, received: () => number, o: TrafficQuietOptions = {}) {
     this.#onQuiet = onQuiet;
+    this.#received = received;
+    this.#atLastBurst = this.#seenAtLastCheck = received();
     this.#intervalMs = o.intervalMs ?? 5_000;
     this.#minRequests = o.minRequests ?? 1_000;
     this.#busyRequests = o.busyRequests ?? 10;
   }
-
-  /** Counts one request (cheap: the serving path calls it for each). */
-  readonly request = (): void => {
-    this.#requests++;
-  };
 
   start(): void {
     // unref: the check never keeps the process alive.
@@ -49,17 +50,17 @@ export class TrafficQuiet {
    * is a pause of the whole process, so it waits while this holds (main.ts).
    */
   busy(): boolean {
-    return Math.max(this.#lastInterval, this.#requests - this.#seenAtLastCheck) >= this.#busyRequests;
+    return Math.max(this.#lastInterval, this.#received() - this.#seenAtLastCheck) >= this.#busyRequests;
   }
 
   /** One look at the count (the timer's; tests call it directly). */
   check(): void {
-    this.#lastInterval = this.#requests - this.#seenAtLastCheck;
-    const quiet = this.#lastInterval === 0;
-    if (quiet && this.#requests >= this.#minRequests) {
-      this.#requests = 0;
+    const received = this.#received();
+    this.#lastInterval = received - this.#seenAtLastCheck;
+    this.#seenAtLastCheck = received;
+    if (this.#lastInterval === 0 && received - this.#atLastBurst >= this.#minRequests) {
+      this.#atLastBurst = received;
       this.#onQuiet();
     }
-    this.#seenAtLastCheck = this.#requests;
   }
 }

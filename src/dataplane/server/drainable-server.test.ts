@@ -59,13 +59,16 @@ describe('listenDrainable', () => {
 
   it('lets an in-flight stream finish while refusing new connections', async () => {
     server = await listenDrainable(sseHandler(6, 80), { host: '127.0.0.1', port: 0 });
+    expect(server.received()).toBe(0);
     const { done } = await openStream(server.url);
     expect(server.inFlight()).toBe(1);
+    expect(server.received()).toBe(1);
     const started = Date.now();
     const drained = server.drain(5_000);
     expect(await connectionRefused(server.address.port)).toBe(true);
     const body = await done;
     expect(body.match(/^data: \d+$/gm)).toHaveLength(6); // every event arrived, none was cut
+    expect(server.received()).toBe(1); // a running count: the finished request stays counted
     expect(await drained).toEqual({ completed: true, cut: 0 });
     expect(Date.now() - started).toBeLessThan(2_000);
   });

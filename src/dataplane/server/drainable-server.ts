@@ -19,6 +19,8 @@ export interface DrainableServer {
   readonly url: string;
   /** Requests whose response has not finished. */
   inFlight(): number;
+  /** Requests received since the server started (a running count, for runtime/traffic-quiet.ts). */
+  received(): number;
   /**
    * Graceful: stops accepting, waits up to timeoutMs for in-flight requests, then destroys the rest. Idempotent.
    * `endInFlight`, when given, is called at the deadline first, so the application can end what is still running
@@ -48,6 +50,7 @@ const CUT_GRACE_MS = 1_000;
 export async function listenDrainable(handler: RequestListener, options: ListenOptions): Promise<DrainableServer> {
   let draining = false;
   let inFlight = 0;
+  let received = 0;
   // The response in progress on each connection, so a protocol error never writes over one that started.
   const responding = new WeakMap<Socket, ServerResponse>();
   const keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
@@ -66,6 +69,7 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
     },
     (req, res) => {
       inFlight++;
+      received++;
       responding.set(req.socket, res);
       res.once('close', () => {
         inFlight--;
@@ -125,5 +129,5 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
     return drained;
   };
 
-  return { server, address, url: `http://${host}:${address.port}`, inFlight: () => inFlight, drain };
+  return { server, address, url: `http://${host}:${address.port}`, inFlight: () => inFlight, received: () => received, drain };
 }
