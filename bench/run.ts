@@ -68,17 +68,12 @@ const targets: Target[] = [];
 let redis: TestRedis | undefined;
 try {
   if (wanted.has('direct')) targets.push(directTarget(upstream));
-  // Targets started with the heap-allocation probe: only they may get its SIGUSR2 (the signal ends any other node).
-  const probed = new Set<string>();
-  const profArgs = (name: string): string[] => {
-    if (opt.alloc) probed.add(name);
-    return [
-      ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []),
-      // --alloc: the heap-allocation probe (bench/lib/alloc-probe.mjs) in bare, gateway and the variants; it writes
-      // into `dir`.
-      ...(opt.alloc ? ['--import', join(ROOT, 'bench/lib/alloc-probe.mjs')] : []),
-    ];
-  };
+  // Given to bare, gateway and the variants (`instrumented` below), and to no other target.
+  const profArgs = (name: string): string[] => [
+    ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, `prof-${name}`)}`] : []),
+    // --alloc: the heap-allocation probe (bench/lib/alloc-probe.mjs); it writes into `dir`.
+    ...(opt.alloc ? ['--import', join(ROOT, 'bench/lib/alloc-probe.mjs')] : []),
+  ];
   if (opt.alloc) process.env.MG_ALLOC_PROBE_DIR = dir;
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
@@ -100,6 +95,9 @@ try {
     );
     return { name: v.slice(0, eq), args: words.filter((w) => !isEnv(w)), env };
   });
+  // The targets started with profArgs: only they are profiled, and only they may get the allocation probe's
+  // SIGUSR2 (the signal ends any node process without it, e.g. gateway-limits).
+  const instrumented = ['gateway', 'bare', ...variants.map((v) => v.name)];
   if (wanted.has('gateway') || wanted.has('gateway-limits') || opt.workers || variants.length > 0) {
     log(`writing ${ROUTES} routes and ${TOKENS} tokens …`);
     writeManifests(configDir, `${upstreamUrl}/v1`);
@@ -172,10 +170,10 @@ try {
     }
   }
 
-  // --alloc: JavaScript heap bytes allocated per request, each probed target alone under chat at c=32 for 3 s.
+  // --alloc: JavaScript heap bytes allocated per request, each instrumented target alone under chat at c=32 for 3 s.
   const allocPerRequest: Record<string, number> = {};
   if (opt.alloc) {
-    for (const t of targets.filter((x) => probed.has(x.name))) {
+    for (const t of targets.filter((x) => instrumented.includes(x.name))) {
       const file = join(dir, `alloc-${t.pid}.json`);
       process.kill(t.pid, 'SIGUSR2');
       const r = await closedLoop({ url: t.url, body: workload.chat, key: BENCH_KEY, connections: 32, seconds: 3, dir });
@@ -239,7 +237,7 @@ try {
   // Stop everything before writing: a --cpu-prof profile is written when the gateway exits.
   for (const t of targets) if (t.proc !== upstream) await t.proc.stop();
   const profiles: Record<string, ProfileSummary> = {};
-  for (const name of opt.profile ? ['gateway', 'bare', ...variants.map((v) => v.name)] : []) {
+  for (const name of opt.profile ? instrumented : []) {
     if (!targets.some((t) => t.name === name)) continue;
     const pdir = join(dir, `prof-${name}`);
     const file = existsSync(pdir) ? readdirSync(pdir).find((f) => f.endsWith('.cpuprofile')) : undefined;

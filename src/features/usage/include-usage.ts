@@ -66,14 +66,13 @@ export class UsageChunkFilter implements ChunkEditor {
       if (lf >= 0 && lf < i) lf = chunk.indexOf(LF, i);
       if (cr >= 0 && cr < i) cr = chunk.indexOf(CR, i);
       const next = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
-      if (next !== i) {
-        if ((next < 0 ? chunk.length : next) > i) {
-          this.#afterCR = false;
-          this.#lineHasBytes = true;
-        }
-        if (next < 0) break;
-        i = next;
+      const stop = next < 0 ? chunk.length : next;
+      if (stop > i) {
+        this.#afterCR = false;
+        this.#lineHasBytes = true;
+        i = stop;
       }
+      if (next < 0) break;
       const b = chunk[i]!;
       if (this.#afterCR) {
         this.#afterCR = false;
