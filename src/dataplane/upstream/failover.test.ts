@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS, type CompiledBackend, type RetryPolicy } from '../../model/routing-table.js';
 import { BackendHealth } from '../policy/health.js';
@@ -30,7 +29,7 @@ const refused = { error: 'ECONNREFUSED' };
 function harness(behaviours: Record<string, Behaviour>, overrides: Partial<FailoverOptions<AttemptResponse>> = {}) {
   const calls: string[] = [];
   const outcomes: [string, AttemptOutcome][] = [];
-  const bodies: Readable[] = [];
+  const bodies: { dropped: string | undefined; destroy(): void; dump(limit: number): void }[] = [];
   const client = new AbortController();
   const send = (be: CompiledBackend, ctx: AttemptContext): Promise<AttemptResponse> => {
     calls.push(be.name);
@@ -38,7 +37,15 @@ function harness(behaviours: Record<string, Behaviour>, overrides: Partial<Failo
     if (beh === 'hang')
       return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
     if ('error' in beh) return Promise.reject(Object.assign(new Error(beh.error), { code: beh.error }));
-    const body = Readable.from([Buffer.from(`{"from":"${be.name}"}`)]);
+    const body = {
+      dropped: undefined as string | undefined,
+      destroy() {
+        this.dropped = 'destroyed';
+      },
+      dump(limit: number) {
+        this.dropped = `dumped up to ${limit}`;
+      },
+    };
     bodies.push(body);
     return Promise.resolve({ statusCode: beh.status, headers: beh.headers ?? {}, body });
   };
@@ -85,7 +92,8 @@ describe('runFailover', () => {
     const r = await h.run({ policy: { ...policy, attempts: 2 } });
     expect(r).toMatchObject({ ok: true, attempts: 2, backend: { name: 'b' }, response: { statusCode: 429 } });
     expect(h.calls).toEqual(['a', 'b']);
-    expect(h.bodies[1]!.destroyed).toBe(false);
+    expect(h.bodies[0]!.dropped).toBe(`dumped up to ${64 * 1024}`);
+    expect(h.bodies[1]!.dropped).toBeUndefined();
   });
 
   it('tries each backend once and reports why it stopped', async () => {

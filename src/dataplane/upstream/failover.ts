@@ -7,7 +7,6 @@
 //   otherwise it is passed on as it is (so the client sees the last upstream's 429 and its retry-after);
 // - the client going away aborts the attempt in flight at once and no further attempt starts;
 // - every outcome is reported to passive health and to the caller (metrics).
-import type { Readable } from 'node:stream';
 import type { CompiledBackend, RetryPolicy, RouteTimeouts } from '../../model/routing-table.js';
 import type { BackendHealth } from '../policy/health.js';
 import { attemptTimeouts, decide, healthVerdict, parseRetryAfter, type AttemptOutcome, type StopReason } from '../policy/retry-policy.js';
@@ -17,7 +16,15 @@ import { classifyUpstreamError } from './attempt-outcome.js';
 export interface AttemptResponse {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: Readable;
+  readonly body: DroppableBody;
+}
+
+/** What the loop does with a body it does not pass on (an UpstreamBody is one). */
+interface DroppableBody {
+  /** Cut at once. */
+  destroy(): void;
+  /** Read to the end when at most `limit` bytes (its keep-alive connection is reused), else cut. */
+  dump(limit: number): void;
 }
 
 export interface AttemptContext {
@@ -132,7 +139,8 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
       o.budgetMs,
     );
     if (decision.retry) {
-      if (response) discard(response.body);
+      // A small error body is read to its end so its keep-alive connection can be reused; a big or slow one is cut.
+      response?.body.dump(64 * 1024);
       continue;
     }
     if (response && decision.reason !== 'client-gone') return { ok: true, response, backend, attempts, attemptStartedAt: healthStartedAt };
@@ -210,11 +218,4 @@ function record(health: BackendHealth | undefined, id: string, outcome: AttemptO
 function header(r: AttemptResponse, name: string): string | undefined {
   const v = r.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** Reads a small error body to the end so its keep-alive connection can be reused; a big or slow one is cut. */
-function discard(body: Readable): void {
-  const dump = (body as Readable & { dump?: (o: { limit: number }) => Promise<void> }).dump;
-  if (typeof dump === 'function') dump.call(body, { limit: 64 * 1024 }).catch(() => body.destroy());
-  else body.destroy();
 }

@@ -6,7 +6,7 @@
 // relayed (credentials.ts), after every transform. Streams that fail after their status line went out end with an
 // SSE error event; a non-streaming response is cut at the route's total deadline.
 import type { Request, Response } from 'express';
-import type { Readable, Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { errors, GatewayError } from '../../model/errors.js';
 import { isIdentityAuth } from '../../model/backend-auth.js';
@@ -27,6 +27,7 @@ import { runFailover } from './failover.js';
 import type { Identities } from './identity/identities.js';
 import { downstreamHeaders, upstreamRequestHeaders } from './headers.js';
 import { SseKeepAlive, sseErrorEvent, upstreamErrorAsSse } from './sse-signals.js';
+import { type BodySource, streamSource, type UpstreamBody } from './upstream-body.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js';
 import { upstreamPath } from './upstream-path.js';
 
@@ -134,7 +135,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     // An OpenAI-compatible API never sends a client elsewhere, and the Location (and the body, often "Redirecting
     // to …") would show the client an upstream's URLs. Not followed either: a redirect means a misconfigured
     // baseURL, which should be fixed, not hidden. Passive health counted it as a failure (healthVerdict).
-    discard(response.body);
+    response.body.destroy();
     return failUnrelayed(res, committed, result.attempts, errors.upstreamRedirect(model), progress);
   }
   const contentType = String(response.headers['content-type'] ?? '');
@@ -151,17 +152,18 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || editors.length > 0 || credentials.needles.length > 0)) {
     // Relayed raw, a body in an unknown coding would carry ids unsealed or credentials unmasked.
     for (const r of rewrites) r.destroy();
-    discard(response.body);
+    response.body.destroy();
     return failUnrelayed(res, committed, result.attempts, errors.upstreamEncoding(model), progress);
   }
   const decoded = coding.kind === 'decodable';
   const hasBody = call.method !== 'HEAD' && response.statusCode !== 204 && response.statusCode !== 304;
   const chain: Transform[] = [...(decoded && hasBody ? decoders(coding.codings) : []), ...rewrites];
   // Errors anywhere in the chain reach its last stage (pipeline destroys every stream with the first error).
-  if (chain.length > 0) pipeline([response.body, ...chain], () => {});
-  const body: Readable = chain.length === 0 ? response.body : chain[chain.length - 1]!;
+  if (chain.length > 0) pipeline([response.body.readable(), ...chain], () => {});
+  const chainEnd = chain.length === 0 ? undefined : chain[chain.length - 1]!;
   if (retell) {
-    res.end(await upstreamErrorAsSse(response.statusCode, body, 5_000, { mask: credentials.needles, responses: progress }));
+    const stream = chainEnd ?? response.body.readable();
+    res.end(await upstreamErrorAsSse(response.statusCode, stream, 5_000, { mask: credentials.needles, responses: progress }));
     return;
   }
   const gatewayMs = timing.gatewayMs();
@@ -174,7 +176,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     // Send the headers now so a streaming client sees the status before the first event, unless that event has
     // already arrived with the headers: then it carries them out in one write (a separate header write cost
     // ~18 µs per stream in the benchmark's profile).
-    if (isStream && response.body.readableLength === 0) res.flushHeaders();
+    if (isStream && response.body.heldBytes === 0) res.flushHeaders();
   }
   // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's
   // includes relaying its body, so it is taken when the exchange ends.
@@ -191,7 +193,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const watch = new BodyDeadlines(response.body, timeouts.streamIdleMs, totalMs);
   const mask = credentials.needles.length > 0 ? new StreamReplacer(credentials.needles) : undefined;
   const observers = stages.filter((s) => s.observe !== undefined || s.end !== undefined);
-  const failure = await relay(body, res, x, {
+  const failure = await relay(chainEnd ? streamSource(chainEnd) : response.body, res, x, {
     trailer: isStream ? (err) => streamFailure(err, timeouts, progress) : undefined,
     mask,
     editors,
@@ -240,12 +242,6 @@ function failUnrelayed(res: Response, committed: boolean, attempts: number, e: G
   throw e;
 }
 
-/** Drops an upstream body unread. undici's body emits an AbortError when destroyed: without a listener that is an uncaught exception. */
-function discard(body: Readable): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
 /**
  * 3xx other than 304. A 304 answers the client's own conditional request (its If-None-Match / If-Modified-Since
  * are forwarded, e.g. on a video download) and carries no Location, so it is relayed like any answer.
@@ -265,13 +261,13 @@ function codedError(code: 'MG_DEADLINE' | 'MG_STREAM_IDLE'): Error {
  * timer update per chunk. The timer fires only when a deadline may have passed, and is re-armed for what is left.
  */
 class BodyDeadlines {
-  readonly #body: Readable;
+  readonly #body: UpstreamBody;
   readonly #idleMs: number;
   readonly #totalAt: number | undefined;
   #last: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(body: Readable, idleMs: number, totalMs: number | undefined) {
+  constructor(body: UpstreamBody, idleMs: number, totalMs: number | undefined) {
     this.#body = body;
     this.#idleMs = idleMs;
     const now = performance.now();
@@ -300,7 +296,7 @@ class BodyDeadlines {
     const now = performance.now();
     if (this.#totalAt !== undefined && now >= this.#totalAt) return void this.#body.destroy(codedError('MG_DEADLINE'));
     if (this.#idleMs > 0 && now - this.#last >= this.#idleMs) {
-      if (this.#body.readableFlowing !== false) return void this.#body.destroy(codedError('MG_STREAM_IDLE'));
+      if (!this.#body.paused) return void this.#body.destroy(codedError('MG_STREAM_IDLE'));
       this.#last = now; // paused by the client: the silence is not the upstream's
     }
     this.#arm(now);
@@ -329,9 +325,9 @@ function streamFailure(err: unknown, timeouts: RouteTimeouts, progress: StreamPr
 }
 
 /** Client gone or upstream failed mid-body: the status line is out, so cutting the connection is the only signal left. */
-function cut(src: Readable, dst: Response): void {
+function cut(src: BodySource, dst: Response): void {
   if (!dst.destroyed) dst.destroy();
-  if (!src.destroyed) src.destroy();
+  src.destroy();
 }
 
 interface RelayOptions {
@@ -356,7 +352,7 @@ interface RelayOptions {
  * (the exchange ending first) cuts the source.
  * Resolves with the source's error, if it failed.
  */
-function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promise<unknown> {
+function relay(src: BodySource, dst: Response, x: Routed, o: RelayOptions): Promise<unknown> {
   return new Promise((resolve) => {
     let settled = false;
     let failure: unknown;
@@ -366,15 +362,12 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
     const settle = () => {
       if (settled) return;
       settled = true;
-      src.off('error', onError);
-      src.off('data', onData);
-      src.off('end', onEnd);
       dst.off('drain', onDrain);
       resolve(failure);
     };
-    const onData = (data: Buffer) => {
+    const data = (chunk: Buffer) => {
+      if (settled) return;
       o.watch.touch();
-      let chunk = data;
       for (const e of o.editors) chunk = e.push(chunk);
       if (chunk.length === 0) return;
       for (const s of o.observers) s.observe?.(chunk);
@@ -392,7 +385,8 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
       waiting = false;
       src.resume();
     };
-    const onEnd = () => {
+    const end = () => {
+      if (settled) return;
       const held = o.editors.length > 0 ? editorsRest(o.editors) : undefined;
       if (held) for (const s of o.observers) s.observe?.(held);
       for (const s of o.observers) s.end?.();
@@ -403,10 +397,11 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
       else dst.end();
       settle();
     };
-    const onError = (err: unknown) => {
+    const error = (err: unknown) => {
+      if (settled) return;
       failure = err;
       if (o.trailer && !dst.destroyed && !dst.writableEnded) {
-        if (!src.destroyed) src.destroy();
+        src.destroy();
         // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
         // dropped: it is the start of a credential or of a cut event.
         const atBoundary = prevByte === 0x0a && lastByte === 0x0a;
@@ -416,18 +411,16 @@ function relay(src: Readable, dst: Response, x: Routed, o: RelayOptions): Promis
     };
     if (x.aborted || dst.destroyed) {
       // The client left between the upstream's answer and here.
-      cut(src, dst);
       settle();
+      cut(src, dst);
       return;
     }
-    src.on('error', onError);
-    src.once('end', onEnd);
     // The exchange's end hook (no listener of our own): a response that ends before the body did was cut.
     x.onEnd(() => {
       if (settled) return;
-      cut(src, dst);
       settle();
+      cut(src, dst);
     });
-    src.on('data', onData);
+    src.attach({ data, end, error });
   });
 }

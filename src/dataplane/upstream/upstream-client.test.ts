@@ -46,6 +46,7 @@ const backend = (origin: string): CompiledBackend => ({
 async function get(client: UpstreamClient, origin: string): Promise<string> {
   const res = await client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, connectMs: DEFAULT_TIMEOUTS.connectMs });
   return res.body
+    .readable()
     .setEncoding('utf8')
     .toArray()
     .then((parts) => parts.join(''));

@@ -1,10 +1,12 @@
 // The only outbound I/O of the data plane: one undici Pool per upstream origin with keep-alive, reused by every
 // request to that origin. undici fixes the connect timeout per pool, so a pool is keyed by origin and connect
-// timeout (routes almost always share the default, so in practice it is one pool per origin).
-import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+// timeout (routes almost always share the default, so in practice it is one pool per origin). Requests go through
+// undici's dispatcher API, not request(): the answer's body is handed to one consumer without a stream
+// (upstream-body.ts).
+import { type Dispatcher, Pool } from 'undici';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { SHUTDOWN_CODE } from '../policy/retry-policy.js';
+import { type BodyController, UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamRequest {
   readonly backend: CompiledBackend;
@@ -21,7 +23,7 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: Readable;
+  readonly body: UpstreamBody;
 }
 
 export interface UpstreamClientOptions {
@@ -68,19 +70,24 @@ export class UpstreamClient {
   }
 
   request(r: UpstreamRequest): Promise<UpstreamResponse> {
-    const pool = this.#pool(r.backend.origin, r.connectMs);
-    return pool.request({
-      method: r.method,
-      path: r.path,
-      headers: r.headers,
-      body: trackedBody(r.body),
-      signal: r.signal ?? null,
-      // Both deadlines are the exchange's own (precise native timers; undici's fire up to ~0.5 s late, and a second
-      // timer for the same deadline is wasted work): the attempt's headers deadline in failover.ts, the silence
-      // inside the body in forward.ts. The signal carries them here.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    }) as Promise<UpstreamResponse>;
+    return new Promise((resolve, reject) => {
+      const pool = this.#pool(r.backend.origin, r.connectMs);
+      const handler = new AnswerHandler(resolve, reject, r.signal);
+      pool.dispatch(
+        {
+          method: r.method as Dispatcher.HttpMethod,
+          path: r.path,
+          headers: r.headers,
+          body: trackedBody(r.body),
+          // Both deadlines are the exchange's own (precise native timers; undici's fire up to ~0.5 s late, and a
+          // second timer for the same deadline is wasted work): the attempt's headers deadline in failover.ts, the
+          // silence inside the body in forward.ts. The signal carries them here.
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        },
+        handler,
+      );
+    });
   }
 
   #pool(origin: string, connectMs: number): Pool {
@@ -139,6 +146,81 @@ export class UpstreamClient {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((e) => e.pool.destroy(shutdownError())));
+  }
+}
+
+type Resolve = (r: UpstreamResponse) => void;
+type Reject = (err: unknown) => void;
+
+/**
+ * One request's handler (undici's dispatcher API): resolves with the status and headers, then feeds the body. The
+ * signal aborts the request; before the answer the promise rejects with its reason, after it the body ends with
+ * it, on the next microtask, as undici's request() did: a client that left is then seen by the relay's own end
+ * hook first (the exchange ends it in the same turn), and the body's error comes after the relay is done.
+ */
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  readonly #resolve: Resolve;
+  readonly #reject: Reject;
+  readonly #signal: AbortSignal | undefined;
+  #controller: BodyController | undefined;
+  #body: UpstreamBody | undefined;
+  #settled = false;
+
+  constructor(resolve: Resolve, reject: Reject, signal: AbortSignal | undefined) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    if (signal?.aborted) {
+      this.#settled = true;
+      reject(signal.reason);
+      return;
+    }
+    this.#signal = signal;
+    signal?.addEventListener('abort', this.#onAbort);
+  }
+
+  readonly #onAbort = (): void => {
+    const reason: unknown = this.#signal?.reason;
+    if (this.#body) {
+      const body = this.#body;
+      queueMicrotask(() => body.destroy(reason as Error));
+    } else if (this.#controller) this.#controller.abort(reason);
+    else this.#fail(reason); // still queued in the pool: undici drops a request aborted before its start
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.#settled) return controller.abort(this.#signal?.reason);
+    this.#controller = controller;
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return; // 1xx: the answer is still to come
+    const body = new UpstreamBody(controller);
+    this.#body = body;
+    this.#settled = true;
+    this.#resolve({ statusCode, headers, body });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#body?.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.#body) {
+      this.#signal?.removeEventListener('abort', this.#onAbort);
+      this.#body.fail(err);
+    } else this.#fail(err);
+  }
+
+  #fail(err: unknown): void {
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(err);
   }
 }
 
