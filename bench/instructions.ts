@@ -1,0 +1,126 @@
+// Instructions per request under callgrind: a count that does not depend on what else the machine is doing, for
+// A/B runs of two gateway builds where CPU time is too noisy to tell a few percent apart (docs/performance.md).
+// Counts user-space instructions of the target process only (the kernel's socket work, identical for every build,
+// is left out), after a warm-up, over a fixed number of chat requests at c=16 with the benchmark's configuration
+// (10k tokens, 1k routes, info logs to a file).
+//
+//   node --import tsx bench/instructions.ts [--requests 2000] [--cli dist/cli.js] [--label NAME]
+//
+// Needs valgrind (Debian's package). OTEL_* and other variables in the environment reach the gateway; `{upstream}`
+// in their values becomes the fake upstream's URL (OTEL_EXPORTER_OTLP_ENDPOINT={upstream} exports to it).
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { BENCH_KEY, BENCH_MODEL, writeManifests } from './lib/manifests.js';
+import { freePort, ROOT } from './lib/targets.js';
+
+const { values: opt } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '2000' },
+    cli: { type: 'string', default: join(ROOT, 'dist/cli.js') },
+    label: { type: 'string', default: 'gateway' },
+  },
+});
+const N = Number(opt.requests);
+const CONCURRENCY = 16;
+
+function listeningPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /LISTENING (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`fake upstream exited (${code})`)));
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mg-instructions-'));
+const upstream = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/fake-upstream.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const upstreamUrl = `http://127.0.0.1:${await listeningPort(upstream)}`;
+writeManifests(dir, `${upstreamUrl}/v1`);
+const [port, metricsPort] = [await freePort(), await freePort()];
+const out = join(dir, 'callgrind.out');
+const env = Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, v?.replaceAll('{upstream}', upstreamUrl)]));
+// Instrumentation starts off (the start-up and its config compile run at full speed) and is switched on for the
+// measured requests only; the image's flags and environment, as the benchmark's gateway target.
+const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--expose-gc', opt.cli, 'serve'], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  env: {
+    ...env,
+    MG_SOURCE: 'file',
+    MG_CONFIG_DIR: dir,
+    MG_HOST: '127.0.0.1',
+    MG_PORT: String(port),
+    MG_METRICS_PORT: String(metricsPort),
+    MG_LOG_LEVEL: 'info',
+    MG_LEADER_ELECTION: 'false',
+    NODE_ENV: 'production',
+    MALLOC_ARENA_MAX: '2',
+  },
+});
+let stderr = '';
+target.stderr?.on('data', (d: Buffer) => {
+  stderr = (stderr + d.toString()).slice(-4000);
+});
+const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
+
+async function ready(): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const r = await pool.request({ method: 'GET', path: '/readyz' });
+      await r.body.dump();
+      if (r.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`the gateway did not get ready\n${stderr}`);
+}
+
+const body = JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }] });
+async function load(n: number): Promise<void> {
+  let left = n;
+  let failed = 0;
+  const worker = async () => {
+    while (left-- > 0) {
+      const r = await pool.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' },
+        body,
+      });
+      await r.body.text();
+      if (r.statusCode !== 200) failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  if (failed > 0) throw new Error(`${failed} of ${n} requests failed`);
+}
+
+function control(on: boolean): void {
+  const r = spawnSync('callgrind_control', ['-i', on ? 'on' : 'off', String(target.pid)]);
+  if (r.status !== 0) throw new Error(`callgrind_control failed: ${r.stderr.toString()}`);
+}
+
+try {
+  await ready();
+  await load(N); // warm-up: the JIT's tiers, the pools' connections, the young generation's size
+  control(true);
+  await load(N);
+  control(false);
+} finally {
+  target.kill('SIGTERM');
+  await new Promise((r) => target.once('exit', r));
+  upstream.kill();
+  await pool.close();
+}
+const totals = /\ntotals: (\d+)/.exec(readFileSync(out, 'utf8'));
+rmSync(dir, { recursive: true, force: true });
+if (!totals) throw new Error('callgrind wrote no totals');
+console.log(`${opt.label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY})`);
