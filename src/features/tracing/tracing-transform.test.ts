@@ -12,4 +12,9 @@ describe('lastModel', () => {
     expect(lastModel(`{"model":"${'m'.repeat(300)}"}`)).toBeUndefined();
     expect(lastModel('{"model":"a\\"b"}')).toBeUndefined();
   });
+
+  it('passes over later "model" keys whose value is no model name, to the last one that is', () => {
+    expect(lastModel('{"model":"a","meta":{"model":null},"note":"model","m":{"model":"x\\"y"}}')).toBe('a');
+    expect(lastModel('"model"')).toBeUndefined();
+  });
 });

@@ -7,13 +7,19 @@ import { credentialsOf } from '../../dataplane/upstream/credentials.js';
 import { OutputCollector } from './content.js';
 import { ExchangeSpans } from './exchange-trace.js';
 
-const MODEL = /"model"\s*:\s*"([^"\\]{1,256})"/g;
+const MODEL_AT = /"model"\s*:\s*"([^"\\]{1,256})"/y;
 
-/** Pure: the last `"model": "…"` value in a JSON or SSE text (the answer names the model that served it). */
+/**
+ * Pure: the last `"model": "…"` value in a JSON or SSE text (the answer names the model that served it). Searched
+ * from the end: a JSON answer names it near its start, so a forward scan of every match read the whole tail.
+ */
 export function lastModel(text: string): string | undefined {
-  let found: string | undefined;
-  for (const m of text.matchAll(MODEL)) found = m[1];
-  return found;
+  for (let at = text.lastIndexOf('"model"'); at >= 0; at = at > 0 ? text.lastIndexOf('"model"', at - 1) : -1) {
+    MODEL_AT.lastIndex = at;
+    const m = MODEL_AT.exec(text);
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 const TAIL_BYTES = 16 * 1024;
