@@ -6,8 +6,9 @@
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--cli dist/cli.js] [--label NAME]
 //
-// Needs valgrind (Debian's package). OTEL_* and other variables in the environment reach the gateway; `{upstream}`
-// in their values becomes the fake upstream's URL (OTEL_EXPORTER_OTLP_ENDPOINT={upstream} exports to it).
+// Needs valgrind (Debian's package). Variables in the environment reach the gateway and win over the defaults
+// below (MG_LOG_LEVEL=warn: no access lines); `{upstream}` in their values becomes the fake upstream's URL
+// (OTEL_EXPORTER_OTLP_ENDPOINT={upstream} exports to it).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +52,6 @@ const env = Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, v
 const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--expose-gc', opt.cli, 'serve'], {
   stdio: ['ignore', 'ignore', 'pipe'],
   env: {
-    ...env,
     MG_SOURCE: 'file',
     MG_CONFIG_DIR: dir,
     MG_HOST: '127.0.0.1',
@@ -61,6 +61,7 @@ const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--c
     MG_LEADER_ELECTION: 'false',
     NODE_ENV: 'production',
     MALLOC_ARENA_MAX: '2',
+    ...env, // MG_LOG_LEVEL=warn, say, for a run without access lines
   },
 });
 let stderr = '';
