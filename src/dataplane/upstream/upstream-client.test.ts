@@ -52,6 +52,10 @@ async function get(client: UpstreamClient, origin: string): Promise<string> {
     .then((parts) => parts.join(''));
 }
 
+function request(client: UpstreamClient, origin: string, signal?: AbortSignal) {
+  return client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, connectMs: DEFAULT_TIMEOUTS.connectMs, signal });
+}
+
 describe('UpstreamClient', () => {
   it('keeps one keep-alive pool per origin and reuses its connections', async () => {
     const client = new UpstreamClient();
@@ -79,5 +83,40 @@ describe('UpstreamClient', () => {
       await client.close();
     }
     await expect(get(client, origins[1]!)).rejects.toThrow(/closed/);
+  });
+  it('aborts by its signal: before the answer the request rejects with the reason, after it the body fails with it', async () => {
+    const client = new UpstreamClient();
+    try {
+      const early = new AbortController();
+      early.abort(new Error('gone before'));
+      await expect(request(client, origins[0]!, early.signal)).rejects.toThrow('gone before');
+
+      // An upstream that sends its headers and a first chunk, then holds the rest.
+      const holding = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: 1\n\n');
+      });
+      holding.listen(0, '127.0.0.1');
+      await once(holding, 'listening');
+      try {
+        const late = new AbortController();
+        const res = await request(client, `http://127.0.0.1:${(holding.address() as AddressInfo).port}`, late.signal);
+        expect(res.statusCode).toBe(200);
+        const stream = res.body.readable();
+        const chunks: string[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c.toString()));
+        const failed = new Promise<Error>((r) => stream.once('error', r));
+        while (chunks.length === 0) await new Promise((r) => setImmediate(r));
+        late.abort(new Error('gone after'));
+        expect((await failed).message).toBe('gone after');
+        expect(chunks).toEqual(['data: 1\n\n']);
+      } finally {
+        holding.closeAllConnections();
+        holding.close();
+      }
+      expect(await get(client, origins[0]!)).toBe('hello from 0 /v1/x'); // the pool goes on serving
+    } finally {
+      await client.destroy();
+    }
   });
 });

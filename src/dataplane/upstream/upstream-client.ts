@@ -169,12 +169,13 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   constructor(resolve: Resolve, reject: Reject, signal: AbortSignal | undefined) {
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#signal = signal;
     if (signal?.aborted) {
+      // Rejected now; undici drops the request when it would start (onRequestStart).
       this.#settled = true;
       reject(signal.reason);
       return;
     }
-    this.#signal = signal;
     signal?.addEventListener('abort', this.#onAbort);
   }
 
