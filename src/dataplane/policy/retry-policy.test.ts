@@ -93,6 +93,10 @@ describe('budgets and attempt timeouts', () => {
     expect(attemptTimeouts(timeouts, 10_000, 6_000)).toEqual({ connectMs: 2_000, headersMs: 4_000 });
     expect(attemptTimeouts(timeouts, 10_000, 9_500)).toEqual({ connectMs: 500, headersMs: 500 });
     expect(attemptTimeouts(timeouts, 10_000, 10_000)).toBeUndefined();
+    // A sliver left (a clipped deadline's timer firing by the loop's cached clock) starts nothing.
+    expect(attemptTimeouts(timeouts, 10_000, 9_991)).toBeUndefined();
+    expect(attemptTimeouts(timeouts, 10_000, 9_999.4)).toBeUndefined();
+    expect(attemptTimeouts(timeouts, 10_000, 9_990)).toEqual({ connectMs: 10, headersMs: 10 });
   });
 
   it('a run of hanging attempts ends at the budget', () => {
