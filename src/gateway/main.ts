@@ -146,6 +146,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const api = await listenDrainable(app, {
       host,
       port: options.port ?? 8080,
+      prototypes: { request: app.request, response: app.response },
       ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });

@@ -1,12 +1,13 @@
-import { request, type IncomingMessage } from 'node:http';
+import { IncomingMessage, request, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
+import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../../test/support/wait.js';
 import { listenDrainable, type DrainableServer } from './drainable-server.js';
 
 /** An SSE handler that sends `count` events `gapMs` apart, then ends. */
 function sseHandler(count: number, gapMs: number) {
-  return (_req: IncomingMessage, res: import('node:http').ServerResponse) => {
+  return (_req: IncomingMessage, res: ServerResponse) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     let sent = 0;
     const timer = setInterval(() => {
@@ -147,5 +148,43 @@ describe('listenDrainable', () => {
     expect(received).toContain('slow');
     expect(received).toContain('fast');
     expect(received.toLowerCase()).toContain('connection: close');
+  });
+
+  it('creates requests and responses with the prototypes given, so express has none to change', async () => {
+    const app = express();
+    let inExpress: { req: object; res: object; host: string | undefined } | undefined;
+    app.get('/', (req, res) => {
+      inExpress = { req: Object.getPrototypeOf(req) as object, res: Object.getPrototypeOf(res) as object, host: req.get('host') };
+      res.json({ ok: true });
+    });
+    const before: { req: object; res: object; instances: boolean; highWaterMark: boolean }[] = [];
+    server = await listenDrainable(
+      (req, res) => {
+        before.push({
+          req: Object.getPrototypeOf(req) as object,
+          res: Object.getPrototypeOf(res) as object,
+          instances: req instanceof IncomingMessage && res instanceof ServerResponse,
+          // node's options (its second constructor argument) reached the response
+          highWaterMark: res.writableHighWaterMark === req.socket.writableHighWaterMark,
+        });
+        app(req, res);
+      },
+      { host: '127.0.0.1', port: 0, prototypes: { request: app.request, response: app.response } },
+    );
+    for (let i = 0; i < 2; i++) {
+      const r = await fetch(server.url);
+      expect(await r.json()).toEqual({ ok: true });
+    }
+    expect(before).toEqual([
+      { req: app.request, res: app.response, instances: true, highWaterMark: true },
+      { req: app.request, res: app.response, instances: true, highWaterMark: true },
+    ]);
+    expect(inExpress).toEqual({ req: app.request, res: app.response, host: server.url.slice('http://'.length) });
+  });
+
+  it('refuses prototypes that do not inherit from node:http', async () => {
+    await expect(
+      listenDrainable(() => undefined, { host: '127.0.0.1', port: 0, prototypes: { request: {} as IncomingMessage, response: {} as ServerResponse } }),
+    ).rejects.toThrow(/prototypes must inherit/);
   });
 });
