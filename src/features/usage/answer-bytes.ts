@@ -6,6 +6,7 @@
 /** The usage object sits in the last few KiB of every OpenAI-shaped answer. */
 const TAIL_BYTES = 32 * 1024;
 const FIRST_SIZE = 2 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 export class AnswerBytes {
   readonly #keepAll: number;
@@ -43,9 +44,9 @@ export class AnswerBytes {
     return this.#buf ? this.#buf.toString('utf8', 0, this.#length) : '';
   }
 
-  /** The last TAIL_BYTES held (or all, when fewer), as text: where the usage object is. */
-  tail(): string {
-    return this.#buf ? this.#buf.toString('utf8', Math.max(0, this.#length - TAIL_BYTES), this.#length) : '';
+  /** The last TAIL_BYTES held (or all, when fewer): where the usage object is. A view, valid until the next push. */
+  tail(): Buffer {
+    return this.#buf ? this.#buf.subarray(Math.max(0, this.#length - TAIL_BYTES), this.#length) : EMPTY;
   }
 
   #ensure(size: number): void {

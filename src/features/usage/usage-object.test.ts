@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AnswerBytes } from './answer-bytes.js';
 import { isEmpty, lastSeconds, lastUsageObject, reportedCounts, toUsage } from './usage-object.js';
 
-const read = (text: string) => {
-  const u = lastUsageObject(text);
+const read = (text: string | Buffer) => {
+  const u = lastUsageObject(typeof text === 'string' ? Buffer.from(text) : text);
   return u && reportedCounts(u);
 };
 
@@ -41,6 +41,18 @@ describe('reading the usage object', () => {
   it('reads usage nested in response.completed, after an output holding braces and a quoted "usage"', () => {
     const event = `data: ${JSON.stringify({ type: 'response.completed', response: { output: [{ content: [{ text: 'a } "usage": {"input_tokens": 99} {' }] }], usage: { input_tokens: 3, output_tokens: 4 } } })}\n\n`;
     expect(read(event)).toEqual({ inputTokens: 3, outputTokens: 4 });
+  });
+
+  it('reads the bytes of UTF-8 text: multi-byte characters around and inside the usage object, escapes in strings', () => {
+    const text = JSON.stringify({
+      choices: [{ message: { content: 'ünïcødé 😀 } { "usage": 𝄞 \\"usage\\": {"prompt_tokens": 99}' } }],
+      usage: { prompt_tokens: 5, completion_tokens: 6, note: 'é}😀{"', prompt_tokens_details: { cached_tokens: 1 } },
+    });
+    expect(read(text)).toEqual({ inputTokens: 5, outputTokens: 6, cachedInputTokens: 1 });
+    expect(lastUsageObject(Buffer.from(text))?.['note']).toBe('é}😀{"');
+    // A usage object cut in the middle of a four-byte character is not read.
+    const cut = Buffer.from(text);
+    expect(read(cut.subarray(0, cut.indexOf('😀', cut.lastIndexOf('note')) + 2))).toBeUndefined();
   });
 
   it('returns undefined when there is no usage, or only a cut one', () => {

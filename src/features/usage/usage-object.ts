@@ -1,7 +1,9 @@
 // Reads what the upstream reported from the end of an answer. OpenAI-shaped bodies put `usage` last (chat and
 // embeddings JSON, the final chat chunk, response.completed / .incomplete / .failed, transcript.text.done), so
 // the body's tail holds it: the last `"usage": {…}` object in the tail is cut out by matching its braces and
-// parsed alone, never the whole body. Pure.
+// parsed alone, never the whole body. Read from the bytes, not from a decoded string: every byte the search looks
+// at is ASCII, which UTF-8 never uses inside a multi-byte character, and a character loop over a string cost
+// 25–30k instructions per request in V8 (a generic property load per character) against a few thousand here. Pure.
 import type { Usage } from '../../model/usage.js';
 
 /** The counts an upstream reported; each undefined where the usage object does not say. */
@@ -13,24 +15,26 @@ export interface Reported {
   readonly seconds?: number;
 }
 
-const USAGE = '"usage"';
+const USAGE = Buffer.from('"usage"');
 const OPEN = 0x7b;
 const CLOSE = 0x7d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COLON = 0x3a;
 
-/** The last non-null `usage` object in a JSON or SSE text, parsed; undefined when there is none. */
-export function lastUsageObject(text: string): Record<string, unknown> | undefined {
-  for (let at = text.lastIndexOf(USAGE); at >= 0; at = at > 0 ? text.lastIndexOf(USAGE, at - 1) : -1) {
-    if (at > 0 && text.charCodeAt(at - 1) === BACKSLASH) continue; // inside a string: \"usage\"
-    let i = skipSpace(text, at + USAGE.length);
-    if (text[i] !== ':') continue;
-    i = skipSpace(text, i + 1);
-    if (text.charCodeAt(i) !== OPEN) continue;
-    const end = objectEnd(text, i);
+/** The last non-null `usage` object in the bytes of a JSON or SSE text (UTF-8), parsed; undefined when there is none. */
+export function lastUsageObject(bytes: Buffer): Record<string, unknown> | undefined {
+  // lastIndexOf reads a negative offset from the end: the search stops at 0 instead.
+  for (let at = bytes.lastIndexOf(USAGE); at >= 0; at = at > 0 ? bytes.lastIndexOf(USAGE, at - 1) : -1) {
+    if (at > 0 && bytes[at - 1] === BACKSLASH) continue; // inside a string: \"usage\"
+    let i = skipSpace(bytes, at + USAGE.length);
+    if (bytes[i] !== COLON) continue;
+    i = skipSpace(bytes, i + 1);
+    if (bytes[i] !== OPEN) continue;
+    const end = objectEnd(bytes, i);
     if (end < 0) continue;
     try {
-      const value: unknown = JSON.parse(text.slice(i, end));
+      const value: unknown = JSON.parse(bytes.toString('utf8', i, end));
       if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
     } catch {
       // Not JSON after all (cut, or text that only looks like it): look further back.
@@ -108,17 +112,17 @@ function seconds(v: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n < 1e9 ? n : undefined;
 }
 
-function skipSpace(text: string, i: number): number {
-  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+function skipSpace(bytes: Uint8Array, i: number): number {
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
   return i;
 }
 
-/** Index past the object that opens at `from`, following strings; -1 when the text ends first. */
-function objectEnd(text: string, from: number): number {
+/** Index past the object that opens at `from`, following strings; -1 when the bytes end first. */
+function objectEnd(bytes: Uint8Array, from: number): number {
   let depth = 0;
   let inString = false;
-  for (let i = from; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = from; i < bytes.length; i++) {
+    const c = bytes[i];
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;

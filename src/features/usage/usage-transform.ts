@@ -86,7 +86,7 @@ class UsageTap implements ExchangeTransform {
       x.recordUsage(this.#withMeasures(toUsage(reported, false)));
       return;
     }
-    const seconds = TIMED.has(x.family) ? (lastSeconds(tail) ?? this.#requestedSeconds()) : undefined;
+    const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? this.#requestedSeconds()) : undefined;
     if (seconds !== undefined || x.family === 'audio.speech') x.recordUsage(this.#withMeasures(toUsage({ seconds }, false)));
   }
 
