@@ -4,7 +4,12 @@
 // is left out), after a warm-up, over a fixed number of chat requests at c=16 with the benchmark's configuration
 // (10k tokens, 1k routes, info logs to a file).
 //
-//   node --import tsx bench/instructions.ts [--requests 2000] [--cli dist/cli.js] [--label NAME]
+//   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
+//                                           [--by-function]
+//
+// The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
+// instructions were still its compilers' (docs/performance.md). --by-function names where the instructions go
+// (bench/lib/callgrind-symbols.ts: V8's perf map puts names on the JIT's code).
 //
 // Needs valgrind (Debian's package). Variables in the environment reach the gateway and win over the defaults
 // below (MG_LOG_LEVEL=warn: no access lines); `{upstream}` in their values becomes the fake upstream's URL
@@ -12,20 +17,25 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { type InstructionRow, summarizeInstructions } from './lib/callgrind-symbols.js';
 import { BENCH_KEY, BENCH_MODEL, writeManifests } from './lib/manifests.js';
 import { freePort, ROOT } from './lib/targets.js';
 
 const { values: opt } = parseArgs({
   options: {
     requests: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '20000' },
+    'by-function': { type: 'boolean', default: false },
     cli: { type: 'string', default: join(ROOT, 'dist/cli.js') },
     label: { type: 'string', default: 'gateway' },
   },
 });
 const N = Number(opt.requests);
+const WARMUP = Number(opt.warmup);
+const byFunction = opt['by-function'];
 const CONCURRENCY = 16;
 
 function listeningPort(child: ChildProcess): Promise<number> {
@@ -49,7 +59,10 @@ const out = join(dir, 'callgrind.out');
 const env = Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, v?.replaceAll('{upstream}', upstreamUrl)]));
 // Instrumentation starts off (the start-up and its config compile run at full speed) and is switched on for the
 // measured requests only; the image's flags and environment, as the benchmark's gateway target.
-const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, '--expose-gc', opt.cli, 'serve'], {
+// --perf-basic-prof also writes V8's own logs into the working directory: the temporary one.
+const nodeArgs = [...(byFunction ? ['--perf-basic-prof'] : []), '--expose-gc', resolve(opt.cli), 'serve'];
+const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...nodeArgs], {
+  cwd: dir,
   stdio: ['ignore', 'ignore', 'pipe'],
   env: {
     MG_SOURCE: 'file',
@@ -111,7 +124,7 @@ function control(on: boolean): void {
 
 try {
   await ready();
-  await load(N); // warm-up: the JIT's tiers, the pools' connections, the young generation's size
+  await load(WARMUP); // the JIT's tiers, the pools' connections, the young generation's size
   control(true);
   await load(N);
   control(false);
@@ -122,6 +135,20 @@ try {
   await pool.close();
 }
 const totals = /\ntotals: (\d+)/.exec(readFileSync(out, 'utf8'));
-rmSync(dir, { recursive: true, force: true });
 if (!totals) throw new Error('callgrind wrote no totals');
-console.log(`${opt.label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY})`);
+console.log(`${opt.label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY} after ${WARMUP})`);
+if (byFunction) {
+  const perfMap = `/tmp/perf-${target.pid}.map`; // valgrind runs node in its own process: the same pid
+  const annotate = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', out], { maxBuffer: 256 * 1024 * 1024 });
+  if (annotate.status !== 0) throw new Error(`callgrind_annotate failed: ${annotate.stderr.toString()}`);
+  const summary = summarizeInstructions(annotate.stdout.toString(), readFileSync(perfMap, 'utf8'), N);
+  rmSync(perfMap, { force: true });
+  const table = (title: string, rows: InstructionRow[]) =>
+    [
+      `| ${title} | k instructions per request | % |`,
+      '|---|---:|---:|',
+      ...rows.map((r) => `| ${r.name.replaceAll('|', '\\|')} | ${r.kPerRequest.toFixed(2)} | ${r.percent.toFixed(1)} |`),
+    ].join('\n');
+  console.log(`\n${table('part', summary.parts)}\n\n${table('function (self)', summary.functions)}`);
+}
+rmSync(dir, { recursive: true, force: true });
