@@ -8,7 +8,7 @@
 //                                           [--by-function]
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
-// instructions were still its compilers' (docs/performance.md). --by-function names where the instructions go
+// instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names where the instructions go
 // (bench/lib/callgrind-symbols.ts: V8's perf map puts names on the JIT's code).
 //
 // Needs valgrind (Debian's package). Variables in the environment reach the gateway and win over the defaults
