@@ -44,8 +44,8 @@ export interface ListenOptions {
   /**
    * The prototypes the handler gives every request and response (an express app's `request` and `response`): node
    * then creates them with these, and the handler's own `Object.setPrototypeOf` finds nothing to change. Changing
-   * the prototype of a live request or response made V8 rebuild its map, ≈ 15k instructions each, 4 % of a proxied
-   * request (docs/performance.md).
+   * the prototype of a live request or response made V8 rebuild its map, ≈ 15k instructions each: 4–7 % of a proxied
+   * request's instructions (docs/performance.md).
    */
   readonly prototypes?: { readonly request: IncomingMessage; readonly response: ServerResponse };
 }
