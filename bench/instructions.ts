@@ -8,8 +8,8 @@
 //                                           [--by-function]
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
-// instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names where the instructions go
-// (bench/lib/callgrind-symbols.ts: V8's perf map puts names on the JIT's code).
+// instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names
+// where the instructions go (bench/lib/callgrind-symbols.ts: V8's perf map puts names on the JIT's code).
 //
 // Needs valgrind (Debian's package). Variables in the environment reach the gateway and win over the defaults
 // below (MG_LOG_LEVEL=warn: no access lines); `{upstream}` in their values becomes the fake upstream's URL
@@ -137,18 +137,25 @@ try {
 const totals = /\ntotals: (\d+)/.exec(readFileSync(out, 'utf8'));
 if (!totals) throw new Error('callgrind wrote no totals');
 console.log(`${opt.label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY} after ${WARMUP})`);
-if (byFunction) {
-  const perfMap = `/tmp/perf-${target.pid}.map`; // valgrind runs node in its own process: the same pid
-  const annotate = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', out], { maxBuffer: 256 * 1024 * 1024 });
-  if (annotate.status !== 0) throw new Error(`callgrind_annotate failed: ${annotate.stderr.toString()}`);
-  const summary = summarizeInstructions(annotate.stdout.toString(), readFileSync(perfMap, 'utf8'), N);
-  rmSync(perfMap, { force: true });
-  const table = (title: string, rows: InstructionRow[]) =>
-    [
-      `| ${title} | k instructions per request | % |`,
-      '|---|---:|---:|',
-      ...rows.map((r) => `| ${r.name.replaceAll('|', '\\|')} | ${r.kPerRequest.toFixed(2)} | ${r.percent.toFixed(1)} |`),
-    ].join('\n');
-  console.log(`\n${table('part', summary.parts)}\n\n${table('function (self)', summary.functions)}`);
+// The by-function summary reads the count's output and V8's perf map; both go, whatever happens.
+try {
+  if (byFunction) {
+    const perfMap = `/tmp/perf-${target.pid}.map`; // valgrind runs node in its own process: the same pid
+    try {
+      const annotate = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', out], { maxBuffer: 256 * 1024 * 1024 });
+      if (annotate.status !== 0) throw new Error(`callgrind_annotate failed: ${annotate.stderr.toString()}`);
+      const summary = summarizeInstructions(annotate.stdout.toString(), readFileSync(perfMap, 'utf8'), N);
+      const table = (title: string, rows: InstructionRow[]) =>
+        [
+          `| ${title} | k instructions per request | % |`,
+          '|---|---:|---:|',
+          ...rows.map((r) => `| ${r.name.replaceAll('|', '\\|')} | ${r.kPerRequest.toFixed(2)} | ${r.percent.toFixed(1)} |`),
+        ].join('\n');
+      console.log(`\n${table('part', summary.parts)}\n\n${table('function (self)', summary.functions)}`);
+    } finally {
+      rmSync(perfMap, { force: true });
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }
-rmSync(dir, { recursive: true, force: true });

@@ -27,7 +27,9 @@ export function parsePerfMap(text: string): MapEntry[] {
   const entries: MapEntry[] = [];
   for (const line of text.split('\n')) {
     const m = /^([0-9a-f]+) ([0-9a-f]+) (.+)$/.exec(line);
-    if (m) entries.push({ start: Number.parseInt(m[1]!, 16), end: Number.parseInt(m[1]!, 16) + Number.parseInt(m[2]!, 16), name: m[3]! });
+    if (!m) continue;
+    const start = Number.parseInt(m[1]!, 16);
+    entries.push({ start, end: start + Number.parseInt(m[2]!, 16), name: m[3]! });
   }
   return entries.sort((a, b) => a.start - b.start);
 }
@@ -85,7 +87,10 @@ export function summarizeInstructions(annotate: string, perfMap: string, request
     byFunction.set(name, (byFunction.get(name) ?? 0) + count);
   }
   const byPart = new Map<string, number>();
-  for (const [name, count] of byFunction) byPart.set(partOf(name), (byPart.get(partOf(name)) ?? 0) + count);
+  for (const [name, count] of byFunction) {
+    const part = partOf(name);
+    byPart.set(part, (byPart.get(part) ?? 0) + count);
+  }
   const rows = (m: Map<string, number>, n: number): InstructionRow[] =>
     [...m]
       .sort((a, b) => b[1] - a[1])
