@@ -22,7 +22,8 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { type InstructionRow, summarizeInstructions } from './lib/callgrind-symbols.js';
 import { BENCH_KEY, BENCH_MODEL, writeManifests } from './lib/manifests.js';
-import { freePort, ROOT } from './lib/targets.js';
+import { freePort } from '../test/support/free-port.js';
+import { ROOT } from './lib/targets.js';
 
 const { values: opt } = parseArgs({
   options: {

@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import OpenAI, { toFile } from 'openai';
 import { run, start } from './lib/procs.js';
 import { scrapeSeries } from './lib/prom-text.js';
-import { GATEWAY_NODE_FLAGS, ROOT, freePort, startGateway } from './lib/targets.js';
+import { freePort } from '../test/support/free-port.js';
+import { GATEWAY_NODE_FLAGS, ROOT, startGateway } from './lib/targets.js';
 
 const { values } = parseArgs({
   options: {

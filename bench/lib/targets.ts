@@ -3,7 +3,7 @@
 // build, and nginx as a plain reverse proxy when it is installed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../test/support/free-port.js';
 import { join } from 'node:path';
 import { CPU_ALL, CPU_LOADGEN, CPU_TARGET, start, type Started } from './procs.js';
 
@@ -21,17 +21,6 @@ export interface Target {
   /** Metrics endpoint, when the target has one. */
   readonly metricsUrl?: string;
   readonly proc: Started;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
 }
 
 export async function startUpstream(dir: string): Promise<Started> {

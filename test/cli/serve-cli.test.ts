@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVE_OPTIONS } from '../../src/cli/serve-options.js';
 import { waitUntil } from '../support/wait.js';
-import { freePort, REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
+import { freePort } from '../support/free-port.js';
+import { REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
 
 const running: CliRun[] = [];
 afterEach(() => {

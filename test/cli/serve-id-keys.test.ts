@@ -3,7 +3,8 @@
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, runCli, type CliRun } from '../support/spawn-cli.js';
+import { freePort } from '../support/free-port.js';
+import { runCli, type CliRun } from '../support/spawn-cli.js';
 
 const running: CliRun[] = [];
 afterEach(() => {

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { kubeConfigYaml } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';
-import { freePort, runCli, type CliRun } from '../support/spawn-cli.js';
+import { freePort } from '../support/free-port.js';
+import { runCli, type CliRun } from '../support/spawn-cli.js';
 
 const GV = 'modelgateway.io/v1alpha1';
 let api: FakeApiServer | undefined;

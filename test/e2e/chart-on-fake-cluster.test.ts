@@ -16,7 +16,8 @@ import { kubeConfigYaml } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer, RESOURCE_TYPES, type RecordedRequest } from '../fake-apiserver/server.js';
 import type { KubeObj } from '../fake-apiserver/store.js';
 import { readYaml, readYamlDocuments } from '../chart/repo.js';
-import { freePort, REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
+import { freePort } from '../support/free-port.js';
+import { REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
 import { SMOKE } from './smoke-fixture.js';
 
 type Obj = Record<string, any>;

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './spawn-cli.js';
+import { freePort } from './free-port.js';
 
 export interface TestRedis {
   readonly url: string;

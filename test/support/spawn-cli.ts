@@ -1,6 +1,5 @@
 // Runs the real `model-gateway` executable (src/cli.ts through tsx, as `npm run dev` does) for CLI tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,13 +62,4 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     });
   };
   return { child, stdout: () => out, stderr: () => err, exited, waitForLog };
-}
-
-/** A port that was free a moment ago (for tests that must choose the port themselves). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
