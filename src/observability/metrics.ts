@@ -2,7 +2,8 @@
 // routing table, group, status class, backend id from config, outcome): never a raw key or a free-form string
 // from a request; a model the table does not know is recorded as "unknown". Each createMetrics call makes a
 // fresh Registry, so tests can build many apps without double registration.
-import { collectDefaultMetrics, Counter, Histogram, type HistogramConfiguration, type LabelValues, type OpenMetricsContentType, Registry } from 'prom-client';
+import { collectDefaultMetrics, type OpenMetricsContentType, Registry } from 'prom-client';
+import { SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 /** OpenTelemetry GenAI semantic-convention bucket boundaries. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -14,21 +15,16 @@ const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048
 export const UNKNOWN = 'unknown';
 export const NONE = 'none';
 
-type RequestLabels = 'family' | 'model' | 'group' | 'status_class';
-
-/** A histogram whose observations may name the request's trace, kept as its bucket's exemplar (OpenMetrics only). */
-interface TracedHistogram<T extends string> {
-  observe(labels: LabelValues<T>, value: number, traceId?: string): void;
-}
+type RequestLabels = readonly [family: string, model: string, group: string, status_class: string];
 
 export interface Metrics {
   readonly registry: Registry;
-  readonly requests: Counter<RequestLabels>;
-  readonly requestDuration: TracedHistogram<RequestLabels>;
-  readonly upstreamAttempts: Counter<'backend' | 'outcome'>;
-  readonly timeToFirstToken: TracedHistogram<'family' | 'model'>;
-  readonly tokenUsage: TracedHistogram<'family' | 'model' | 'group' | 'type'>;
-  readonly overhead: Histogram<'family'>;
+  readonly requests: SeriesCounter<RequestLabels>;
+  readonly requestDuration: SeriesHistogram<RequestLabels>;
+  readonly upstreamAttempts: SeriesCounter<readonly [backend: string, outcome: string]>;
+  readonly timeToFirstToken: SeriesHistogram<readonly [family: string, model: string]>;
+  readonly tokenUsage: SeriesHistogram<readonly [family: string, model: string, group: string, type: string]>;
+  readonly overhead: SeriesHistogram<readonly [family: string]>;
   /** With exemplars: the registry in the OpenMetrics format, exemplars included (the classic format has none). */
   readonly openMetrics: (() => Promise<string>) | undefined;
 }
@@ -39,57 +35,53 @@ export interface MetricsOptions {
   readonly exemplars?: boolean;
 }
 
+// The request path's metrics are series metrics (series-metrics.ts: prom-client's registry renders them, at a
+// fraction of its own metrics' cost per observation); the rest of the gateway uses prom-client's metrics.
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const exemplars = options.exemplars ?? false;
-  const histogram = <T extends string>(config: HistogramConfiguration<T>): TracedHistogram<T> => {
-    // Without exemplars, prom-client's histogram itself: its observe(labels, value) ignores a trace id.
-    if (!exemplars) return new Histogram({ ...config, registers });
-    // prom-client refuses exemplars in a registry of the classic text format, whose rendering would ignore them
-    // anyway: registered by hand, the classic scrape stays as it is and openMetricsText shows them.
-    const h = new Histogram<T>({ ...config, enableExemplars: true, registers: [] });
-    registry.registerMetric(h);
-    return {
-      observe: (labels, value, traceId) =>
-        h.observe({ labels, value, exemplarLabels: traceId === undefined ? NO_EXEMPLAR : ({ trace_id: traceId } as LabelValues<T>) }),
-    };
-  };
   return {
     registry,
     openMetrics: exemplars ? () => openMetricsText(registry) : undefined,
-    requests: new Counter({
+    requests: new SeriesCounter({
       name: 'model_gateway_requests_total',
       help: 'Requests answered by the gateway, by API family, public model, group and status class.',
       labelNames: ['family', 'model', 'group', 'status_class'],
       registers,
     }),
-    requestDuration: histogram({
+    requestDuration: new SeriesHistogram({
       name: 'gen_ai_server_request_duration_seconds',
       help: 'Time from request arrival to the end of the response (streams included).',
       labelNames: ['family', 'model', 'group', 'status_class'],
       buckets: DURATION_BUCKETS,
+      exemplars,
+      registers,
     }),
-    upstreamAttempts: new Counter({
+    upstreamAttempts: new SeriesCounter({
       name: 'model_gateway_upstream_attempts_total',
       help: 'Upstream attempts by backend id (namespace/route/backend) and outcome (status class or failure kind).',
       labelNames: ['backend', 'outcome'],
       registers,
     }),
-    timeToFirstToken: histogram({
+    timeToFirstToken: new SeriesHistogram({
       name: 'gen_ai_server_time_to_first_token_seconds',
       help: 'Time from request arrival to the first streamed body chunk of an event-stream response.',
       labelNames: ['family', 'model'],
       buckets: TTFT_BUCKETS,
+      exemplars,
+      registers,
     }),
-    tokenUsage: histogram({
+    tokenUsage: new SeriesHistogram({
       name: 'gen_ai_client_token_usage',
       help: 'Tokens per request as reported by the upstream usage object, by group and type (input/output).',
       labelNames: ['family', 'model', 'group', 'type'],
       buckets: TOKEN_BUCKETS,
+      exemplars,
+      registers,
     }),
-    overhead: new Histogram({
+    overhead: new SeriesHistogram({
       name: 'model_gateway_overhead_seconds',
       help:
         "The gateway's own time per proxied request: time since arrival not spent waiting for upstream response " +
@@ -100,8 +92,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
   };
 }
-
-const NO_EXEMPLAR = {};
 
 /**
  * The registry in the OpenMetrics text format. prom-client renders a registry in one format, and rendering counters

@@ -63,7 +63,8 @@ describe('metrics', () => {
     const { createMetrics } = await import('../../src/observability/metrics.js');
     const a = createMetrics({ defaultMetrics: false });
     const b = createMetrics({ defaultMetrics: false });
-    a.requests.inc({ family: 'x', model: 'm', group: 'g', status_class: '2xx' });
+    a.requests.inc(['x', 'm', 'g', '2xx']);
+    expect(await a.registry.metrics()).toContain('model_gateway_requests_total{family="x",model="m",group="g",status_class="2xx"} 1');
     expect(await b.registry.metrics()).not.toContain('family="x"');
   });
 });

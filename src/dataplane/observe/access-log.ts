@@ -28,7 +28,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       const family = ctx.family ?? (path.startsWith('/v1/models') ? 'models' : 'other');
       const model = ctx.route?.model ?? UNKNOWN;
       const group = ctx.token?.group.name ?? NONE;
-      const labels = { family, model, group, status_class: statusClass(status) };
+      const labels = [family, model, group, statusClass(status)] as const;
       metrics.requests.inc(labels);
       metrics.requestDuration.observe(labels, seconds, ctx.trace?.exemplarId);
       accessLine({

@@ -113,7 +113,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     onAttempt: (backend, outcome) => {
       timing.answered();
       traced?.outcome(outcome.kind === 'response' ? outcome.status : undefined, outcomeLabel(outcome));
-      deps.metrics.upstreamAttempts.inc({ backend: backend.id, outcome: outcomeLabel(outcome) });
+      deps.metrics.upstreamAttempts.inc([backend.id, outcomeLabel(outcome)]);
     },
   });
   keepAlive?.stop();
@@ -180,7 +180,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   }
   // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's
   // includes relaying its body, so it is taken when the exchange ends.
-  const labels = { family };
+  const labels = [family] as const;
   if (isStream) deps.metrics.overhead.observe(labels, gatewayMs / 1e3);
   else
     x.onEnd(() => {

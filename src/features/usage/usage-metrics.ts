@@ -2,9 +2,10 @@
 // namespace/name) only when the operator opts in, because every token then makes its own series (10,000 tokens
 // × models × types would swamp a Prometheus). The OpenTelemetry histogram `gen_ai_client_token_usage` keeps its
 // meaning: the per-request counts the upstream reported, now by group as well.
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Metrics } from '../../observability/metrics.js';
+import { SeriesCounter } from '../../observability/series-metrics.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
 import type { Usage } from '../../model/usage.js';
 
@@ -16,13 +17,13 @@ export interface UsageMetricsOptions {
 type Type = 'input' | 'output' | 'cached_input' | 'reasoning';
 
 export function usageRecorder(metrics: Metrics, registry: Registry, options: UsageMetricsOptions): (x: Routed, u: Usage) => void {
-  const tokens = sharedMetric(registry, Counter, {
+  const tokens = sharedMetric<readonly [group: string, model: string, type: string, estimated: string]>(registry, SeriesCounter, {
     name: 'model_gateway_tokens_total',
     help: 'Tokens consumed, by group, public model, type (input, output, cached_input, reasoning) and whether the gateway estimated them.',
     labelNames: ['group', 'model', 'type', 'estimated'],
   });
   const byToken = options.perToken
-    ? sharedMetric(registry, Counter, {
+    ? sharedMetric<readonly [token: string, group: string, model: string, type: string, estimated: string]>(registry, SeriesCounter, {
         name: 'model_gateway_token_tokens_total',
         help: 'Tokens consumed per GatewayToken (namespace/name), by group, public model, type and whether estimated. Opt-in.',
         labelNames: ['token', 'group', 'model', 'type', 'estimated'],
@@ -34,17 +35,16 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
     const estimated = u.estimated ? 'true' : 'false';
     const add = (type: Type, n: number) => {
       if (n <= 0) return;
-      tokens.inc({ group, model, type, estimated }, n);
-      byToken?.inc({ token: x.token.ref, group, model, type, estimated }, n);
+      tokens.inc([group, model, type, estimated], n);
+      byToken?.inc([x.token.ref, group, model, type, estimated], n);
     };
     add('input', u.inputTokens);
     add('output', u.outputTokens);
     add('cached_input', u.cachedInputTokens);
     add('reasoning', u.reasoningTokens);
     if (u.estimated) return;
-    const labels = { family: x.family, model, group };
     const exemplar = x.trace?.exemplarId;
-    if (u.inputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'input' }, u.inputTokens, exemplar);
-    if (u.outputTokens > 0) metrics.tokenUsage.observe({ ...labels, type: 'output' }, u.outputTokens, exemplar);
+    if (u.inputTokens > 0) metrics.tokenUsage.observe([x.family, model, group, 'input'], u.inputTokens, exemplar);
+    if (u.outputTokens > 0) metrics.tokenUsage.observe([x.family, model, group, 'output'], u.outputTokens, exemplar);
   };
 }

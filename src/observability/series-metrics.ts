@@ -1,0 +1,188 @@
+// Counters and histograms for the request path, rendered by prom-client's registry like its own metrics.
+// prom-client's inc/observe cost 3-5k instructions each at steady state (labels validated through megamorphic
+// keyed loads, a sorted label hash built per call, bucket bounds used as property keys): eight calls, about 8.5 %
+// of a chat request (docs/performance.md). Here a call takes its label values in the metric's label order, finds
+// its series in a Map under those values joined, and adds; the registry asks for prom-client's value shapes only
+// when it renders (a scrape, or a worker's metrics sent to the primary, summed there by prom-client's cluster code).
+//
+// The registry duck-types its metrics (name, help, type, aggregator, get, reset). These objects keep their state in
+// ordinary properties, not #private fields, because the OpenMetrics view renders counters through Object.create.
+import type { Registry, RegistryContentType } from 'prom-client';
+
+/** Label values in the order of the metric's label names. */
+export type LabelTuple = readonly string[];
+
+export interface SeriesMetricConfig {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  readonly registers?: readonly Registry<RegistryContentType>[];
+}
+
+export interface SeriesHistogramConfig extends SeriesMetricConfig {
+  /** Upper bounds, ascending; +Inf is added. */
+  readonly buckets: readonly number[];
+  /** Keep a trace id per bucket, shown by OpenMetrics scrapes only (the classic format has no exemplars). */
+  readonly exemplars?: boolean;
+}
+
+interface Exemplar {
+  readonly labelSet: { readonly trace_id: string };
+  readonly value: number;
+  readonly timestamp: number;
+}
+
+/** One value as prom-client's registry renders it (and as its cluster aggregator sums it). */
+interface RenderedValue {
+  readonly labels: Record<string, string | number>;
+  readonly value: number;
+  readonly metricName?: string;
+  readonly exemplar?: Exemplar | null;
+}
+
+interface Rendered {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'counter' | 'histogram';
+  readonly aggregator: 'sum';
+  readonly values: RenderedValue[];
+}
+
+// NUL cannot occur in the label values used here (Kubernetes names, model names from the routing table, fixed
+// words), so the joined values name one series.
+const SEPARATOR = '\u0000';
+
+function keyOf(values: LabelTuple): string {
+  let key = '';
+  for (let i = 0; i < values.length; i++) key += values[i] + SEPARATOR;
+  return key;
+}
+
+function labelsOf(names: readonly string[], values: LabelTuple): Record<string, string> {
+  if (values.length !== names.length) throw new TypeError(`expected ${names.length} label values (${names.join(', ')}), got ${values.length}`);
+  const labels: Record<string, string> = {};
+  for (let i = 0; i < names.length; i++) labels[names[i]!] = values[i]!;
+  return labels;
+}
+
+function register(metric: { name: string }, registers: readonly Registry<RegistryContentType>[] | undefined): void {
+  for (const r of registers ?? []) r.registerMetric(metric as never);
+}
+
+interface CounterSeries {
+  readonly labels: Record<string, string>;
+  value: number;
+}
+
+export class SeriesCounter<V extends LabelTuple> {
+  readonly type = 'counter';
+  readonly aggregator = 'sum';
+  // Writable: the registry renames counters when it renders OpenMetrics (on a view of this object).
+  name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  private readonly series = new Map<string, CounterSeries>();
+
+  constructor(config: SeriesMetricConfig) {
+    this.name = config.name;
+    this.help = config.help;
+    this.labelNames = config.labelNames;
+    register(this, config.registers);
+  }
+
+  inc(values: V, n = 1): void {
+    if (!(n >= 0) || n === Infinity) return; // a counter only grows, by a finite amount; a metric never throws
+    const key = keyOf(values);
+    const s = this.series.get(key);
+    if (s === undefined) this.series.set(key, { labels: labelsOf(this.labelNames, values), value: n });
+    else s.value += n;
+  }
+
+  async get(): Promise<Rendered> {
+    const values: RenderedValue[] = [];
+    for (const s of this.series.values()) values.push({ labels: { ...s.labels }, value: s.value });
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
+
+interface HistogramSeries {
+  readonly labels: Record<string, string>;
+  /** Observations per bucket, not cumulative; the last is +Inf. */
+  readonly counts: Float64Array;
+  readonly exemplars: Array<Exemplar | null> | undefined;
+  sum: number;
+  count: number;
+}
+
+export class SeriesHistogram<V extends LabelTuple> {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  private readonly bounds: readonly number[];
+  private readonly withExemplars: boolean;
+  private readonly series = new Map<string, HistogramSeries>();
+
+  constructor(config: SeriesHistogramConfig) {
+    this.name = config.name;
+    this.help = config.help;
+    this.labelNames = config.labelNames;
+    if (config.labelNames.includes('le')) throw new Error('le is a reserved label name');
+    for (let i = 1; i < config.buckets.length; i++) {
+      if (!(config.buckets[i]! > config.buckets[i - 1]!)) throw new Error(`buckets must ascend: ${config.buckets.join(', ')}`);
+    }
+    this.bounds = [...config.buckets];
+    this.withExemplars = config.exemplars ?? false;
+    register(this, config.registers);
+  }
+
+  /** Adds `value` to the series; `traceId`, when exemplars are on, becomes its bucket's exemplar. */
+  observe(values: V, value: number, traceId?: string): void {
+    if (!Number.isFinite(value)) return;
+    const key = keyOf(values);
+    let s = this.series.get(key);
+    if (s === undefined) {
+      const buckets = this.bounds.length + 1;
+      s = {
+        labels: labelsOf(this.labelNames, values),
+        counts: new Float64Array(buckets),
+        exemplars: this.withExemplars ? new Array<Exemplar | null>(buckets).fill(null) : undefined,
+        sum: 0,
+        count: 0,
+      };
+      this.series.set(key, s);
+    }
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    s.counts[i]!++;
+    s.sum += value;
+    s.count++;
+    if (traceId !== undefined && s.exemplars !== undefined) s.exemplars[i] = { labelSet: { trace_id: traceId }, value, timestamp: Date.now() / 1000 };
+  }
+
+  async get(): Promise<Rendered> {
+    const bucket = `${this.name}_bucket`;
+    const values: RenderedValue[] = [];
+    for (const s of this.series.values()) {
+      let cumulative = 0;
+      for (let i = 0; i <= this.bounds.length; i++) {
+        cumulative += s.counts[i]!;
+        const le = i < this.bounds.length ? this.bounds[i]! : '+Inf';
+        values.push({ labels: { le, ...s.labels }, value: cumulative, metricName: bucket, exemplar: s.exemplars?.[i] ?? null });
+      }
+      values.push({ labels: { ...s.labels }, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { ...s.labels }, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
