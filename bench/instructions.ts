@@ -5,7 +5,10 @@
 // (10k tokens, 1k routes, info logs to a file).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function]
+//                                           [--by-function] [--bare]
+//
+// --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
+// the floor the gateway's count is compared with, as `npm run bench` compares CPU time.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
 // instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names
@@ -31,12 +34,15 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '20000' },
     'by-function': { type: 'boolean', default: false },
     cli: { type: 'string', default: join(ROOT, 'dist/cli.js') },
-    label: { type: 'string', default: 'gateway' },
+    label: { type: 'string' },
+    bare: { type: 'boolean', default: false },
   },
 });
 const N = Number(opt.requests);
 const WARMUP = Number(opt.warmup);
 const byFunction = opt['by-function'];
+const bare = opt.bare;
+const label = opt.label ?? (bare ? 'bare' : 'gateway');
 const CONCURRENCY = 16;
 
 function listeningPort(child: ChildProcess): Promise<number> {
@@ -61,7 +67,11 @@ const env = Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, v
 // Instrumentation starts off (the start-up and its config compile run at full speed) and is switched on for the
 // measured requests only; the image's flags and environment, as the benchmark's gateway target.
 // --perf-basic-prof also writes V8's own logs into the working directory: the temporary one.
-const nodeArgs = [...(byFunction ? ['--perf-basic-prof'] : []), '--expose-gc', resolve(opt.cli), 'serve'];
+// The bare proxy runs as the benchmark runs it: through tsx (its loader works at start-up only), no flags.
+const program = bare
+  ? ['--import', import.meta.resolve('tsx'), join(ROOT, 'bench/bare-proxy.ts'), '--upstream', upstreamUrl, '--port', String(port)]
+  : ['--expose-gc', resolve(opt.cli), 'serve'];
+const nodeArgs = [...(byFunction ? ['--perf-basic-prof'] : []), ...program];
 const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...nodeArgs], {
   cwd: dir,
   stdio: ['ignore', 'ignore', 'pipe'],
@@ -89,7 +99,8 @@ async function ready(): Promise<void> {
     try {
       const r = await pool.request({ method: 'GET', path: '/readyz' });
       await r.body.dump();
-      if (r.statusCode === 200) return;
+      // The bare proxy has no probe of its own: any answer (the upstream's) means it listens.
+      if (r.statusCode === 200 || bare) return;
     } catch {
       // not listening yet
     }
@@ -137,7 +148,7 @@ try {
 }
 const totals = /\ntotals: (\d+)/.exec(readFileSync(out, 'utf8'));
 if (!totals) throw new Error('callgrind wrote no totals');
-console.log(`${opt.label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY} after ${WARMUP})`);
+console.log(`${label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY} after ${WARMUP})`);
 // The by-function summary reads the count's output and V8's perf map; both go, whatever happens.
 try {
   if (byFunction) {
