@@ -73,6 +73,18 @@ describe('series metrics', () => {
     expect(summed).toBe(await workers((r) => theirs(r, false)));
   });
 
+  it('find a series by equal values, however the strings were built, and keep values that join alike apart', async () => {
+    const r = new Registry();
+    const c = new SeriesCounter<readonly [string, string]>({ name: 'c_total', help: 'c', labelNames: ['a', 'b'], registers: [r] });
+    const built = (s: string) => [...s].join('');
+    c.inc(['ab', 'c']);
+    c.inc([built('ab'), built('c')]);
+    c.inc(['a', 'bc']);
+    const text = await r.metrics();
+    expect(text).toContain('c_total{a="ab",b="c"} 2');
+    expect(text).toContain('c_total{a="a",b="bc"} 1');
+  });
+
   it('ignore values a metric cannot hold instead of throwing, and refuse a wrong number of label values', async () => {
     const r = new Registry();
     const h = new SeriesHistogram<readonly [string]>({ name: 'h', help: 'h', labelNames: ['a'], buckets: [1], registers: [r] });

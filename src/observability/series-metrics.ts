@@ -2,7 +2,7 @@
 // prom-client's inc/observe cost 3-5k instructions each at steady state (labels validated through megamorphic
 // keyed loads, a sorted label hash built per call, bucket bounds used as property keys): eight calls, about 8.5 %
 // of a chat request (docs/performance.md). Here a call takes its label values in the metric's label order, finds
-// its series in a Map under those values joined, and adds; the registry asks for prom-client's value shapes only
+// its series through one Map per label, and adds; the registry asks for prom-client's value shapes only
 // when it renders (a scrape, or a worker's metrics sent to the primary, summed there by prom-client's cluster code).
 //
 // The registry duck-types its metrics (name, help, type, aggregator, get, reset). These objects keep their state in
@@ -48,18 +48,44 @@ interface Rendered {
   readonly values: RenderedValue[];
 }
 
-// NUL cannot occur in the label values used here (Kubernetes names, model names from the routing table, fixed
-// words), so the joined values name one series.
-const SEPARATOR = '\u0000';
+/**
+ * Series by label values, one Map level per label. The values come from the routing table and fixed words: the same
+ * string objects request after request, whose hash V8 keeps in them, so finding a series hashes nothing new and
+ * allocates nothing (a key joined from the values would be a fresh string to build and hash on every call).
+ */
+class SeriesIndex<S extends object> {
+  private root = new Map<string, unknown>();
+  /** In creation order, as prom-client renders its series. */
+  readonly all: S[] = [];
 
-function keyOf(values: LabelTuple): string {
-  let key = '';
-  for (let i = 0; i < values.length; i++) key += values[i] + SEPARATOR;
-  return key;
+  constructor(private readonly labelNames: readonly string[]) {}
+
+  find(values: LabelTuple): S | undefined {
+    if (values.length !== this.labelNames.length)
+      throw new TypeError(`expected ${this.labelNames.length} label values (${this.labelNames.join(', ')}), got ${values.length}`);
+    let level: Map<string, unknown> | undefined = this.root;
+    for (let i = 0; i < values.length - 1 && level !== undefined; i++) level = level.get(values[i]!) as Map<string, unknown> | undefined;
+    return level?.get(values[values.length - 1]!) as S | undefined;
+  }
+
+  add(values: LabelTuple, series: S): void {
+    let level = this.root;
+    for (let i = 0; i < values.length - 1; i++) {
+      let next = level.get(values[i]!) as Map<string, unknown> | undefined;
+      if (next === undefined) level.set(values[i]!, (next = new Map()));
+      level = next;
+    }
+    level.set(values[values.length - 1]!, series);
+    this.all.push(series);
+  }
+
+  clear(): void {
+    this.root = new Map();
+    this.all.length = 0;
+  }
 }
 
 function labelsOf(names: readonly string[], values: LabelTuple): Record<string, string> {
-  if (values.length !== names.length) throw new TypeError(`expected ${names.length} label values (${names.join(', ')}), got ${values.length}`);
   const labels: Record<string, string> = {};
   for (let i = 0; i < names.length; i++) labels[names[i]!] = values[i]!;
   return labels;
@@ -81,26 +107,26 @@ export class SeriesCounter<V extends LabelTuple> {
   name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  private readonly series = new Map<string, CounterSeries>();
+  private readonly series: SeriesIndex<CounterSeries>;
 
   constructor(config: SeriesMetricConfig) {
     this.name = config.name;
     this.help = config.help;
     this.labelNames = config.labelNames;
+    this.series = new SeriesIndex(config.labelNames);
     register(this, config.registers);
   }
 
   inc(values: V, n = 1): void {
     if (!(n >= 0) || n === Infinity) return; // a counter only grows, by a finite amount; a metric never throws
-    const key = keyOf(values);
-    const s = this.series.get(key);
-    if (s === undefined) this.series.set(key, { labels: labelsOf(this.labelNames, values), value: n });
+    const s = this.series.find(values);
+    if (s === undefined) this.series.add(values, { labels: labelsOf(this.labelNames, values), value: n });
     else s.value += n;
   }
 
   async get(): Promise<Rendered> {
     const values: RenderedValue[] = [];
-    for (const s of this.series.values()) values.push({ labels: { ...s.labels }, value: s.value });
+    for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: s.value });
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
@@ -126,7 +152,7 @@ export class SeriesHistogram<V extends LabelTuple> {
   readonly labelNames: readonly string[];
   private readonly bounds: readonly number[];
   private readonly withExemplars: boolean;
-  private readonly series = new Map<string, HistogramSeries>();
+  private readonly series: SeriesIndex<HistogramSeries>;
 
   constructor(config: SeriesHistogramConfig) {
     this.name = config.name;
@@ -138,14 +164,14 @@ export class SeriesHistogram<V extends LabelTuple> {
     }
     this.bounds = [...config.buckets];
     this.withExemplars = config.exemplars ?? false;
+    this.series = new SeriesIndex(config.labelNames);
     register(this, config.registers);
   }
 
   /** Adds `value` to the series; `traceId`, when exemplars are on, becomes its bucket's exemplar. */
   observe(values: V, value: number, traceId?: string): void {
     if (!Number.isFinite(value)) return;
-    const key = keyOf(values);
-    let s = this.series.get(key);
+    let s = this.series.find(values);
     if (s === undefined) {
       const buckets = this.bounds.length + 1;
       s = {
@@ -155,7 +181,7 @@ export class SeriesHistogram<V extends LabelTuple> {
         sum: 0,
         count: 0,
       };
-      this.series.set(key, s);
+      this.series.add(values, s);
     }
     const bounds = this.bounds;
     let i = 0;
@@ -169,7 +195,7 @@ export class SeriesHistogram<V extends LabelTuple> {
   async get(): Promise<Rendered> {
     const bucket = `${this.name}_bucket`;
     const values: RenderedValue[] = [];
-    for (const s of this.series.values()) {
+    for (const s of this.series.all) {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += s.counts[i]!;
