@@ -95,25 +95,37 @@ function register(metric: { name: string }, registers: readonly Registry<Registr
   for (const r of registers ?? []) r.registerMetric(metric as never);
 }
 
-interface CounterSeries {
-  readonly labels: Record<string, string>;
-  value: number;
-}
-
-export class SeriesCounter<V extends LabelTuple> {
-  readonly type = 'counter';
+/** What both kinds share: the fields the registry reads, the series, and reset. */
+abstract class SeriesMetric<S extends object> {
   readonly aggregator = 'sum';
   // Writable: the registry renames counters when it renders OpenMetrics (on a view of this object).
   name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  private readonly series: SeriesIndex<CounterSeries>;
+  protected readonly series: SeriesIndex<S>;
 
   constructor(config: SeriesMetricConfig) {
     this.name = config.name;
     this.help = config.help;
     this.labelNames = config.labelNames;
     this.series = new SeriesIndex(config.labelNames);
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
+
+interface CounterSeries {
+  readonly labels: Record<string, string>;
+  value: number;
+}
+
+export class SeriesCounter<V extends LabelTuple> extends SeriesMetric<CounterSeries> {
+  readonly type = 'counter';
+
+  constructor(config: SeriesMetricConfig) {
+    super(config);
     register(this, config.registers);
   }
 
@@ -129,10 +141,6 @@ export class SeriesCounter<V extends LabelTuple> {
     for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: s.value });
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
-
-  reset(): void {
-    this.series.clear();
-  }
 }
 
 interface HistogramSeries {
@@ -144,27 +152,19 @@ interface HistogramSeries {
   count: number;
 }
 
-export class SeriesHistogram<V extends LabelTuple> {
+export class SeriesHistogram<V extends LabelTuple> extends SeriesMetric<HistogramSeries> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  name: string;
-  readonly help: string;
-  readonly labelNames: readonly string[];
   private readonly bounds: readonly number[];
   private readonly withExemplars: boolean;
-  private readonly series: SeriesIndex<HistogramSeries>;
 
   constructor(config: SeriesHistogramConfig) {
-    this.name = config.name;
-    this.help = config.help;
-    this.labelNames = config.labelNames;
+    super(config);
     if (config.labelNames.includes('le')) throw new Error('le is a reserved label name');
     for (let i = 1; i < config.buckets.length; i++) {
       if (!(config.buckets[i]! > config.buckets[i - 1]!)) throw new Error(`buckets must ascend: ${config.buckets.join(', ')}`);
     }
     this.bounds = [...config.buckets];
     this.withExemplars = config.exemplars ?? false;
-    this.series = new SeriesIndex(config.labelNames);
     register(this, config.registers);
   }
 
@@ -206,9 +206,5 @@ export class SeriesHistogram<V extends LabelTuple> {
       values.push({ labels: { ...s.labels }, value: s.count, metricName: `${this.name}_count` });
     }
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  reset(): void {
-    this.series.clear();
   }
 }
