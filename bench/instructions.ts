@@ -17,7 +17,7 @@
 // Needs valgrind (Debian's package). Variables in the environment reach the gateway and win over the defaults
 // below (MG_LOG_LEVEL=warn: no access lines); `{upstream}` in their values becomes the fake upstream's URL
 // (OTEL_EXPORTER_OTLP_ENDPOINT={upstream} exports to it).
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,7 +26,7 @@ import { Pool } from 'undici';
 import { type InstructionRow, summarizeInstructions } from './lib/callgrind-symbols.js';
 import { BENCH_KEY, BENCH_MODEL, writeManifests } from './lib/manifests.js';
 import { freePort } from '../test/support/free-port.js';
-import { ROOT } from './lib/targets.js';
+import { ROOT, startUpstream } from './lib/targets.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -45,21 +45,9 @@ const bare = opt.bare;
 const label = opt.label ?? (bare ? 'bare' : 'gateway');
 const CONCURRENCY = 16;
 
-function listeningPort(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`fake upstream exited (${code})`)));
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'mg-instructions-'));
-const upstream = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/fake-upstream.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const upstreamUrl = `http://127.0.0.1:${await listeningPort(upstream)}`;
+const upstream = await startUpstream(dir);
+const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 writeManifests(dir, `${upstreamUrl}/v1`);
 const [port, metricsPort] = [await freePort(), await freePort()];
 const out = join(dir, 'callgrind.out');
@@ -143,7 +131,7 @@ try {
 } finally {
   target.kill('SIGTERM');
   await new Promise((r) => target.once('exit', r));
-  upstream.kill();
+  await upstream.stop();
   await pool.close();
 }
 const totals = /\ntotals: (\d+)/.exec(readFileSync(out, 'utf8'));
