@@ -5,10 +5,11 @@
 // (10k tokens, 1k routes, info logs to a file).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function] [--bare]
+//                                           [--by-function] [--bare] [--stream]
 //
 // --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
 // the floor the gateway's count is compared with, as `npm run bench` compares CPU time.
+// --stream sends `"stream": true`: the fake upstream answers with 20 SSE events, one per turn of its event loop.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
 // instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names
@@ -36,6 +37,7 @@ const { values: opt } = parseArgs({
     cli: { type: 'string', default: join(ROOT, 'dist/cli.js') },
     label: { type: 'string' },
     bare: { type: 'boolean', default: false },
+    stream: { type: 'boolean', default: false },
   },
 });
 const N = Number(opt.requests);
@@ -97,7 +99,12 @@ async function ready(): Promise<void> {
   throw new Error(`the gateway did not get ready\n${stderr}`);
 }
 
-const body = JSON.stringify({ model: BENCH_MODEL, messages: [{ role: 'user', content: 'Say hello to the benchmark.' }] });
+const body = JSON.stringify({
+  model: BENCH_MODEL,
+  messages: [{ role: 'user', content: 'Say hello to the benchmark.' }],
+  ...(opt.stream ? { stream: true } : {}),
+});
+const kind = opt.stream ? 'streaming chat' : 'chat';
 async function load(n: number): Promise<void> {
   let left = n;
   let failed = 0;
@@ -136,7 +143,7 @@ try {
 }
 const totals = /\ntotals: (\d+)/.exec(readFileSync(out, 'utf8'));
 if (!totals) throw new Error('callgrind wrote no totals');
-console.log(`${label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} chat requests at c=${CONCURRENCY} after ${WARMUP})`);
+console.log(`${label}: ${(Number(totals[1]) / N / 1000).toFixed(1)} k instructions per request (${N} ${kind} requests at c=${CONCURRENCY} after ${WARMUP})`);
 // The by-function summary reads the count's output and V8's perf map; both go, whatever happens.
 try {
   if (byFunction) {

@@ -1,11 +1,19 @@
-// Tells when a burst of traffic has ended: at least `minRequests` requests since the last time, then none for a
-// whole check interval. What a burst allocated (sockets' buffers, promoted request objects) is garbage by then, but
-// V8 keeps the pages resident until a memory-reducing GC, which it starts on its own only after a long time without
-// any GC; MemoryRelease does it when told (runtime/memory-release.ts). A trickle of traffic never counts as a burst.
+// Tells when a burst of traffic has ended: at least `minRequests` requests since the last time, then at most a
+// trickle (probes) for `quietChecks` whole check intervals in a row. What a burst allocated (sockets' buffers,
+// promoted request objects) is garbage by then, but V8 keeps the pages resident until a memory-reducing GC, which it
+// starts on its own only after a long time without any GC; MemoryRelease does it when told
+// (runtime/memory-release.ts). A trickle of traffic never counts as a burst.
+//
+// The quiet period is long (30 s) because that GC has a price beyond its pause: with no request in flight, the maps of
+// the per-request objects die with them, and V8 throws away the optimised code built on those maps. The next requests
+// run through V8's compilers again (measured: 162–225 µs of CPU per request over the first 5 s after a release against
+// 98–115 µs before, docs/performance.md). A lull of a few seconds must not cost that; a burst that has really ended may.
 // It reads the server's running count of requests at each check: nothing of it runs per request.
 export interface TrafficQuietOptions {
-  /** How often the request count is looked at (ms); a burst has ended after one interval without a request. */
+  /** How often the request count is looked at (ms). */
   readonly intervalMs?: number;
+  /** Intervals in a row with at most a trickle of requests that end a burst (default 6: 30 s). */
+  readonly quietChecks?: number;
   /** Requests since the last burst that make a new one (default 1,000). */
   readonly minRequests?: number;
   /** Requests within one interval that make the gateway busy (default 10: a trickle is not busy). */
@@ -16,6 +24,7 @@ export class TrafficQuiet {
   readonly #intervalMs: number;
   readonly #minRequests: number;
   readonly #busyRequests: number;
+  readonly #quietChecks: number;
   readonly #onQuiet: () => void;
   /** The running count of requests received (the API server's). */
   readonly #received: () => number;
@@ -24,6 +33,8 @@ export class TrafficQuiet {
   #seenAtLastCheck: number;
   /** Requests in the last whole interval. */
   #lastInterval = 0;
+  /** Whole intervals in a row, up to the last check, with fewer than busyRequests requests. */
+  #quietInARow = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(onQuiet: () => void, received: () => number, o: TrafficQuietOptions = {}) {
@@ -33,6 +44,7 @@ export class TrafficQuiet {
     this.#intervalMs = o.intervalMs ?? 5_000;
     this.#minRequests = o.minRequests ?? 1_000;
     this.#busyRequests = o.busyRequests ?? 10;
+    this.#quietChecks = o.quietChecks ?? 6;
   }
 
   start(): void {
@@ -58,7 +70,8 @@ export class TrafficQuiet {
     const received = this.#received();
     this.#lastInterval = received - this.#seenAtLastCheck;
     this.#seenAtLastCheck = received;
-    if (this.#lastInterval === 0 && received - this.#atLastBurst >= this.#minRequests) {
+    this.#quietInARow = this.#lastInterval < this.#busyRequests ? this.#quietInARow + 1 : 0;
+    if (this.#quietInARow >= this.#quietChecks && received - this.#atLastBurst >= this.#minRequests) {
       this.#atLastBurst = received;
       this.#onQuiet();
     }
