@@ -5,11 +5,12 @@
 // (10k tokens, 1k routes, info logs to a file).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function] [--bare] [--stream]
+//                                           [--by-function] [--bare] [--stream] [--node-args="FLAGS"]
 //
 // --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
 // the floor the gateway's count is compared with, as `npm run bench` compares CPU time.
 // --stream sends `"stream": true`: the fake upstream answers with 20 SSE events, one per turn of its event loop.
+// --node-args adds node flags to the target's (V8 flags, which NODE_OPTIONS refuses), for A/B runs of a flag.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
 // instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names
@@ -38,6 +39,7 @@ const { values: opt } = parseArgs({
     label: { type: 'string' },
     bare: { type: 'boolean', default: false },
     stream: { type: 'boolean', default: false },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const N = Number(opt.requests);
@@ -61,7 +63,7 @@ const env = Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, v
 const program = bare
   ? ['--import', import.meta.resolve('tsx'), join(ROOT, 'bench/bare-proxy.ts'), '--upstream', upstreamUrl, '--port', String(port)]
   : ['--expose-gc', resolve(opt.cli), 'serve'];
-const nodeArgs = [...(byFunction ? ['--perf-basic-prof'] : []), ...program];
+const nodeArgs = [...(byFunction ? ['--perf-basic-prof'] : []), ...opt['node-args'].split(' ').filter(Boolean), ...program];
 const target = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, process.execPath, ...nodeArgs], {
   cwd: dir,
   stdio: ['ignore', 'ignore', 'pipe'],
