@@ -41,11 +41,40 @@ export function infoLineWriter(logger: Logger, msg: string): (fields: Record<str
   const head = `{"level":${logger.levels.values['info']},"time":`;
   const afterTime = bindings ? `,${bindings},` : ',';
   const tail = `"msg":${JSON.stringify(msg)}}\n`;
+  // The lines of one turn of the event loop go to the destination as one write. sonic-boom appends each write to
+  // the text still waiting for the write in flight and measures that whole text's UTF-8 length, which copies it
+  // into one flat string every time: per line, that was ~3.3 KB of heap per request under load (the largest
+  // single allocation site). Per batch it is one copy.
+  let pending = '';
+  const flush = () => {
+    const batch = pending;
+    pending = '';
+    unflushed.delete(flush);
+    if (batch) destination.write(batch);
+  };
   return (fields) => {
     if (!logger.isLevelEnabled('info')) return;
     const json = JSON.stringify(fields);
-    destination.write(head + Date.now() + afterTime + (json.length > 2 ? `${json.slice(1, -1)},` : '') + tail);
+    if (!pending) {
+      setImmediate(flush);
+      holdUntilExit(flush);
+    }
+    pending += head + Date.now() + afterTime + (json.length > 2 ? `${json.slice(1, -1)},` : '') + tail;
   };
+}
+
+/** Batches not yet handed to their destination; a process.exit() skips the immediates that would. */
+const unflushed = new Set<() => void>();
+let exitHooked = false;
+
+function holdUntilExit(flush: () => void): void {
+  unflushed.add(flush);
+  if (exitHooked) return;
+  exitHooked = true;
+  // Before pino's own exit hook, which flushes its destinations synchronously.
+  process.prependListener('exit', () => {
+    for (const f of unflushed) f();
+  });
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {

@@ -30,6 +30,13 @@ describe('createLogger default destination', () => {
     expect(lines.map((l) => JSON.parse(l.text).i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
   });
 
+  it('writes the access lines still batched when the process exits at once', async () => {
+    const { lines } = await run(
+      `import { infoLineWriter } from ${JSON.stringify(LOGGER)};\nconst line = infoLineWriter(log, 'request');\nfor (let i = 0; i < 20; i++) line({ i });\nprocess.exit(0);`,
+    );
+    expect(lines.map((l) => JSON.parse(l.text).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it('writes a lone line within about a second, while the process keeps running', async () => {
     const { lines, exitAt } = await run(`log.info('lonely'); setTimeout(() => {}, 2500);`);
     expect(lines).toHaveLength(1);
@@ -40,6 +47,8 @@ describe('createLogger default destination', () => {
 });
 
 describe('infoLineWriter', () => {
+  const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
   /** A logger writing into an array, as pino is configured by createLogger. */
   function capture(level = 'info') {
     const lines: string[] = [];
@@ -47,12 +56,13 @@ describe('infoLineWriter', () => {
     return { logger, lines };
   }
 
-  it('writes the line pino itself would write: same keys in the same order, same values, undefined left out', () => {
+  it('writes the line pino itself would write: same keys in the same order, same values, undefined left out', async () => {
     const fields = { reqId: 'r-1', status: 200, durationMs: 1.25, model: 'gpt "quoted"\n', aborted: undefined, ratio: Number.NaN, estimated: false };
     const viaPino = capture();
     viaPino.logger.child({ worker: 2 }).info(fields, 'request');
     const direct = capture();
     infoLineWriter(direct.logger.child({ worker: 2 }), 'request')(fields);
+    await nextTurn();
     expect(direct.lines).toHaveLength(1);
     expect(direct.lines[0]!.endsWith('}\n')).toBe(true);
     const [a, b] = [JSON.parse(viaPino.lines[0]!), JSON.parse(direct.lines[0]!)];
@@ -61,12 +71,31 @@ describe('infoLineWriter', () => {
     expect({ ...b, time: 0 }).toEqual({ ...a, time: 0 });
   });
 
-  it('writes nothing when info is off, and a valid line for an empty record', () => {
+  it('writes nothing when info is off, and a valid line for an empty record', async () => {
     const quiet = capture('warn');
     infoLineWriter(quiet.logger, 'request')({ reqId: 'r-2' });
-    expect(quiet.lines).toEqual([]);
     const loud = capture();
     infoLineWriter(loud.logger, 'm')({});
+    await nextTurn();
+    expect(quiet.lines).toEqual([]);
     expect(JSON.parse(loud.lines[0]!)).toMatchObject({ level: 30, service: 'model-gateway', msg: 'm' });
+  });
+
+  it('hands the lines of one turn of the event loop to the destination as one write, in order', async () => {
+    const { logger, lines } = capture();
+    const line = infoLineWriter(logger, 'request');
+    line({ reqId: 'a' });
+    line({ reqId: 'b' });
+    expect(lines).toEqual([]);
+    await nextTurn();
+    line({ reqId: 'c' });
+    await nextTurn();
+    expect(lines).toHaveLength(2);
+    const ids = (write: string) =>
+      write
+        .trimEnd()
+        .split('\n')
+        .map((t) => JSON.parse(t).reqId);
+    expect(lines.map(ids)).toEqual([['a', 'b'], ['c']]);
   });
 });
