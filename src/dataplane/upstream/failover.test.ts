@@ -35,7 +35,7 @@ function harness(behaviours: Record<string, Behaviour>, overrides: Partial<Failo
     calls.push(be.name);
     const beh = behaviours[be.name]!;
     if (beh === 'hang')
-      return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
+      return new Promise((_, reject) => ctx.signal.listen({ attemptAborted: () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })) }));
     if ('error' in beh) return Promise.reject(Object.assign(new Error(beh.error), { code: beh.error }));
     const body = {
       dropped: undefined as string | undefined,

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS, type CompiledBackend } from '../../model/routing-table.js';
+import { AttemptAbort } from './attempt-abort.js';
 import { UpstreamClient } from './upstream-client.js';
 
 const servers: Server[] = [];
@@ -52,7 +53,7 @@ async function get(client: UpstreamClient, origin: string): Promise<string> {
     .then((parts) => parts.join(''));
 }
 
-function request(client: UpstreamClient, origin: string, signal?: AbortSignal) {
+function request(client: UpstreamClient, origin: string, signal?: AttemptAbort) {
   return client.request({ backend: backend(origin), method: 'GET', path: '/v1/x', headers: {}, body: null, connectMs: DEFAULT_TIMEOUTS.connectMs, signal });
 }
 
@@ -87,9 +88,9 @@ describe('UpstreamClient', () => {
   it('aborts by its signal: before the answer the request rejects with the reason, after it the body fails with it', async () => {
     const client = new UpstreamClient();
     try {
-      const early = new AbortController();
+      const early = new AttemptAbort();
       early.abort(new Error('gone before'));
-      await expect(request(client, origins[0]!, early.signal)).rejects.toThrow('gone before');
+      await expect(request(client, origins[0]!, early)).rejects.toThrow('gone before');
 
       // An upstream that sends its headers and a first chunk, then holds the rest.
       const holding = createServer((_req, res) => {
@@ -99,8 +100,8 @@ describe('UpstreamClient', () => {
       holding.listen(0, '127.0.0.1');
       await once(holding, 'listening');
       try {
-        const late = new AbortController();
-        const res = await request(client, `http://127.0.0.1:${(holding.address() as AddressInfo).port}`, late.signal);
+        const late = new AttemptAbort();
+        const res = await request(client, `http://127.0.0.1:${(holding.address() as AddressInfo).port}`, late);
         expect(res.statusCode).toBe(200);
         const stream = res.body.readable();
         const chunks: string[] = [];

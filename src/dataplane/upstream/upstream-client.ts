@@ -6,6 +6,7 @@
 import { type Dispatcher, Pool } from 'undici';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { SHUTDOWN_CODE } from '../policy/retry-policy.js';
+import type { AbortListener, AttemptSignal } from './attempt-abort.js';
 import { type BodyController, UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamRequest {
@@ -17,7 +18,7 @@ export interface UpstreamRequest {
   readonly body: Buffer | null;
   /** The route's connect timeout (undici fixes it per pool, hence pools keyed by it). */
   readonly connectMs: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: AttemptSignal;
 }
 
 export interface UpstreamResponse {
@@ -158,15 +159,15 @@ type Reject = (err: unknown) => void;
  * it, on the next microtask, as undici's request() did: a client that left is then seen by the relay's own end
  * hook first (the exchange ends it in the same turn), and the body's error comes after the relay is done.
  */
-class AnswerHandler implements Dispatcher.DispatchHandler {
+class AnswerHandler implements Dispatcher.DispatchHandler, AbortListener {
   readonly #resolve: Resolve;
   readonly #reject: Reject;
-  readonly #signal: AbortSignal | undefined;
+  readonly #signal: AttemptSignal | undefined;
   #controller: BodyController | undefined;
   #body: UpstreamBody | undefined;
   #settled = false;
 
-  constructor(resolve: Resolve, reject: Reject, signal: AbortSignal | undefined) {
+  constructor(resolve: Resolve, reject: Reject, signal: AttemptSignal | undefined) {
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
@@ -176,20 +177,19 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
       reject(signal.reason);
       return;
     }
-    signal?.addEventListener('abort', this.#onAbort);
+    signal?.listen(this);
   }
 
-  readonly #onAbort = (): void => {
-    const reason: unknown = this.#signal?.reason;
+  attemptAborted(reason: unknown): void {
     if (this.#body) {
       const body = this.#body;
       queueMicrotask(() => body.destroy(reason as Error));
     } else if (this.#controller) this.#controller.abort(reason);
     else this.#fail(reason); // still queued in the pool: undici drops a request aborted before its start
-  };
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    if (this.#settled) return controller.abort(this.#signal?.reason);
+    if (this.#settled) return controller.abort(this.#signal?.reason as Error);
     this.#controller = controller;
   }
 
@@ -206,19 +206,19 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal?.listen(undefined);
     this.#body?.finish();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.#body) {
-      this.#signal?.removeEventListener('abort', this.#onAbort);
+      this.#signal?.listen(undefined);
       this.#body.fail(err);
     } else this.#fail(err);
   }
 
   #fail(err: unknown): void {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal?.listen(undefined);
     if (this.#settled) return;
     this.#settled = true;
     this.#reject(err);
