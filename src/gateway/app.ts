@@ -12,7 +12,7 @@ import { errors, sendError, toGatewayError } from '../model/errors.js';
 import { familyHandler } from '../dataplane/handlers/family-handler.js';
 import { FAMILY_PATHS } from '../model/families.js';
 import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
-import { requestId } from '../dataplane/request/request-id.js';
+import { idOnEveryHead, requestId } from '../dataplane/request/request-id.js';
 import { RouteRegistry, runInOrder } from '../dataplane/server/route-registry.js';
 import { sealedCreateTransforms } from '../features/sealed-ids/sealed-create.js';
 import { registerSealedRoutes } from '../features/sealed-ids/sealed-routes.js';
@@ -84,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
+  idOnEveryHead(app.response);
 
   const upstream = deps.upstream ?? new UpstreamClient();
   const health = deps.health ?? new BackendHealth();
