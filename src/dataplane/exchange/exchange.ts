@@ -12,8 +12,8 @@ import type { ExchangeTrace } from './trace-hooks.js';
 
 export class Exchange {
   readonly id: string;
-  /** process.hrtime.bigint() at arrival. */
-  readonly start: bigint;
+  /** performance.now() at arrival (ms): a clock read without an allocation, unlike process.hrtime.bigint(). */
+  readonly start: number;
   /** The table this request reads from start to end (one snapshot, even if a reload swaps it meanwhile). */
   table: RoutingTable | undefined;
   token: CompiledToken | undefined;
@@ -29,18 +29,24 @@ export class Exchange {
   /** Set by the tracing feature when tracing is on; undefined otherwise (nothing allocated). */
   trace: ExchangeTrace | undefined;
   readonly #res: Response;
-  #ends: Array<() => void> | undefined;
-  #usageListeners: Array<(u: Usage) => void> | undefined;
+  // Each kind of hook as a chain in registration order, first and last: a hook costs one small object, where an
+  // array would grow to 17 slots at its first push.
+  #ends: Hook<void> | undefined;
+  #lastEnd: Hook<void> | undefined;
+  #usageListeners: Hook<Usage> | undefined;
+  #lastUsageListener: Hook<Usage> | undefined;
   #unrecorded: (() => Usage | Promise<Usage>) | undefined;
-  #settledHooks: Array<() => void> | undefined;
+  #settledHooks: Hook<void> | undefined;
+  #lastSettledHook: Hook<void> | undefined;
   #settled = false;
   #closed = false;
 
-  constructor(id: string, res: Response, start = process.hrtime.bigint()) {
+  constructor(id: string, res: Response, start = performance.now()) {
     this.id = id;
     this.start = start;
     this.#res = res;
-    res.once('close', () => this.#close());
+    // 'close' comes once; once() would wrap the listener in two more objects.
+    res.on('close', () => this.#close());
   }
 
   /** The response is over (finished, or its connection gone). */
@@ -50,8 +56,11 @@ export class Exchange {
 
   /** Runs fn once when the response is over, after `aborted` is settled; at once when it already is. */
   onEnd(fn: () => void): void {
-    if (this.#closed) fn();
-    else (this.#ends ??= []).push(fn);
+    if (this.#closed) return fn();
+    const hook = new Hook(fn);
+    if (this.#lastEnd) this.#lastEnd.next = hook;
+    else this.#ends = hook;
+    this.#lastEnd = hook;
   }
 
   /**
@@ -63,14 +72,17 @@ export class Exchange {
     if (this.usage) return;
     this.usage = u;
     const listeners = this.#usageListeners;
-    this.#usageListeners = undefined;
-    if (listeners) for (const fn of listeners) fn(u);
+    this.#usageListeners = this.#lastUsageListener = undefined;
+    runHooks(listeners, u);
   }
 
   /** Runs fn with the request's usage when it is recorded; at once when it already is. */
   onUsage(fn: (u: Usage) => void): void {
-    if (this.usage) fn(this.usage);
-    else (this.#usageListeners ??= []).push(fn);
+    if (this.usage) return fn(this.usage);
+    const hook = new Hook(fn);
+    if (this.#lastUsageListener) this.#lastUsageListener.next = hook;
+    else this.#usageListeners = hook;
+    this.#lastUsageListener = hook;
   }
 
   /**
@@ -84,8 +96,11 @@ export class Exchange {
 
   /** Runs fn once the response is over and its usage recorded (or found missing); at once when it already is. */
   onSettled(fn: () => void): void {
-    if (this.#settled) fn();
-    else (this.#settledHooks ??= []).push(fn);
+    if (this.#settled) return fn();
+    const hook = new Hook(fn);
+    if (this.#lastSettledHook) this.#lastSettledHook.next = hook;
+    else this.#settledHooks = hook;
+    this.#lastSettledHook = hook;
   }
 
   #close(): void {
@@ -94,8 +109,8 @@ export class Exchange {
       this.aborted = true;
     }
     const ends = this.#ends;
-    this.#ends = undefined;
-    if (ends) for (const fn of ends) fn();
+    this.#ends = this.#lastEnd = undefined;
+    runHooks(ends, undefined);
     const unrecorded = this.#unrecorded;
     this.#unrecorded = undefined;
     if (unrecorded && !this.usage) {
@@ -123,9 +138,22 @@ export class Exchange {
   #settle(): void {
     this.#settled = true;
     const hooks = this.#settledHooks;
-    this.#settledHooks = undefined;
-    if (hooks) for (const fn of hooks) fn();
+    this.#settledHooks = this.#lastSettledHook = undefined;
+    runHooks(hooks, undefined);
   }
+}
+
+class Hook<A> {
+  readonly fn: (a: A) => void;
+  next: Hook<A> | undefined;
+
+  constructor(fn: (a: A) => void) {
+    this.fn = fn;
+  }
+}
+
+function runHooks<A>(first: Hook<A> | undefined, a: A): void {
+  for (let h = first; h; h = h.next) h.fn(a);
 }
 
 /** An exchange past authentication: its table and token are set. */

@@ -16,11 +16,11 @@ export interface StreamProgress {
 /** The request as the transforms see it before any upstream call. */
 export interface RequestPlan {
   /** A top-level string member of the client's JSON body, as the gateway read it (undefined for forms). */
-  readonly member: (name: string) => string | undefined;
+  member(name: string): string | undefined;
   /** A top-level non-negative integer member of the client's JSON body (max_tokens and kin), else undefined. */
-  readonly integer: (name: string) => number | undefined;
+  integer(name: string): number | undefined;
   /** A top-level member of the client's JSON body as its raw JSON text (any type), else undefined. */
-  readonly raw: (name: string) => string | undefined;
+  raw(name: string): string | undefined;
   /** The client's JSON body (undefined for forms), for what must read more than a top-level member. */
   readonly json: Buffer | undefined;
   /** Size of the client's body in bytes. */

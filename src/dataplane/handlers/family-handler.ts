@@ -6,10 +6,12 @@ import { errors } from '../../model/errors.js';
 import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/families.js';
 import type { AppLimits } from '../../model/limits.js';
 import { authenticatedOf, clientGone, type Routed, routed } from '../exchange/exchange.js';
+import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
 import { type ExchangeTransform, membersFor, type RequestPlan, type TransformFactory } from '../exchange/transform.js';
 import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
-import { bodyBuilder, modelRename, readPayload } from '../request/payload.js';
+import type { JsonBody } from '../request/json-body.js';
+import { bodyBuilder, modelRename, type Payload, readPayload } from '../request/payload.js';
 import { readBody } from '../request/read-body.js';
 import { type ForwardDeps, forward } from '../upstream/forward.js';
 
@@ -47,16 +49,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.endpoints.has(family)) throw errors.familyNotServed(route.model, publicPath);
     const transforms = exchangeTransforms(r, payload.model, factories, deps.transforms);
-    const json = payload.kind === 'json' ? payload.json : undefined;
-    const plan: RequestPlan = {
-      member: (name) => json?.string(name),
-      integer: (name) => json?.integer(name),
-      raw: (name) => json?.text(name),
-      json: json?.raw,
-      bytes: payload.raw.length,
-      stream: json?.isTrue('stream') ?? false,
-      backends: planAttempts(route.backends, deps.random, deps.health),
-    };
+    const plan = new PayloadPlan(payload, planAttempts(route.backends, deps.random, deps.health));
     for (const t of transforms) {
       const pending = t.prepare?.(plan);
       if (pending) await pending;
@@ -77,24 +70,63 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   };
 }
 
+/** The request's payload as the transforms read it (methods, not closures: nothing allocated per member). */
+class PayloadPlan implements RequestPlan {
+  readonly #json: JsonBody | undefined;
+  readonly json: Buffer | undefined;
+  readonly bytes: number;
+  readonly stream: boolean;
+  backends: readonly CompiledBackend[];
+
+  constructor(payload: Payload, backends: readonly CompiledBackend[]) {
+    const json = payload.kind === 'json' ? payload.json : undefined;
+    this.#json = json;
+    this.json = json?.raw;
+    this.bytes = payload.raw.length;
+    this.stream = json?.isTrue('stream') ?? false;
+    this.backends = backends;
+  }
+
+  member(name: string): string | undefined {
+    return this.#json?.string(name);
+  }
+
+  integer(name: string): number | undefined {
+    return this.#json?.integer(name);
+  }
+
+  raw(name: string): string | undefined {
+    return this.#json?.text(name);
+  }
+}
+
+/** The model rename of a route's own name, made once per compiled route (it depends on the name alone). */
+const ownNameRenames = new WeakMap<CompiledRoute, ExchangeTransform>();
+
 /** The model rename, then the features' transforms for this request, then those every exchange gets. */
 function exchangeTransforms(x: Routed, model: string, factories: readonly TransformFactory[], always: readonly ExchangeTransform[]): ExchangeTransform[] {
-  const out = [modelRename(model)];
+  let rename = model === x.route.model ? ownNameRenames.get(x.route) : undefined;
+  if (!rename) {
+    rename = modelRename(model);
+    if (model === x.route.model) ownNameRenames.set(x.route, rename);
+  }
+  const out = [rename];
   for (const factory of factories) {
     const own = factory(x);
     if (own) out.push(own);
   }
-  return always.length > 0 ? out.concat(always) : out;
+  for (const t of always) out.push(t);
+  return out;
 }
 
 /** Counts each rewritten body (a copy beside the client's bytes, held for failover replays) against the budget once. */
 function counted(build: ReturnType<typeof bodyBuilder>, raw: Buffer, reservation: BodyReservation | undefined): ReturnType<typeof bodyBuilder> {
   if (!reservation) return build;
-  const seen = new Set<Buffer>([raw]);
+  let seen: Set<Buffer> | undefined; // the rewritten bodies counted so far; the client's own bytes are counted already
   return (backend) => {
     const out = build(backend);
-    if (!seen.has(out.body)) {
-      seen.add(out.body);
+    if (out.body !== raw && !seen?.has(out.body)) {
+      (seen ??= new Set()).add(out.body);
       reservation.add(out.body.length);
     }
     return out;

@@ -12,7 +12,7 @@ export function firstTokenTimer(metrics: Metrics): ExchangeTransform {
         observe() {
           if (!first) return;
           first = false;
-          metrics.timeToFirstToken.observe([x.family, x.route.model], Number(process.hrtime.bigint() - x.start) / 1e9, x.trace?.exemplarId);
+          metrics.timeToFirstToken.observe([x.family, x.route.model], (performance.now() - x.start) / 1e3, x.trace?.exemplarId);
         },
       };
     },

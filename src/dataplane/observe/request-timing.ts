@@ -4,35 +4,34 @@
 // the gateway's overhead in production and not only in a benchmark.
 
 export class RequestTiming {
-  readonly #start: bigint;
-  #upstreamNs = 0n;
-  #sentAt: bigint | undefined;
+  readonly #start: number;
+  #upstreamMs = 0;
+  #sentAt: number | undefined;
 
-  /** `start`: process.hrtime.bigint() when the request arrived. */
-  constructor(start: bigint) {
+  /** `start`: performance.now() when the request arrived. */
+  constructor(start: number) {
     this.#start = start;
   }
 
   /** An attempt is being sent upstream. */
-  sent(now: bigint = process.hrtime.bigint()): void {
+  sent(now: number = performance.now()): void {
     this.#sentAt = now;
   }
 
   /** The attempt in flight got its response headers, or failed. */
-  answered(now: bigint = process.hrtime.bigint()): void {
+  answered(now: number = performance.now()): void {
     if (this.#sentAt === undefined) return;
-    this.#upstreamNs += now - this.#sentAt;
+    this.#upstreamMs += now - this.#sentAt;
     this.#sentAt = undefined;
   }
 
   upstreamMs(): number {
-    return Number(this.#upstreamNs) / 1e6;
+    return this.#upstreamMs;
   }
 
   /** Time since arrival that was not spent waiting for the upstream, up to `now`. */
-  gatewayMs(now: bigint = process.hrtime.bigint()): number {
-    const ns = now - this.#start - this.#upstreamNs;
-    return ns > 0n ? Number(ns) / 1e6 : 0;
+  gatewayMs(now: number = performance.now()): number {
+    return Math.max(0, now - this.#start - this.#upstreamMs);
   }
 }
 

@@ -4,7 +4,7 @@
 // requests, and the bytes the upstream receives are the client's except for the members the gateway sets.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errors } from '../../model/errors.js';
-import { JsonObjectScanner, MAX_DEPTH, type ScannedObject, type TopLevelMember, type WantedKeys } from './json-scan.js';
+import { JsonObjectScanner, MAX_DEPTH, type ScannedObject, type ScanResult, type TopLevelMember, type WantedKeys } from './json-scan.js';
 
 /**
  * Bodies up to this size are scanned in one go; larger ones in slices of it with a turn of the event loop in
@@ -12,14 +12,27 @@ import { JsonObjectScanner, MAX_DEPTH, type ScannedObject, type TopLevelMember, 
  */
 export const SCAN_SLICE_BYTES = 256 * 1024;
 
-/** Checks `raw` is a JSON object and indexes its top-level members named in `wanted`; 400 invalid_json if not. */
-export async function readJsonBody(raw: Buffer, wanted: WantedKeys): Promise<JsonBody> {
+/**
+ * Checks `raw` is a JSON object and indexes its top-level members named in `wanted`; 400 invalid_json if not
+ * (thrown). A body of one slice is read at once, without a promise (an async call and its await cost ~300 bytes of
+ * heap); a larger one over several turns.
+ */
+export function readJsonBody(raw: Buffer, wanted: WantedKeys): JsonBody | Promise<JsonBody> {
   const scanner = new JsonObjectScanner(raw, wanted);
-  let result = scanner.step(SCAN_SLICE_BYTES);
-  while (result === undefined) {
+  const result = scanner.step(SCAN_SLICE_BYTES);
+  return result === undefined ? readInTurns(raw, scanner) : bodyOf(raw, result);
+}
+
+async function readInTurns(raw: Buffer, scanner: JsonObjectScanner): Promise<JsonBody> {
+  let result: ScanResult | undefined;
+  do {
     await nextTurn();
     result = scanner.step(SCAN_SLICE_BYTES);
-  }
+  } while (result === undefined);
+  return bodyOf(raw, result);
+}
+
+function bodyOf(raw: Buffer, result: ScanResult): JsonBody {
   if (result.ok) return new JsonBody(raw, result.object);
   if (result.reason === 'not-an-object') throw errors.notAnObject();
   throw result.reason === 'too-deep' ? errors.nestedTooDeeply(MAX_DEPTH) : errors.malformedJson();
@@ -54,14 +67,14 @@ export class JsonBody {
   /**
    * The members read from this body that are not plain (see isPlain), each with the value the gateway read (the
    * last): set them with with() and the upstream reads what the gateway read, whatever its parser does with
-   * duplicates.
+   * duplicates. Undefined when there are none (the usual case: nothing allocated).
    */
-  ambiguousMembers(): Record<string, string> {
-    const out: Record<string, string> = {};
+  ambiguousMembers(): Record<string, string> | undefined {
+    let out: Record<string, string> | undefined;
     for (const m of this.#object.members) {
-      if (out[m.key] !== undefined || this.isPlain(m.key)) continue;
+      if (out?.[m.key] !== undefined || this.isPlain(m.key)) continue;
       const last = this.member(m.key)!;
-      out[m.key] = this.raw.toString('utf8', last.valueStart, last.end);
+      (out ??= {})[m.key] = this.raw.toString('utf8', last.valueStart, last.end);
     }
     return out;
   }

@@ -92,7 +92,8 @@ export async function readPayload(
     return { kind: 'multipart', raw, contentType, form, model: form.model };
   }
   const raw = await read(req, limits.jsonBytes);
-  const json = await readJsonBody(raw, TOP_LEVEL_KEYS);
+  const scanned = readJsonBody(raw, TOP_LEVEL_KEYS);
+  const json = scanned instanceof Promise ? await scanned : scanned;
   const model = json.string('model');
   if (model === undefined || model === '') throw errors.missingModel();
   return { kind: 'json', raw, json, model };
@@ -117,24 +118,23 @@ export function bodyBuilder(
   p: Payload,
   membersOf: (backend: CompiledBackend) => Readonly<Record<string, string>> | undefined,
 ): (backend: CompiledBackend) => OutgoingBody {
-  const cache = new Map<string, OutgoingBody>();
+  let cache: Map<string, OutgoingBody> | undefined; // made when a body is rewritten: most requests go as they came
   if (p.kind === 'multipart') {
     return (backend) => {
       const renamed = membersOf(backend)?.['model'];
       const model = renamed === undefined ? p.model : (JSON.parse(renamed) as string);
       if (model === p.model) return { body: p.raw, contentType: p.contentType };
-      let out = cache.get(model);
+      let out = (cache ??= new Map()).get(model);
       if (!out) cache.set(model, (out = encodeMultipart(p.form, model)));
       return out;
     };
   }
   const collapse = p.json.ambiguousMembers();
-  const ambiguous = Object.keys(collapse).length > 0;
   return (backend) => {
     const members = membersOf(backend);
-    if (!members && !ambiguous) return { body: p.raw, contentType: JSON_TYPE };
+    if (!members && !collapse) return { body: p.raw, contentType: JSON_TYPE };
     const key = members ? JSON.stringify(members) : '';
-    let out = cache.get(key);
+    let out = (cache ??= new Map()).get(key);
     if (!out) cache.set(key, (out = { body: p.json.with({ ...collapse, ...members }), contentType: JSON_TYPE }));
     return out;
   };

@@ -79,7 +79,8 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
       inFlight++;
       received++;
       responding.set(req.socket, res);
-      res.once('close', () => {
+      // on(): 'close' comes once, and once() would wrap the listener in two more objects per request.
+      res.on('close', () => {
         inFlight--;
         if (responding.get(req.socket) === res) responding.delete(req.socket);
       });

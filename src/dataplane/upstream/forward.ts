@@ -27,7 +27,7 @@ import { runFailover } from './failover.js';
 import type { Identities } from './identity/identities.js';
 import { downstreamHeaders, upstreamRequestHeaders } from './headers.js';
 import { SseKeepAlive, sseErrorEvent, upstreamErrorAsSse } from './sse-signals.js';
-import { type BodySource, streamSource, type UpstreamBody } from './upstream-body.js';
+import { type BodySink, type BodySource, streamSource, type UpstreamBody } from './upstream-body.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream-client.js';
 import { upstreamPath } from './upstream-path.js';
 
@@ -60,7 +60,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const { timeouts, retry, model } = x.route;
   const family = x.family;
   const keepAlive = call.streaming && x.route.keepAliveMs > 0 ? new SseKeepAlive(res, x.route.keepAliveMs) : undefined;
-  const elapsedMs = () => Number(process.hrtime.bigint() - x.start) / 1e6;
+  const elapsedMs = () => performance.now() - x.start;
   const timing = new RequestTiming(x.start);
   // The attempt in flight, when tracing is on: the one before it failed over when the next one starts.
   let traced: AttemptTrace | undefined;
@@ -145,8 +145,8 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const retell = committed && !(isStream && response.statusCode < 300);
   const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
   const stages = answerStages(call.transforms, answer);
-  const rewrites = stages.flatMap((s) => (s.rewrite ? [s.rewrite] : []));
-  const editors = stages.flatMap((s) => (s.edit ? [s.edit] : []));
+  const rewrites = collect(stages, REWRITE);
+  const editors = collect(stages, EDIT);
   const credentials = sentWith ?? credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
   if (coding.kind === 'unsupported' && (retell || rewrites.length > 0 || editors.length > 0 || credentials.needles.length > 0)) {
@@ -157,7 +157,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   }
   const decoded = coding.kind === 'decodable';
   const hasBody = call.method !== 'HEAD' && response.statusCode !== 204 && response.statusCode !== 304;
-  const chain: Transform[] = [...(decoded && hasBody ? decoders(coding.codings) : []), ...rewrites];
+  const chain: readonly Transform[] = decoded && hasBody ? [...decoders(coding.codings), ...rewrites] : rewrites;
   // Errors anywhere in the chain reach its last stage (pipeline destroys every stream with the first error).
   if (chain.length > 0) pipeline([response.body.readable(), ...chain], () => {});
   const chainEnd = chain.length === 0 ? undefined : chain[chain.length - 1]!;
@@ -169,6 +169,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const gatewayMs = timing.gatewayMs();
   if (!committed) {
     const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0 && editors.length === 0, decoded, mask: credentials.texts });
+    headers['x-request-id'] = x.id;
     headers['x-model-gateway-backend'] = backend.name;
     headers['x-model-gateway-attempts'] = String(result.attempts);
     headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
@@ -192,7 +193,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const totalMs = call.streaming || !contentType.includes('json') ? undefined : Math.max(0, timeouts.totalMs - elapsedMs());
   const watch = new BodyDeadlines(response.body, timeouts.streamIdleMs, totalMs);
   const mask = credentials.needles.length > 0 ? new StreamReplacer(credentials.needles) : undefined;
-  const observers = stages.filter((s) => s.observe !== undefined || s.end !== undefined);
+  const observers = collect(stages, OBSERVER);
   const failure = await relay(chainEnd ? streamSource(chainEnd) : response.body, res, x, {
     trailer: isStream ? (err) => streamFailure(err, timeouts, progress) : undefined,
     mask,
@@ -216,6 +217,21 @@ function editorsRest(editors: readonly ChunkEditor[]): Buffer | undefined {
     held = through?.length ? (rest.length ? Buffer.concat([through, rest]) : through) : rest.length ? rest : undefined;
   }
   return held;
+}
+
+const NONE: readonly never[] = [];
+const REWRITE = (s: AnswerStage) => s.rewrite;
+const EDIT = (s: AnswerStage) => s.edit;
+const OBSERVER = (s: AnswerStage) => (s.observe !== undefined || s.end !== undefined ? s : undefined);
+
+/** What pick finds in the stages, in order; one shared empty array when none (the usual case for rewrites). */
+function collect<T>(stages: readonly AnswerStage[], pick: (s: AnswerStage) => T | undefined): readonly T[] {
+  let out: T[] | undefined;
+  for (const s of stages) {
+    const v = pick(s);
+    if (v !== undefined) (out ??= []).push(v);
+  }
+  return out ?? NONE;
 }
 
 /** The stage each transform puts on this answer, in the transforms' order. */
@@ -354,73 +370,101 @@ interface RelayOptions {
  */
 function relay(src: BodySource, dst: Response, x: Routed, o: RelayOptions): Promise<unknown> {
   return new Promise((resolve) => {
-    let settled = false;
-    let failure: unknown;
-    let lastByte = 0x0a;
-    let prevByte = 0x0a;
-    let waiting = false;
-    const settle = () => {
-      if (settled) return;
-      settled = true;
-      dst.off('drain', onDrain);
-      resolve(failure);
-    };
-    const data = (chunk: Buffer) => {
-      if (settled) return;
-      o.watch.touch();
-      for (const e of o.editors) chunk = e.push(chunk);
-      if (chunk.length === 0) return;
-      for (const s of o.observers) s.observe?.(chunk);
-      const out = o.mask ? o.mask.push(chunk) : chunk;
-      if (out.length === 0) return;
-      if (out.length >= 2) [prevByte, lastByte] = [out[out.length - 2]!, out[out.length - 1]!];
-      else [prevByte, lastByte] = [lastByte, out[0]!];
-      if (!dst.write(out) && !waiting) {
-        waiting = true;
-        src.pause();
-        dst.once('drain', onDrain);
-      }
-    };
-    const onDrain = () => {
-      waiting = false;
-      src.resume();
-    };
-    const end = () => {
-      if (settled) return;
-      const held = o.editors.length > 0 ? editorsRest(o.editors) : undefined;
-      if (held) for (const s of o.observers) s.observe?.(held);
-      for (const s of o.observers) s.end?.();
-      const masked = held && o.mask ? o.mask.push(held) : held;
-      const rest = o.mask?.end();
-      const last = masked && rest?.length ? Buffer.concat([masked, rest]) : (masked ?? rest);
-      if (last && last.length > 0) dst.end(last);
-      else dst.end();
-      settle();
-    };
-    const error = (err: unknown) => {
-      if (settled) return;
-      failure = err;
-      if (o.trailer && !dst.destroyed && !dst.writableEnded) {
-        src.destroy();
-        // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
-        // dropped: it is the start of a credential or of a cut event.
-        const atBoundary = prevByte === 0x0a && lastByte === 0x0a;
-        dst.end((atBoundary ? '' : '\n\n') + o.trailer(err));
-      } else cut(src, dst);
-      settle();
-    };
     if (x.aborted || dst.destroyed) {
       // The client left between the upstream's answer and here.
-      settle();
+      resolve(undefined);
       cut(src, dst);
       return;
     }
+    const r = new Relay(src, dst, o, resolve);
     // The exchange's end hook (no listener of our own): a response that ends before the body did was cut.
-    x.onEnd(() => {
-      if (settled) return;
-      settle();
-      cut(src, dst);
-    });
-    src.attach({ data, end, error });
+    x.onEnd(() => r.clientEnded());
+    src.attach(r);
   });
+}
+
+/** One relay's state, and the source's sink (methods on one object rather than a closure each). */
+class Relay implements BodySink {
+  readonly #src: BodySource;
+  readonly #dst: Response;
+  readonly #o: RelayOptions;
+  readonly #resolve: (failure: unknown) => void;
+  #settled = false;
+  #failure: unknown;
+  #lastByte = 0x0a;
+  #prevByte = 0x0a;
+  #waiting = false;
+  #onDrain: (() => void) | undefined;
+
+  constructor(src: BodySource, dst: Response, o: RelayOptions, resolve: (failure: unknown) => void) {
+    this.#src = src;
+    this.#dst = dst;
+    this.#o = o;
+    this.#resolve = resolve;
+  }
+
+  data(chunk: Buffer): void {
+    if (this.#settled) return;
+    const o = this.#o;
+    o.watch.touch();
+    for (const e of o.editors) chunk = e.push(chunk);
+    if (chunk.length === 0) return;
+    for (const s of o.observers) s.observe?.(chunk);
+    const out = o.mask ? o.mask.push(chunk) : chunk;
+    if (out.length === 0) return;
+    this.#prevByte = out.length >= 2 ? out[out.length - 2]! : this.#lastByte;
+    this.#lastByte = out[out.length - 1]!;
+    if (!this.#dst.write(out) && !this.#waiting) {
+      this.#waiting = true;
+      this.#src.pause();
+      this.#onDrain ??= () => {
+        this.#waiting = false;
+        this.#src.resume();
+      };
+      this.#dst.once('drain', this.#onDrain);
+    }
+  }
+
+  end(): void {
+    if (this.#settled) return;
+    const o = this.#o;
+    const held = o.editors.length > 0 ? editorsRest(o.editors) : undefined;
+    if (held) for (const s of o.observers) s.observe?.(held);
+    for (const s of o.observers) s.end?.();
+    const masked = held && o.mask ? o.mask.push(held) : held;
+    const rest = o.mask?.end();
+    const last = masked && rest?.length ? Buffer.concat([masked, rest]) : (masked ?? rest);
+    if (last && last.length > 0) this.#dst.end(last);
+    else this.#dst.end();
+    this.#settle();
+  }
+
+  error(err: unknown): void {
+    if (this.#settled) return;
+    this.#failure = err;
+    const dst = this.#dst;
+    const trailer = this.#o.trailer;
+    if (trailer && !dst.destroyed && !dst.writableEnded) {
+      this.#src.destroy();
+      // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
+      // dropped: it is the start of a credential or of a cut event.
+      const atBoundary = this.#prevByte === 0x0a && this.#lastByte === 0x0a;
+      dst.end((atBoundary ? '' : '\n\n') + trailer(err));
+    } else cut(this.#src, dst);
+    this.#settle();
+  }
+
+  /** The response is over: if the body was still coming, the client left and the source is cut. */
+  clientEnded(): void {
+    if (this.#settled) return;
+    this.#settle();
+    cut(this.#src, this.#dst);
+  }
+
+  #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (this.#onDrain) this.#dst.off('drain', this.#onDrain);
+    this.#resolve(this.#failure);
+  }
 }

@@ -75,7 +75,7 @@ export class ExchangeSpans implements ExchangeTrace {
   /** The first chunk of a streamed answer reached the client. */
   firstChunk(): void {
     if (this.#ttftSeconds !== undefined) return;
-    const seconds = Number(process.hrtime.bigint() - this.#x.start) / 1e9;
+    const seconds = (performance.now() - this.#x.start) / 1e3;
     this.#ttftSeconds = seconds;
     // Times are left to the SDK, whose clock the spans' own start and end use.
     this.#span.addEvent(FIRST_TOKEN_EVENT, { [A.timeToFirstChunk]: seconds });
