@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AttemptAbort } from './attempt-abort.js';
+import { AttemptAbort, untilAborted } from './attempt-abort.js';
 
 describe('AttemptAbort', () => {
   it('tells its one listener once, with the reason; a removed listener hears nothing', () => {
@@ -17,21 +17,21 @@ describe('AttemptAbort', () => {
     expect(heard).toEqual(['first']);
   });
 
-  it('settles a pending send with the abort, and drops the body of an answer that comes after it', async () => {
+  it('untilAborted: settles a waiting send with the abort, and drops the body of an answer that comes after it', async () => {
     const a = new AttemptAbort();
     let answer!: (r: { body: { destroy(): void } }) => void;
     let destroyed = false;
-    const raced = a.race(new Promise<{ body: { destroy(): void } }>((r) => (answer = r)));
+    const raced = untilAborted(a, new Promise<{ body: { destroy(): void } }>((r) => (answer = r)));
     a.abort(new Error('deadline'));
     await expect(raced).rejects.toThrow('deadline');
     answer({ body: { destroy: () => (destroyed = true) } });
     await new Promise((r) => setImmediate(r));
     expect(destroyed).toBe(true);
-    // Aborted before the race began: rejected at once.
-    await expect(a.race(new Promise<{ body: { destroy(): void } }>(() => {}))).rejects.toThrow('deadline');
+    // Aborted before: rejected at once.
+    await expect(untilAborted(a, new Promise<{ body: { destroy(): void } }>(() => {}))).rejects.toThrow('deadline');
   });
 
-  it('passes on the answer that comes first, and an abort after it changes nothing', async () => {
+  it('untilAborted: passes on the answer that comes first; a listener of the send itself takes over the abort', async () => {
     const a = new AttemptAbort();
     const body = {
       destroyed: false,
@@ -39,9 +39,12 @@ describe('AttemptAbort', () => {
         this.destroyed = true;
       },
     };
-    const r = await a.race(Promise.resolve({ body }));
-    a.abort(new Error('late'));
+    const r = await untilAborted(a, Promise.resolve({ body }));
     expect(r.body).toBe(body);
+    const heard: unknown[] = [];
+    a.listen({ attemptAborted: (reason) => heard.push(reason) });
+    a.abort('late');
     expect(body.destroyed).toBe(false);
+    expect(heard).toEqual(['late']);
   });
 });

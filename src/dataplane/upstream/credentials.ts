@@ -94,8 +94,9 @@ export function compileCredentials(sent: readonly SentCredential[], query: reado
 /** Masks credentials in header values, and drops a header whose name holds one (no header name is a secret). */
 export function maskHeaders<T extends Record<string, number | string | string[] | undefined>>(headers: T, texts: readonly string[]): T {
   if (texts.length === 0) return headers;
-  for (const name of Object.keys(headers)) {
-    if (texts.some((t) => name.includes(t.toLowerCase()))) {
+  const names = lowered(texts);
+  for (const name in headers) {
+    if (containsAny(name, names)) {
       delete headers[name];
       continue;
     }
@@ -104,6 +105,20 @@ export function maskHeaders<T extends Record<string, number | string | string[] 
     else if (Array.isArray(v)) (headers as Record<string, unknown>)[name] = v.map((s) => maskText(s, texts));
   }
   return headers;
+}
+
+/** The texts as they would appear in a header name (node lowercases names): made once per set of credentials. */
+const lowerCase = new WeakMap<readonly string[], readonly string[]>();
+
+function lowered(texts: readonly string[]): readonly string[] {
+  let out = lowerCase.get(texts);
+  if (!out) lowerCase.set(texts, (out = texts.map((t) => t.toLowerCase())));
+  return out;
+}
+
+function containsAny(s: string, texts: readonly string[]): boolean {
+  for (const t of texts) if (s.includes(t)) return true;
+  return false;
 }
 
 function maskText(s: string, texts: readonly string[]): string {

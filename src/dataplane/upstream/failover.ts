@@ -31,7 +31,10 @@ interface DroppableBody {
 export interface AttemptContext {
   /** Deadline for the response headers of this attempt (already clipped to the budget). */
   readonly headersMs: number;
-  /** Aborted when the attempt times out or the client goes away; keep it on the request for its whole life. */
+  /**
+   * Aborted when the attempt times out or the client goes away; keep it on the request for its whole life. The send
+   * must settle as soon as it aborts (the upstream request does; see untilAborted for a send that waits first).
+   */
   readonly signal: AttemptSignal;
 }
 
@@ -113,7 +116,7 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
     let response: R | undefined;
     let outcome: AttemptOutcome;
     try {
-      response = await abort.race(o.send(backend, { headersMs: t.headersMs, signal: abort }));
+      response = await o.send(backend, { headersMs: t.headersMs, signal: abort });
       const retryAfterMs = response.statusCode === 429 ? parseRetryAfter((name) => header(response!, name), Date.now()) : undefined;
       outcome = { kind: 'response', status: response.statusCode, retryAfterMs };
     } catch (err) {

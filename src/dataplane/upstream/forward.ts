@@ -20,6 +20,7 @@ import type { BackendHealth } from '../policy/health.js';
 import { finalError, outcomeLabel, requestBudgetMs, SHUTDOWN_CODE, SHUTTING_DOWN } from '../policy/retry-policy.js';
 import type { OutgoingBody } from '../request/payload.js';
 import { StreamReplacer } from '../stream/stream-replace.js';
+import { untilAborted } from './attempt-abort.js';
 import { errorCode } from './attempt-outcome.js';
 import { bodyCoding, decoders } from './content-decoding.js';
 import { type BackendCredentials, credentialsOf, withAdded } from './credentials.js';
@@ -105,10 +106,11 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       if (!isIdentityAuth(backend.auth)) return deps.upstream.request(request);
       // Signed or given a token last, once every header and the path are final.
       const signable = { method: request.method, origin: backend.origin, path: request.path, headers, body: request.body };
-      return deps.identities.authorize(backend, signable).then((added) => {
+      const authorized = deps.identities.authorize(backend, signable).then((added) => {
         sentWith = withAdded(own, added);
         return deps.upstream.request({ ...request, path: signable.path });
       });
+      return untilAborted(attempt.signal, authorized);
     },
     onAttempt: (backend, outcome) => {
       timing.answered();
