@@ -74,6 +74,17 @@ describe('UsageChunkFilter', () => {
     );
   });
 
+  it("cuts OpenAI's compact null usage from the bytes, before a } or a comma, leaving every other byte as it came", async () => {
+    const f = new UsageChunkFilter(() => {});
+    const accents = Buffer.from('data: {"choices":[{"delta":{"content":"héllo ✓"}}],"usage":null}\n\n');
+    expect(f.push(accents).toString()).toBe('data: {"choices":[{"delta":{"content":"héllo ✓"}}]}\n\n');
+    const middle = Buffer.from('data: {"id":"c","usage":null,"choices":[]}\n\n');
+    expect(f.push(middle).toString()).toBe('data: {"id":"c","choices":[]}\n\n');
+    // Bytes that are not UTF-8 (no decoding on this path) pass unchanged around the cut.
+    const raw = Buffer.concat([Buffer.from('data: {"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","usage":null}\n\n')]);
+    expect([...f.push(raw)]).toEqual([...Buffer.concat([Buffer.from('data: {"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n\n')])]);
+  });
+
   it('keeps a chunk that has choices and usage both, and a comment or unfinished event', async () => {
     const both = chunk({ choices: [{ index: 0, delta: {} }], usage: { prompt_tokens: 1 } });
     const { out, usage } = await filter([': keep-alive\n\n', both, 'data: {"choices":[],"usa']);

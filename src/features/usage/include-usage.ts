@@ -48,15 +48,18 @@ export class UsageChunkFilter implements ChunkEditor {
   #afterCR = false;
   /** The last event was dropped: an LF completing its CRLF in the next chunk is dropped too. */
   #dropped = false;
-  /** What goes on from the chunk being read. */
-  #out: Buffer[] = [];
+  /**
+   * What goes on from the chunk being read: the first piece, and the others only when there are more (a chunk that
+   * is one whole event, the usual case, so allocates nothing here; an array grows to 17 slots at its first push).
+   */
+  #first: Buffer | undefined;
+  #more: Buffer[] | undefined;
 
   constructor(onUsage: (usage: Record<string, unknown>) => void) {
     this.#onUsage = onUsage;
   }
 
   push(chunk: Buffer): Buffer {
-    this.#out = [];
     let eventStart = 0;
     // Only line ends matter: the loop jumps from one to the next with native searches (a chunk of a few hundred
     // bytes has a handful), the bytes between them only mark their line as having bytes.
@@ -79,7 +82,7 @@ export class UsageChunkFilter implements ChunkEditor {
         if (b === LF) {
           // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went.
           if (i === 0 && this.#pending.length === 0) {
-            if (!this.#dropped) this.#out.push(chunk.subarray(0, 1));
+            if (!this.#dropped) this.#emit(chunk.subarray(0, 1));
             eventStart = 1;
           }
           continue;
@@ -102,11 +105,17 @@ export class UsageChunkFilter implements ChunkEditor {
       eventStart = end;
     }
     if (eventStart < chunk.length) this.#hold(chunk.subarray(eventStart));
-    const out = this.#out;
-    this.#out = [];
+    const first = this.#first;
+    const more = this.#more;
+    this.#first = this.#more = undefined;
     // Most chunks are whole events with nothing taken out: passed on as they came, without a copy.
-    if (out.length === 1) return out[0]!;
-    return out.length === 0 ? EMPTY : Buffer.concat(out);
+    if (first === undefined) return EMPTY;
+    return more === undefined ? first : Buffer.concat([first, ...more]);
+  }
+
+  #emit(bytes: Buffer): void {
+    if (this.#first === undefined) this.#first = bytes;
+    else (this.#more ??= []).push(bytes);
   }
 
   end(): Buffer {
@@ -118,13 +127,13 @@ export class UsageChunkFilter implements ChunkEditor {
 
   #hold(bytes: Buffer): void {
     if (this.#passing) {
-      this.#out.push(bytes);
+      this.#emit(bytes);
       return;
     }
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.length;
     if (this.#pendingBytes <= MAX_HELD) return;
-    this.#out.push(Buffer.concat(this.#pending));
+    this.#emit(Buffer.concat(this.#pending));
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#passing = true;
@@ -134,24 +143,49 @@ export class UsageChunkFilter implements ChunkEditor {
     if (this.#passing) {
       this.#passing = false;
       this.#dropped = false;
-      this.#out.push(tail);
+      this.#emit(tail);
       return;
     }
-    const bytes = this.#pending.length > 0 ? Buffer.concat([...this.#pending, tail]) : tail;
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    let bytes = tail;
+    if (this.#pending.length > 0) {
+      bytes = Buffer.concat([...this.#pending, tail]);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    }
     // Most chunks carry no "usage" at all (or only the null one asking added): found by a native search.
-    if (bytes.indexOf(USAGE_KEY) < 0) {
+    const at = bytes.indexOf(USAGE_KEY);
+    const cut = at < 0 ? bytes : withoutCompactNullUsage(bytes, at);
+    if (cut) {
       this.#dropped = false;
-      this.#out.push(bytes);
+      this.#emit(cut);
       return;
     }
     const text = bytes.toString('utf8');
     const usage = usageOnlyChunk(text);
     this.#dropped = usage !== undefined;
     if (usage) this.#onUsage(usage);
-    else this.#out.push(withoutNullUsage(bytes, text));
+    else this.#emit(withoutNullUsage(bytes, text));
   }
+}
+
+/**
+ * OpenAI's own form of the member asking added, on every chunk of a stream: `,"usage":null` right before the
+ * object's `}` or next `,`, and no other "usage" in the event. Cut from the bytes (what the general path below would
+ * make of it, without decoding the event to a string and encoding it back); undefined when the event is not in
+ * that form.
+ */
+function withoutCompactNullUsage(event: Buffer, at: number): Buffer | undefined {
+  const from = at - 1; // the comma
+  const to = at + USAGE_KEY.length + 5; // past `:null`
+  if (from < 0 || event[from] !== 0x2c /* , */ || to >= event.length) return undefined;
+  const n = at + USAGE_KEY.length;
+  if (event[n] !== 0x3a /* : */ || event[n + 1] !== 0x6e || event[n + 2] !== 0x75 || event[n + 3] !== 0x6c || event[n + 4] !== 0x6c) return undefined;
+  if (event[to] !== 0x7d /* } */ && event[to] !== 0x2c) return undefined;
+  if (event.indexOf(USAGE_KEY, at + 1) >= 0) return undefined;
+  const out = Buffer.allocUnsafe(event.length - (to - from));
+  event.copy(out, 0, 0, from);
+  event.copy(out, from, to);
+  return out;
 }
 
 /** An event without the `"usage": null` member asking for usage added, else the event as it came. */
