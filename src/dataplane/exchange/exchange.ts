@@ -57,10 +57,8 @@ export class Exchange {
   /** Runs fn once when the response is over, after `aborted` is settled; at once when it already is. */
   onEnd(fn: () => void): void {
     if (this.#closed) return fn();
-    const hook = new Hook(fn);
-    if (this.#lastEnd) this.#lastEnd.next = hook;
-    else this.#ends = hook;
-    this.#lastEnd = hook;
+    this.#lastEnd = append(this.#lastEnd, fn);
+    this.#ends ??= this.#lastEnd;
   }
 
   /**
@@ -79,10 +77,8 @@ export class Exchange {
   /** Runs fn with the request's usage when it is recorded; at once when it already is. */
   onUsage(fn: (u: Usage) => void): void {
     if (this.usage) return fn(this.usage);
-    const hook = new Hook(fn);
-    if (this.#lastUsageListener) this.#lastUsageListener.next = hook;
-    else this.#usageListeners = hook;
-    this.#lastUsageListener = hook;
+    this.#lastUsageListener = append(this.#lastUsageListener, fn);
+    this.#usageListeners ??= this.#lastUsageListener;
   }
 
   /**
@@ -97,10 +93,8 @@ export class Exchange {
   /** Runs fn once the response is over and its usage recorded (or found missing); at once when it already is. */
   onSettled(fn: () => void): void {
     if (this.#settled) return fn();
-    const hook = new Hook(fn);
-    if (this.#lastSettledHook) this.#lastSettledHook.next = hook;
-    else this.#settledHooks = hook;
-    this.#lastSettledHook = hook;
+    this.#lastSettledHook = append(this.#lastSettledHook, fn);
+    this.#settledHooks ??= this.#lastSettledHook;
   }
 
   #close(): void {
@@ -150,6 +144,13 @@ class Hook<A> {
   constructor(fn: (a: A) => void) {
     this.fn = fn;
   }
+}
+
+/** A hook for fn after `last` (the first of a chain when there is none); the new last. */
+function append<A>(last: Hook<A> | undefined, fn: (a: A) => void): Hook<A> {
+  const hook = new Hook(fn);
+  if (last) last.next = hook;
+  return hook;
 }
 
 function runHooks<A>(first: Hook<A> | undefined, a: A): void {

@@ -171,7 +171,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const gatewayMs = timing.gatewayMs();
   if (!committed) {
     const headers = downstreamHeaders(response.headers, { keepLength: chain.length === 0 && editors.length === 0, decoded, mask: credentials.texts });
-    headers['x-request-id'] = x.id;
+    headers['x-request-id'] = x.id; // named in the head itself, which then goes out as given (request-id.ts)
     headers['x-model-gateway-backend'] = backend.name;
     headers['x-model-gateway-attempts'] = String(result.attempts);
     headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
