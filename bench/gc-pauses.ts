@@ -4,15 +4,12 @@
 // comparing builds (--cli) on what the p99 at 1,000 req/s is made of; docs/performance.md, "Allocations per request".
 //
 //   npm run build && npm run bench:gc [-- --rate 1000] [--seconds 20] [--warmup 15] [--cli path/to/cli.js]
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { closedLoop, openLoop } from './lib/load.js';
-import { BENCH_KEY, writeManifests } from './lib/manifests.js';
-import { GATEWAY_NODE_FLAGS, startGateway, startUpstream } from './lib/targets.js';
-import { writeWorkload } from './lib/workload.js';
+import { startLoneGateway } from './lib/lone-gateway.js';
+import { BENCH_KEY } from './lib/manifests.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -26,15 +23,8 @@ const { values: opt } = parseArgs({
 /** `… 1234 ms: Scavenge 45.2 (50.1) -> 44.0 (50.1) MB, pooled: 0 MB, 1.23 / 0.00 ms …`: the kind and the pause. */
 const GC_LINE = /\d+ ms: (Scavenge|Mark-Compact|Minor Mark-Sweep|Mark-Sweep)\b.*?, ([\d.]+) \/ [\d.]+ ms/;
 
-const dir = mkdtempSync(join(tmpdir(), 'mg-gc-'));
-const workload = writeWorkload(dir);
-const upstream = await startUpstream(dir);
-writeManifests(join(dir, 'manifests'), `http://127.0.0.1:${upstream.port}/v1`);
-const gateway = await startGateway({
-  configDir: join(dir, 'manifests'),
-  dir,
-  nodeArgs: [...GATEWAY_NODE_FLAGS, '--trace-gc', ...(opt.cli ? [opt.cli] : [])],
-});
+const lone = await startLoneGateway({ nodeArgs: ['--trace-gc'], ...(opt.cli ? { cli: opt.cli } : {}) });
+const { gateway, workload, dir } = lone;
 const logFile = gateway.logFile!; // the gateway's stdout: its log lines and V8's --trace-gc lines
 try {
   await closedLoop({ url: gateway.url, body: workload.chat, key: BENCH_KEY, connections: 32, seconds: Number(opt.warmup), dir });
@@ -58,7 +48,5 @@ try {
   }
   if (pauses.size === 0) console.log('no collection in the window');
 } finally {
-  await gateway.proc.stop();
-  await upstream.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await lone.stop();
 }

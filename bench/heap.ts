@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { closedLoop } from './lib/load.js';
-import { BENCH_KEY, writeManifests } from './lib/manifests.js';
-import { GATEWAY_NODE_FLAGS, ROOT, startGateway, startUpstream } from './lib/targets.js';
-import { writeWorkload } from './lib/workload.js';
+import { startLoneGateway } from './lib/lone-gateway.js';
+import { BENCH_KEY } from './lib/manifests.js';
+import { ROOT } from './lib/targets.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -36,23 +36,15 @@ interface ProfileNode {
   readonly children: readonly ProfileNode[];
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'mg-heap-'));
-const workload = writeWorkload(dir);
-const upstream = await startUpstream(dir);
-writeManifests(join(dir, 'manifests'), `http://127.0.0.1:${upstream.port}/v1`);
-const profileFile = join(dir, 'heap.json');
-const gateway = await startGateway({
-  configDir: join(dir, 'manifests'),
-  dir,
-  nodeArgs: [
-    ...GATEWAY_NODE_FLAGS,
-    ...(opt['no-inline'] ? ['--no-turbo-inlining', '--no-maglev-inlining'] : []),
-    '--import',
-    join(ROOT, 'bench/lib/heap-sampler.mjs'),
-    ...(opt.cli ? [opt.cli] : []),
-  ],
+// Its own temp dir: the gateway is told the profile's path before the gateway's dir exists.
+const profileDir = mkdtempSync(join(tmpdir(), 'mg-heap-'));
+const profileFile = join(profileDir, 'heap.json');
+const lone = await startLoneGateway({
+  nodeArgs: [...(opt['no-inline'] ? ['--no-turbo-inlining', '--no-maglev-inlining'] : []), '--import', join(ROOT, 'bench/lib/heap-sampler.mjs')],
+  ...(opt.cli ? { cli: opt.cli } : {}),
   env: { MG_HEAP_PROFILE: profileFile },
 });
+const { gateway, workload, dir } = lone;
 const body = opt.stream ? workload.stream : workload.chat;
 const load = (seconds: number) => closedLoop({ url: gateway.url, body, key: BENCH_KEY, connections: 32, seconds, dir });
 
@@ -76,10 +68,9 @@ try {
     }
   }
 } finally {
-  await gateway.proc.stop();
-  await upstream.stop();
+  await lone.stop();
+  rmSync(profileDir, { recursive: true, force: true });
 }
-rmSync(dir, { recursive: true, force: true });
 if (!root!) throw new Error('the gateway wrote no heap profile');
 
 /** `function file:line`, with paths shortened to the package or the build's folder. */
@@ -100,8 +91,10 @@ const wanted = new Set(opt.callers.split(',').filter(Boolean));
 let total = 0;
 const walk = (n: ProfileNode, path: readonly ProfileNode[]) => {
   total += n.selfSize;
-  byFunction.set(where(n), (byFunction.get(where(n)) ?? 0) + n.selfSize);
-  byPackage.set(packageOf(n.callFrame.url), (byPackage.get(packageOf(n.callFrame.url)) ?? 0) + n.selfSize);
+  const fn = where(n);
+  const pkg = packageOf(n.callFrame.url);
+  byFunction.set(fn, (byFunction.get(fn) ?? 0) + n.selfSize);
+  byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + n.selfSize);
   if (n.selfSize > 0 && wanted.has(n.callFrame.functionName)) {
     const chain = [n, ...path.slice(-4).reverse()].map(where).join(' ← ');
     callers.set(chain, (callers.get(chain) ?? 0) + n.selfSize);

@@ -8,16 +8,12 @@
 //   npm run build && node --import tsx bench/pause.ts [--idle 15] [--warmup 40] [--cli path/to/cli.js]
 //
 // --idle 15 is shorter than the release's quiet period (no release); --idle 45 is longer (one release).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { closedLoop } from './lib/load.js';
-import { BENCH_KEY, writeManifests } from './lib/manifests.js';
+import { startLoneGateway } from './lib/lone-gateway.js';
+import { BENCH_KEY } from './lib/manifests.js';
 import { cpuSeconds, rssBytes } from './lib/procs.js';
-import { GATEWAY_NODE_FLAGS, startGateway, startUpstream } from './lib/targets.js';
-import { writeWorkload } from './lib/workload.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -28,11 +24,8 @@ const { values: opt } = parseArgs({
 });
 const WINDOW_S = 5;
 
-const dir = mkdtempSync(join(tmpdir(), 'mg-pause-'));
-const workload = writeWorkload(dir);
-const upstream = await startUpstream(dir);
-writeManifests(join(dir, 'manifests'), `http://127.0.0.1:${upstream.port}/v1`);
-const gateway = await startGateway({ configDir: join(dir, 'manifests'), dir, nodeArgs: [...GATEWAY_NODE_FLAGS, ...(opt.cli ? [opt.cli] : [])] });
+const lone = await startLoneGateway(opt.cli ? { cli: opt.cli } : {});
+const { gateway, workload, dir } = lone;
 const MB = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
 
 async function window(name: string): Promise<void> {
@@ -55,7 +48,5 @@ try {
   await window('after the pause, 1');
   await window('after the pause, 2');
 } finally {
-  await gateway.proc.stop();
-  await upstream.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await lone.stop();
 }
