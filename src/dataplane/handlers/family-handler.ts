@@ -100,17 +100,18 @@ class PayloadPlan implements RequestPlan {
   }
 }
 
-/** The model rename of a route's own name, made once per compiled route (it depends on the name alone). */
 const ownNameRenames = new WeakMap<CompiledRoute, ExchangeTransform>();
+
+/** The model rename of a route's own name, made once per compiled route (it depends on the name alone). */
+function ownNameRename(route: CompiledRoute): ExchangeTransform {
+  let rename = ownNameRenames.get(route);
+  if (!rename) ownNameRenames.set(route, (rename = modelRename(route.model)));
+  return rename;
+}
 
 /** The model rename, then the features' transforms for this request, then those every exchange gets. */
 function exchangeTransforms(x: Routed, model: string, factories: readonly TransformFactory[], always: readonly ExchangeTransform[]): ExchangeTransform[] {
-  let rename = model === x.route.model ? ownNameRenames.get(x.route) : undefined;
-  if (!rename) {
-    rename = modelRename(model);
-    if (model === x.route.model) ownNameRenames.set(x.route, rename);
-  }
-  const out = [rename];
+  const out = [model === x.route.model ? ownNameRename(x.route) : modelRename(model)];
   for (const factory of factories) {
     const own = factory(x);
     if (own) out.push(own);
