@@ -5,7 +5,7 @@
 // (10k tokens, 1k routes, info logs to a file).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function] [--bare] [--stream] [--node-args="FLAGS"]
+//                                           [--by-function [--top 30]] [--bare] [--stream] [--node-args="FLAGS"]
 //
 // --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
 // the floor the gateway's count is compared with, as `npm run bench` compares CPU time.
@@ -35,6 +35,7 @@ const { values: opt } = parseArgs({
     requests: { type: 'string', default: '2000' },
     warmup: { type: 'string', default: '20000' },
     'by-function': { type: 'boolean', default: false },
+    top: { type: 'string', default: '30' },
     cli: { type: 'string', default: join(ROOT, 'dist/cli.js') },
     label: { type: 'string' },
     bare: { type: 'boolean', default: false },
@@ -153,7 +154,7 @@ try {
     try {
       const annotate = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', out], { maxBuffer: 256 * 1024 * 1024 });
       if (annotate.status !== 0) throw new Error(`callgrind_annotate failed: ${annotate.stderr.toString()}`);
-      const summary = summarizeInstructions(annotate.stdout.toString(), readFileSync(perfMap, 'utf8'), N);
+      const summary = summarizeInstructions(annotate.stdout.toString(), readFileSync(perfMap, 'utf8'), N, Number(opt.top));
       const table = (title: string, rows: InstructionRow[]) =>
         [
           `| ${title} | k instructions per request | % |`,
