@@ -7,19 +7,42 @@ import { credentialsOf } from '../../dataplane/upstream/credentials.js';
 import { OutputCollector } from './content.js';
 import { ExchangeSpans } from './exchange-trace.js';
 
-const MODEL_AT = /"model"\s*:\s*"([^"\\]{1,256})"/y;
+const MODEL = Buffer.from('"model"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+/** Model names longer than this (in characters) are not taken. */
+const MAX_MODEL_CHARS = 256;
 
 /**
- * Pure: the last `"model": "…"` value in a JSON or SSE text (the answer names the model that served it). Searched
- * from the end: a JSON answer names it near its start, so a forward scan of every match read the whole tail.
+ * Pure: the last `"model": "…"` value in the bytes of a JSON or SSE text (the answer names the model that served
+ * it), up to MAX_MODEL_CHARS and without escapes. Searched from the end, in the bytes rather than in a decoded
+ * string (as the usage feature reads `usage`): every byte the search looks at is ASCII, which UTF-8 never uses
+ * inside a multi-byte character, and decoding the tail to search it cost more than the rest of this transform.
  */
-export function lastModel(text: string): string | undefined {
-  for (let at = text.lastIndexOf('"model"'); at >= 0; at = at > 0 ? text.lastIndexOf('"model"', at - 1) : -1) {
-    MODEL_AT.lastIndex = at;
-    const m = MODEL_AT.exec(text);
-    if (m) return m[1];
+export function lastModel(bytes: Buffer): string | undefined {
+  // lastIndexOf reads a negative offset from the end: the search stops at 0 instead.
+  for (let at = bytes.lastIndexOf(MODEL); at >= 0; at = at > 0 ? bytes.lastIndexOf(MODEL, at - 1) : -1) {
+    let i = skipSpace(bytes, at + MODEL.length);
+    if (bytes[i] !== COLON) continue;
+    i = skipSpace(bytes, i + 1);
+    if (bytes[i] !== QUOTE) continue;
+    const start = i + 1;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const limit = Math.min(bytes.length, start + 3 * MAX_MODEL_CHARS + 1);
+    let end = start;
+    while (end < limit && bytes[end] !== QUOTE && bytes[end] !== BACKSLASH) end++;
+    if (end === start || end === limit || bytes[end] !== QUOTE) continue;
+    const model = bytes.toString('utf8', start, end);
+    if (model.length <= MAX_MODEL_CHARS) return model;
   }
   return undefined;
+}
+
+/** JSON's whitespace. */
+function skipSpace(bytes: Buffer, i: number): number {
+  for (let b = bytes[i]; b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09; b = bytes[++i]);
+  return i;
 }
 
 const TAIL_BYTES = 16 * 1024;
@@ -35,8 +58,9 @@ class Tail {
     while (this.#chunks.length > 1 && this.#size - this.#chunks[0]!.length >= TAIL_BYTES) this.#size -= this.#chunks.shift()!.length;
   }
 
-  text(): string {
-    return Buffer.concat(this.#chunks, this.#size).toString('utf8');
+  /** The chunks as one buffer (the one chunk itself when there is one: most JSON answers). */
+  bytes(): Buffer {
+    return this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
   }
 }
 
@@ -61,7 +85,7 @@ export function tracingTransform(): ExchangeTransform {
         },
         end() {
           if (!tail) return;
-          const model = lastModel(tail.text());
+          const model = lastModel(tail.bytes());
           if (model !== undefined) spans.answered(model);
           // The stage sees the body before the relay masks the backend's credentials: masked here too.
           const output = content?.text(credentialsOf(backend).texts);
