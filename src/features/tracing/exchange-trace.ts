@@ -2,26 +2,17 @@
 // span per upstream attempt, children of it. Built by tracing.ts for each request when tracing is on; the data
 // plane reaches it through the ExchangeTrace hooks only. Attributes are bounded, non-secret values from the routing
 // table and the protocol (never a header value, a key, a query string or, unless the content flag is on, a body).
-import {
-  type Context,
-  defaultTextMapSetter,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type TextMapPropagator,
-  TraceFlags,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import { type Context, defaultTextMapSetter, type Span, SpanKind, SpanStatusCode, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
 import type { AttemptTrace, ExchangeTrace } from '../../dataplane/exchange/trace-hooks.js';
 import type { Exchange } from '../../dataplane/exchange/exchange.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
 import { inputContent } from './content.js';
+import { type SpanSettings, startSpan } from './recorded-span.js';
 import { A, FIRST_TOKEN_EVENT, OPERATION } from './span-names.js';
 
 export interface SpanTools {
-  readonly tracer: Tracer;
+  readonly spans: SpanSettings;
   readonly propagator: TextMapPropagator;
   /** Record prompts and completions (--trace-content); off by default. */
   readonly content: boolean;
@@ -63,11 +54,8 @@ export class ExchangeSpans implements ExchangeTrace {
       if (input !== undefined) this.#span.setAttribute(A.inputMessages, input);
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
-    const span = this.#tools.tracer.startSpan(
-      `${op} ${backend.model}`,
-      { kind: SpanKind.CLIENT, attributes: this.recording ? attemptAttributes(backend, n, path, op) : undefined },
-      this.#context,
-    );
+    const span = startSpan(this.#tools.spans, `${op} ${backend.model}`, SpanKind.CLIENT, this.#context);
+    if (span.isRecording()) setAttemptAttributes(span, backend, n, path, op);
     this.#attempt = new AttemptSpan(span, trace.setSpan(this.#context, span), this.#tools.propagator);
     return this.#attempt;
   }
@@ -77,7 +65,7 @@ export class ExchangeSpans implements ExchangeTrace {
     if (this.#ttftSeconds !== undefined) return;
     const seconds = (performance.now() - this.#x.start) / 1e3;
     this.#ttftSeconds = seconds;
-    // Times are left to the SDK, whose clock the spans' own start and end use.
+    // Times are left to the span, whose clock its own start and end use.
     this.#span.addEvent(FIRST_TOKEN_EVENT, { [A.timeToFirstChunk]: seconds });
     this.#attempt?.firstChunk();
   }
@@ -154,21 +142,19 @@ function serverOf(backend: CompiledBackend): { readonly address: string; readonl
   return server;
 }
 
-function attemptAttributes(backend: CompiledBackend, n: number, path: string, op: string): Record<string, string | number> {
+function setAttemptAttributes(span: Span, backend: CompiledBackend, n: number, path: string, op: string): void {
   const server = serverOf(backend);
   // The path without its query string: a backend authenticated by a query parameter carries its key there.
   const q = path.indexOf('?');
-  return {
-    [A.operation]: op,
-    [A.requestModel]: backend.model,
-    [A.method]: 'POST',
-    [A.serverAddress]: server.address,
-    [A.serverPort]: server.port,
-    [A.urlFull]: backend.origin + (q < 0 ? path : path.slice(0, q)),
-    [A.backend]: backend.name,
-    [A.backendId]: backend.id,
-    [A.attempt]: n,
-  };
+  span.setAttribute(A.operation, op);
+  span.setAttribute(A.requestModel, backend.model);
+  span.setAttribute(A.method, 'POST');
+  span.setAttribute(A.serverAddress, server.address);
+  span.setAttribute(A.serverPort, server.port);
+  span.setAttribute(A.urlFull, backend.origin + (q < 0 ? path : path.slice(0, q)));
+  span.setAttribute(A.backend, backend.name);
+  span.setAttribute(A.backendId, backend.id);
+  span.setAttribute(A.attempt, n);
 }
 
 class AttemptSpan implements AttemptTrace {

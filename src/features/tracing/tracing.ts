@@ -1,21 +1,26 @@
-// The tracing feature: an OpenTelemetry tracer provider exporting over OTLP/HTTP, an express middleware that opens
-// each request's server span (joining the client's trace from its W3C traceparent/tracestate) and sets the
-// exchange's trace hooks, and a transform that reads what the answer tells a trace (first chunk, model, usage).
-// Nothing here is registered globally (no global provider, propagator or context manager): contexts are passed
-// explicitly, so several gateways in one process (the tests) keep their traces apart.
+// The tracing feature: the gateway's spans (recorded-span.ts), sampled, batched and exported over OTLP/HTTP by
+// the OpenTelemetry SDK; an express middleware that opens each request's server span (joining the client's trace
+// from its W3C traceparent/tracestate) and sets the exchange's trace hooks; and a transform that reads what the
+// answer tells a trace (first chunk, model, usage). Nothing here is registered globally (no global provider,
+// propagator or context manager): contexts are passed explicitly, so several gateways in one process (the tests)
+// keep their traces apart.
 import { type Context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
+import { type ISerializer, JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
+  RandomIdGenerator,
+  type ReadableSpan,
   type Sampler,
+  type SpanExporter,
+  type SpanProcessor,
   TraceIdRatioBasedSampler,
-  TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { NextFunction, Request, Response } from 'express';
 import { exchangeOf } from '../../dataplane/exchange/exchange.js';
@@ -25,6 +30,8 @@ import { ExchangeSpans, type SpanTools } from './exchange-trace.js';
 import { A } from './span-names.js';
 import type { TracingConfig } from './tracing-config.js';
 import { tracingTransform } from './tracing-transform.js';
+import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
+import { startSpan } from './recorded-span.js';
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -36,25 +43,26 @@ export interface TracingOptions {
 }
 
 export class Tracing {
-  readonly #provider: TracerProvider;
+  readonly #processor: SpanProcessor;
   readonly #tools: SpanTools;
   /** Put on every exchange's answer (after the others): first chunk, response model, usage. */
   readonly transform: ExchangeTransform = tracingTransform();
 
   constructor(config: TracingConfig, options: TracingOptions) {
-    // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, compression, certificates) itself.
-    const exporter = config.protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter();
     const resource = resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }).merge(
       detectResources({ detectors: [envDetector] }), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
     );
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
-    this.#provider = new TracerProvider({
-      resource,
-      sampler: samplerOf(config),
-      spanProcessors: [new BatchSpanProcessor({ exporter, ...batch })],
-    });
+    this.#processor = new BatchSpanProcessor({ exporter: otlpExporter(config.protocol), ...batch });
     this.#tools = {
-      tracer: this.#provider.getTracer('model-gateway', options.version),
+      spans: {
+        sampler: samplerOf(config),
+        ids: new RandomIdGenerator(),
+        processor: this.#processor,
+        resource,
+        scope: { name: 'model-gateway', version: options.version },
+        encode: config.protocol === 'http/protobuf' ? encodeSpan : undefined,
+      },
       propagator: new W3CTraceContextPropagator(),
       content: options.content ?? false,
     };
@@ -67,14 +75,12 @@ export class Tracing {
     const x = exchangeOf(res);
     const parent: Context = this.#tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`.
-    const span = this.#tools.tracer.startSpan(req.method, { kind: SpanKind.SERVER }, parent);
+    const span = startSpan(this.#tools.spans, req.method, SpanKind.SERVER, parent);
     if (span.isRecording()) {
-      span.setAttributes({
-        [A.method]: req.method,
-        [A.urlPath]: path.length > 256 ? path.slice(0, 256) : path,
-        [A.urlScheme]: 'http',
-        [A.requestId]: x.id,
-      });
+      span.setAttribute(A.method, req.method);
+      span.setAttribute(A.urlPath, path.length > 256 ? path.slice(0, 256) : path);
+      span.setAttribute(A.urlScheme, 'http');
+      span.setAttribute(A.requestId, x.id);
     }
     const spans = new ExchangeSpans(this.#tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
@@ -90,8 +96,26 @@ export class Tracing {
 
   /** Exports what is still queued, then stops. */
   async shutdown(): Promise<void> {
-    await this.#provider.shutdown();
+    await this.#processor.shutdown();
   }
+}
+
+/** OTLP's protobuf encoding of spans (otlp-protobuf.ts); the SDK's decoder for the collector's answer. */
+const protobufSerializer: ISerializer<ReadableSpan[], unknown> = {
+  serializeRequest: encodeTraceRequest,
+  deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
+};
+
+/**
+ * The SDK's OTLP/HTTP trace exporter, built as its own exporter packages build it. The exporter reads
+ * OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, compression, certificates) itself. Protobuf goes through the
+ * gateway's encoder, JSON through the SDK's.
+ */
+function otlpExporter(protocol: TracingConfig['protocol']): SpanExporter {
+  const json = protocol === 'http/json';
+  const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': json ? 'application/json' : 'application/x-protobuf' });
+  const serializer = json ? JsonTraceSerializer : protobufSerializer;
+  return new OTLPExporterBase(createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined));
 }
 
 /** http.route: the route template, never the raw path of an object (ids stay out of span names). */

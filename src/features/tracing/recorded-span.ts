@@ -1,0 +1,212 @@
+// The gateway's spans: what the OpenTelemetry SDK's Tracer and Span do for it, minus the per-attribute work that
+// this feature does not need. The SDK validates every attribute value, building a WeakSet and an options object per
+// attribute, and copies the attributes a span starts with twice. With every request sampled, the SDK's spans alone
+// (nothing exported) cost 75-80k instructions per request, a quarter of an untraced request (docs/performance.md).
+// The gateway sets only strings, numbers and booleans from its own code, and bounds them (content is clipped to
+// CONTENT_CHARS). The SDK's own parts do the rest: its samplers decide (OTEL_TRACES_SAMPLER), its RandomIdGenerator
+// makes the ids, and its BatchSpanProcessor and OTLP exporter send the spans, which they take through the SDK's
+// ReadableSpan interface as they take its own.
+import {
+  type Attributes,
+  type AttributeValue,
+  type Context,
+  type Exception,
+  type HrTime,
+  type Link,
+  SamplingDecision,
+  type Span,
+  type SpanContext,
+  type SpanKind,
+  type SpanStatus,
+  SpanStatusCode,
+  type TimeInput,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import { type InstrumentationScope, millisToHrTime } from '@opentelemetry/core';
+import type { Resource } from '@opentelemetry/resources';
+import type { IdGenerator, ReadableSpan, Sampler, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
+import type { AttributeLists, EncodedSpan } from './otlp-protobuf.js';
+
+const NO_LINKS: Link[] = [];
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+
+/** What every span of one gateway shares. */
+export interface SpanSettings {
+  readonly sampler: Sampler;
+  readonly ids: IdGenerator;
+  readonly processor: SpanProcessor;
+  readonly resource: Resource;
+  readonly scope: InstrumentationScope;
+  /** Encodes a span as it ends (otlp-protobuf.ts: encodeSpan), when the exporter sends protobuf; else undefined. */
+  readonly encode: ((span: RecordedSpan) => Uint8Array) | undefined;
+}
+
+/**
+ * Starts a span under `parent` (a context holding the parent span, or none: a new trace). As the SDK's Tracer: the
+ * sampler decides, and a span it drops is a non-recording span that still carries the trace for propagation. The
+ * attributes come after the start (the OTEL_TRACES_SAMPLER samplers do not read them).
+ */
+export function startSpan(settings: SpanSettings, name: string, kind: SpanKind, parent: Context): Span {
+  const parentContext = trace.getSpanContext(parent);
+  const joined = parentContext !== undefined && trace.isSpanContextValid(parentContext);
+  const traceId = joined ? parentContext.traceId : settings.ids.generateTraceId();
+  const spanId = settings.ids.generateSpanId();
+  const sampled = settings.sampler.shouldSample(parent, traceId, name, kind, NO_ATTRIBUTES, NO_LINKS);
+  const context: SpanContext = {
+    traceId,
+    spanId,
+    traceFlags: sampled.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
+    traceState: sampled.traceState ?? (joined ? parentContext.traceState : undefined),
+  };
+  if (sampled.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
+  const span = new RecordedSpan(settings, name, kind, context, joined ? parentContext : undefined);
+  if (sampled.attributes) span.setAttributes(sampled.attributes);
+  settings.processor.onStart(span, parent);
+  return span;
+}
+
+export class RecordedSpan implements Span, ReadableSpan, AttributeLists, EncodedSpan {
+  name: string;
+  readonly kind: SpanKind;
+  readonly parentSpanContext: SpanContext | undefined;
+  /**
+   * The attributes as two lists, in the order they were first set: appending costs less than adding properties
+   * to an object one by one (V8 changes the object's shape each time). The encoder reads the lists.
+   */
+  readonly attributeKeys: string[] = [];
+  readonly attributeValues: AttributeValue[] = [];
+  /**
+   * The span's encoded message, once it ended, when the settings encode spans as they end. Its attributes and events
+   * are dropped then (the queue holds the bytes alone): `attributes` and `events` read empty after the end.
+   */
+  encoded: Uint8Array | undefined;
+  links: Link[] = NO_LINKS;
+  events: TimedEvent[] = [];
+  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  readonly #settings: SpanSettings;
+  readonly #context: SpanContext;
+  // As the SDK's span: the start from the wall clock, durations from the monotonic clock.
+  readonly #startWall = Date.now();
+  readonly #start = performance.now();
+  #end = -1;
+
+  constructor(settings: SpanSettings, name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined) {
+    this.#settings = settings;
+    this.name = name;
+    this.kind = kind;
+    this.#context = context;
+    this.parentSpanContext = parent;
+  }
+
+  /** As an object, for any other reader of a ReadableSpan. */
+  get attributes(): Attributes {
+    const out: Attributes = {};
+    for (let i = 0; i < this.attributeKeys.length; i++) out[this.attributeKeys[i]!] = this.attributeValues[i];
+    return out;
+  }
+
+  spanContext(): SpanContext {
+    return this.#context;
+  }
+
+  get resource(): Resource {
+    return this.#settings.resource;
+  }
+
+  get instrumentationScope(): InstrumentationScope {
+    return this.#settings.scope;
+  }
+
+  get ended(): boolean {
+    return this.#end >= 0;
+  }
+
+  isRecording(): boolean {
+    return this.#end < 0;
+  }
+
+  get startTime(): HrTime {
+    return millisToHrTime(this.#startWall);
+  }
+
+  get endTime(): HrTime {
+    return millisToHrTime(this.#startWall + this.#end - this.#start);
+  }
+
+  get duration(): HrTime {
+    return millisToHrTime(this.#end - this.#start);
+  }
+
+  setAttribute(key: string, value: AttributeValue | undefined): this {
+    if (this.#end >= 0 || value === undefined) return this;
+    const keys = this.attributeKeys;
+    // A plain loop: the keys are a few interned constants, and indexOf's builtin cost more than the comparisons.
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] === key) {
+        this.attributeValues[i] = value;
+        return this;
+      }
+    }
+    keys.push(key);
+    this.attributeValues.push(value);
+    return this;
+  }
+
+  setAttributes(attributes: Attributes): this {
+    for (const key of Object.keys(attributes)) this.setAttribute(key, attributes[key]);
+    return this;
+  }
+
+  /** Only attributes, no explicit time: the gateway stamps events when they happen. */
+  addEvent(name: string, attributes?: Attributes | TimeInput): this {
+    if (this.#end >= 0) return this;
+    const time = millisToHrTime(this.#startWall + performance.now() - this.#start);
+    const isAttributes = typeof attributes === 'object' && !Array.isArray(attributes) && !(attributes instanceof Date);
+    this.events.push(isAttributes ? { name, time, attributes } : { name, time });
+    return this;
+  }
+
+  addLink(link: Link): this {
+    if (this.#end < 0) this.links = [...this.links, link];
+    return this;
+  }
+
+  addLinks(links: Link[]): this {
+    for (const link of links) this.addLink(link);
+    return this;
+  }
+
+  setStatus(status: SpanStatus): this {
+    // As the SDK's: UNSET changes nothing, and OK is final.
+    if (this.#end < 0 && status.code !== SpanStatusCode.UNSET && this.status.code !== SpanStatusCode.OK) this.status = status;
+    return this;
+  }
+
+  updateName(name: string): this {
+    if (this.#end < 0) this.name = name;
+    return this;
+  }
+
+  recordException(exception: Exception): void {
+    const e = typeof exception === 'string' ? { message: exception } : exception;
+    this.addEvent('exception', { 'exception.type': e.name ?? String(e.code ?? ''), 'exception.message': e.message ?? '' });
+  }
+
+  /** Once; the processor queues the span for export if it is sampled. */
+  end(): void {
+    if (this.#end >= 0) return;
+    this.#end = performance.now();
+    const encode = this.#settings.encode;
+    if (encode && this.#context.traceFlags & TraceFlags.SAMPLED) {
+      this.encoded = encode(this);
+      this.attributeKeys.length = 0;
+      this.attributeValues.length = 0;
+      this.events = [];
+    }
+    this.#settings.processor.onEnd(this);
+  }
+}
