@@ -3,18 +3,10 @@ import { TraceState } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler, RandomIdGenerator, type ReadableSpan, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
-import definitions from 'otlp-proto-definitions/build/src/generated/root.js';
 import { describe, expect, it } from 'vitest';
+import { ExportTraceServiceRequest } from '../../../test/fakes/otlp-receiver.js';
 import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
 import { startSpan } from './recorded-span.js';
-
-interface ProtoType {
-  decode(body: Uint8Array): unknown;
-  toObject(message: unknown, options: Record<string, unknown>): Record<string, unknown>;
-}
-const { ExportTraceServiceRequest } = (
-  definitions as unknown as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } } }
-).opentelemetry.proto.collector.trace.v1;
 
 /** Decoded with the official definitions, every field shown (proto3 leaves zeros out; the SDK writes some). */
 function decoded(bytes: Uint8Array): Record<string, unknown> {
