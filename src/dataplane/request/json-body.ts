@@ -4,7 +4,7 @@
 // requests, and the bytes the upstream receives are the client's except for the members the gateway sets.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errors } from '../../model/errors.js';
-import { JsonObjectScanner, MAX_DEPTH, type ScannedObject, type ScanResult, type TopLevelMember, type WantedKeys } from './json-scan.js';
+import { JsonObjectScanner, MAX_DEPTH, type ScannedObject, type ScanResult, skipJsonSpace, type TopLevelMember, type WantedKeys } from './json-scan.js';
 
 /**
  * Bodies up to this size are scanned in one go; larger ones in slices of it with a turn of the event loop in
@@ -143,7 +143,6 @@ export class JsonBody {
     let at = end;
     while (this.raw[at] !== 0x2c /* , */) at++;
     at++;
-    while (at < this.raw.length && (this.raw[at] === 0x20 || this.raw[at] === 0x09 || this.raw[at] === 0x0a || this.raw[at] === 0x0d)) at++;
-    return at;
+    return skipJsonSpace(this.raw, at);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonObjectScanner, MAX_DEPTH, scanJsonObject as scanWith, WantedKeys, type ScanResult } from './json-scan.js';
+import { JsonObjectScanner, MAX_DEPTH, scanJsonObject as scanWith, skipJsonSpace, WantedKeys, type ScanResult } from './json-scan.js';
 
 const scanJsonObject = (bytes: Buffer, wanted: string[]) => scanWith(bytes, new WantedKeys(wanted));
 
@@ -178,5 +178,16 @@ describe('top-level members', () => {
     const text = '{"a":12.5e3}';
     const r = scanJsonObject(Buffer.from(text), ['a']);
     expect(r.ok && text.slice(r.object.members[0]!.valueStart, r.object.members[0]!.end)).toBe('12.5e3');
+  });
+});
+
+describe('skipJsonSpace', () => {
+  it("skips JSON's four whitespace bytes and nothing else, and stops at the end", () => {
+    const b = Buffer.from(' \t\r\n:\u00a0x \f');
+    expect(skipJsonSpace(b, 0)).toBe(4);
+    expect(skipJsonSpace(b, 4)).toBe(4);
+    expect(skipJsonSpace(b, 5)).toBe(5); // U+00A0 is not JSON whitespace
+    expect(skipJsonSpace(Buffer.from(' x  '), 2)).toBe(4);
+    expect(skipJsonSpace(Buffer.from('\f'), 0)).toBe(0);
   });
 });

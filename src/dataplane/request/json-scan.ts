@@ -63,6 +63,12 @@ const HEX = new Uint8Array(256);
 for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 const WHITESPACE = new Uint8Array(256);
 for (const c of ' \t\n\r') WHITESPACE[c.charCodeAt(0)] = 1;
+
+/** The index of the first byte at or after i that is not JSON whitespace (the length when there is none). */
+export function skipJsonSpace(bytes: Uint8Array, i: number): number {
+  while (i < bytes.length && WHITESPACE[bytes[i]!] === 1) i++;
+  return i;
+}
 const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
 const NULL = Buffer.from('null');

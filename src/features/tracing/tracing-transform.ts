@@ -3,6 +3,7 @@
 // answer's content. Usage comes from the usage feature (Exchange.onUsage). Skipped when the request's trace is not
 // recorded.
 import type { AnswerStage, ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import { credentialsOf } from '../../dataplane/upstream/credentials.js';
 import { OutputCollector } from './content.js';
 import { ExchangeSpans } from './exchange-trace.js';
@@ -23,9 +24,9 @@ const MAX_MODEL_CHARS = 256;
 export function lastModel(bytes: Buffer): string | undefined {
   // lastIndexOf reads a negative offset from the end: the search stops at 0 instead.
   for (let at = bytes.lastIndexOf(MODEL); at >= 0; at = at > 0 ? bytes.lastIndexOf(MODEL, at - 1) : -1) {
-    let i = skipSpace(bytes, at + MODEL.length);
+    let i = skipJsonSpace(bytes, at + MODEL.length);
     if (bytes[i] !== COLON) continue;
-    i = skipSpace(bytes, i + 1);
+    i = skipJsonSpace(bytes, i + 1);
     if (bytes[i] !== QUOTE) continue;
     const start = i + 1;
     // UTF-8 takes at most 3 bytes per UTF-16 unit.
@@ -37,12 +38,6 @@ export function lastModel(bytes: Buffer): string | undefined {
     if (model.length <= MAX_MODEL_CHARS) return model;
   }
   return undefined;
-}
-
-/** JSON's whitespace. */
-function skipSpace(bytes: Buffer, i: number): number {
-  for (let b = bytes[i]; b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09; b = bytes[++i]);
-  return i;
 }
 
 const TAIL_BYTES = 16 * 1024;
