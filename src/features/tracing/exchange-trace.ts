@@ -2,13 +2,15 @@
 // span per upstream attempt, children of it. Built by tracing.ts for each request when tracing is on; the data
 // plane reaches it through the ExchangeTrace hooks only. Attributes are bounded, non-secret values from the routing
 // table and the protocol (never a header value, a key, a query string or, unless the content flag is on, a body).
-import { type Context, defaultTextMapSetter, type Span, SpanKind, SpanStatusCode, type TextMapPropagator, TraceFlags, trace } from '@opentelemetry/api';
+import { type Context, type Span, SpanKind, SpanStatusCode, type TextMapPropagator, TraceFlags } from '@opentelemetry/api';
 import type { AttemptTrace, ExchangeTrace } from '../../dataplane/exchange/trace-hooks.js';
 import type { Exchange } from '../../dataplane/exchange/exchange.js';
-import type { CompiledBackend } from '../../model/routing-table.js';
+import type { Family } from '../../model/families.js';
+import type { CompiledBackend, CompiledRoute, CompiledToken } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
 import { inputContent } from './content.js';
-import { type SpanSettings, startSpan } from './recorded-span.js';
+import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
+import { RecordedSpan, type SpanSettings, startSpan } from './recorded-span.js';
 import { A, FIRST_TOKEN_EVENT, OPERATION } from './span-names.js';
 
 export interface SpanTools {
@@ -55,8 +57,8 @@ export class ExchangeSpans implements ExchangeTrace {
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
     const span = startSpan(this.#tools.spans, `${op} ${backend.model}`, SpanKind.CLIENT, this.#context);
-    if (span.isRecording()) setAttemptAttributes(span, backend, n, path, op);
-    this.#attempt = new AttemptSpan(span, trace.setSpan(this.#context, span), this.#tools.propagator);
+    if (span instanceof RecordedSpan) setAttemptAttributes(span, backend, n, path, op);
+    this.#attempt = new AttemptSpan(span);
     return this.#attempt;
   }
 
@@ -92,22 +94,18 @@ export class ExchangeSpans implements ExchangeTrace {
     const x = this.#x;
     const span = this.#span;
     this.#attempt?.end();
-    if (!span.isRecording()) return span.end();
+    if (!(span instanceof RecordedSpan) || !span.isRecording()) return span.end();
     span.setAttribute(A.status, status);
     if (route !== undefined) {
       span.setAttribute(A.route, route);
       span.updateName(`${method} ${route}`);
     }
-    if (x.token) {
-      span.setAttribute(A.group, x.token.group.name);
-      span.setAttribute(A.tokenNamespace, x.token.namespace);
-      span.setAttribute(A.tokenName, x.token.name);
+    if (x.token) span.setAttributeGroup(tokenGroup(x.token));
+    if (x.family) {
+      // The family is known before the model is resolved: a request for an unknown model has no route.
+      if (x.route) span.setAttributeGroup(routeGroup(x.route, x.family));
+      else span.setAttribute(A.operation, OPERATION[x.family]);
     }
-    if (x.route) {
-      span.setAttribute(A.requestModel, x.route.model);
-      span.setAttribute(A.publicModel, x.route.model);
-    }
-    if (x.family) span.setAttribute(A.operation, OPERATION[x.family]);
     if (this.#responseModel !== undefined) span.setAttribute(A.responseModel, this.#responseModel);
     if (x.backend !== undefined) span.setAttribute(A.backend, x.backend);
     if (x.attempts > 0) span.setAttribute(A.attempts, x.attempts);
@@ -142,39 +140,84 @@ function serverOf(backend: CompiledBackend): { readonly address: string; readonl
   return server;
 }
 
-function setAttemptAttributes(span: Span, backend: CompiledBackend, n: number, path: string, op: string): void {
-  const server = serverOf(backend);
+function setAttemptAttributes(span: RecordedSpan, backend: CompiledBackend, n: number, path: string, op: string): void {
   // The path without its query string: a backend authenticated by a query parameter carries its key there.
   const q = path.indexOf('?');
-  span.setAttribute(A.operation, op);
-  span.setAttribute(A.requestModel, backend.model);
-  span.setAttribute(A.method, 'POST');
-  span.setAttribute(A.serverAddress, server.address);
-  span.setAttribute(A.serverPort, server.port);
-  span.setAttribute(A.urlFull, backend.origin + (q < 0 ? path : path.slice(0, q)));
-  span.setAttribute(A.backend, backend.name);
-  span.setAttribute(A.backendId, backend.id);
+  span.setAttributeGroup(attemptGroup(backend, q < 0 ? path : path.slice(0, q), op));
   span.setAttribute(A.attempt, n);
+}
+
+// Attribute groups (otlp-protobuf.ts: encoded once) for what repeats from request to request, kept on the routing
+// table's compiled objects: a new table compiles new objects, and the old groups go with the old table.
+const tokenGroups = new WeakMap<CompiledToken, AttributeGroup>();
+const routeGroups = new WeakMap<CompiledRoute, Map<Family, AttributeGroup>>();
+const attemptGroups = new WeakMap<CompiledBackend, Map<string, AttributeGroup>>();
+/** A backend's paths can carry ids (a video's): past this many, a path's group is made and not kept. */
+const MAX_PATHS_PER_BACKEND = 32;
+
+function tokenGroup(token: CompiledToken): AttributeGroup {
+  let group = tokenGroups.get(token);
+  if (!group) {
+    group = attributeGroup({ [A.group]: token.group.name, [A.tokenNamespace]: token.namespace, [A.tokenName]: token.name });
+    tokenGroups.set(token, group);
+  }
+  return group;
+}
+
+function routeGroup(route: CompiledRoute, family: Family): AttributeGroup {
+  let byFamily = routeGroups.get(route);
+  if (!byFamily) routeGroups.set(route, (byFamily = new Map()));
+  let group = byFamily.get(family);
+  if (!group) {
+    group = attributeGroup({ [A.requestModel]: route.model, [A.publicModel]: route.model, [A.operation]: OPERATION[family] });
+    byFamily.set(family, group);
+  }
+  return group;
+}
+
+/** An attempt's attributes but its number, by backend and upstream path (one path: one operation). */
+function attemptGroup(backend: CompiledBackend, path: string, op: string): AttributeGroup {
+  let byPath = attemptGroups.get(backend);
+  if (!byPath) attemptGroups.set(backend, (byPath = new Map()));
+  let group = byPath.get(path);
+  if (!group) {
+    const server = serverOf(backend);
+    group = attributeGroup({
+      [A.operation]: op,
+      [A.requestModel]: backend.model,
+      [A.method]: 'POST',
+      [A.serverAddress]: server.address,
+      [A.serverPort]: server.port,
+      [A.urlFull]: backend.origin + path,
+      [A.backend]: backend.name,
+      [A.backendId]: backend.id,
+    });
+    if (byPath.size < MAX_PATHS_PER_BACKEND) byPath.set(path, group);
+  }
+  return group;
 }
 
 class AttemptSpan implements AttemptTrace {
   readonly #span: Span;
-  readonly #context: Context;
-  readonly #propagator: TextMapPropagator;
   #label: string | undefined;
   #ended = false;
 
-  constructor(span: Span, context: Context, propagator: TextMapPropagator) {
+  constructor(span: Span) {
     this.#span = span;
-    this.#context = context;
-    this.#propagator = propagator;
   }
 
+  /**
+   * W3C Trace Context, as the SDK's W3CTraceContextPropagator writes it, without its checks of the ids: this
+   * attempt's are the gateway's own, made valid (the propagator's per-character checks were 8k instructions a request).
+   */
   inject(headers: Record<string, string | string[]>): void {
     // The client's own traceparent/tracestate were copied with its headers; the upstream's parent is this attempt.
     delete headers.traceparent;
     delete headers.tracestate;
-    this.#propagator.inject(this.#context, headers, defaultTextMapSetter);
+    const sc = this.#span.spanContext();
+    headers.traceparent = `00-${sc.traceId}-${sc.spanId}-${sc.traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
+    const state = sc.traceState?.serialize();
+    if (state) headers.tracestate = state;
   }
 
   outcome(status: number | undefined, label: string): void {

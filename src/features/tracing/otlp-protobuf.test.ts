@@ -2,11 +2,11 @@ import { type Attributes, type Link, ROOT_CONTEXT, type SpanContext, SpanKind, S
 import { TraceState } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOnSampler, RandomIdGenerator, type ReadableSpan, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
+import { AlwaysOnSampler, type ReadableSpan, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { ExportTraceServiceRequest } from '../../../test/fakes/otlp-receiver.js';
-import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
-import { startSpan } from './recorded-span.js';
+import { attributeGroup, encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
+import { type RecordedSpan, startSpan } from './recorded-span.js';
 
 /** Decoded with the official definitions, every field shown (proto3 leaves zeros out; the SDK writes some). */
 function decoded(bytes: Uint8Array): Record<string, unknown> {
@@ -185,22 +185,43 @@ describe('encodeTraceRequest', () => {
   it("encodes the gateway's own spans (attributes kept as lists, or encoded as they end) as the SDK encodes them", () => {
     const sdkBytes: Uint8Array[] = [];
     const processor: SpanProcessor = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
-    const base = { sampler: new AlwaysOnSampler(), ids: new RandomIdGenerator(), processor, resource: resourceA, scope: scopeA };
+    const base = { sampler: new AlwaysOnSampler(), processor, resource: resourceA, scope: scopeA };
     for (const encode of [undefined, (s: ReadableSpan) => (sdkBytes.push(ProtobufTraceSerializer.serializeRequest([s])!), encodeSpan(s))]) {
       const settings = { ...base, encode };
-      const server = startSpan(settings, 'POST', SpanKind.SERVER, ROOT_CONTEXT);
+      const server = startSpan(settings, 'POST', SpanKind.SERVER, ROOT_CONTEXT) as RecordedSpan;
       server.setAttribute('http.request.method', 'POST').setAttribute('http.response.status_code', 200).setAttribute('gen_ai.usage.input_tokens', 7);
+      // Groups: copied whole, or attribute by attribute where a list or a later group hides one of theirs.
+      server.setAttributeGroup(attributeGroup({ 'model_gateway.group': 'team-a', 'model_gateway.token.name': 'ci' }));
+      server.setAttributeGroup(attributeGroup({ 'gen_ai.request.model': 'm', 'http.response.status_code': 500, 'model_gateway.model': 'm' }));
+      server.setAttributeGroup(attributeGroup({ 'model_gateway.model': 'public', 'server.port': 8080 }));
       const attempt = startSpan(settings, 'chat m', SpanKind.CLIENT, trace.setSpan(ROOT_CONTEXT, server));
       attempt.setAttribute('model_gateway.attempt', 1).setAttribute('server.address', '127.0.0.1').setAttribute('model_gateway.attempt', 2);
       attempt.addEvent('gen_ai.first_token');
       attempt.setStatus({ code: SpanStatusCode.ERROR, message: 'failed over: 503' });
       attempt.end();
       server.end();
-      const spans = [attempt, server] as unknown as ReadableSpan[];
+      // A span under the client's remote parent: its trace and parent ids are read from the hex.
+      const remote = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true };
+      const joined = startSpan(settings, 'POST', SpanKind.SERVER, trace.setSpanContext(ROOT_CONTEXT, remote));
+      joined.end();
+      const spans = [attempt, server, joined] as unknown as ReadableSpan[];
       const got = encode ? decoded(encodeTraceRequest(spans)) : expectSameAsSdk(spans);
       const list = (got.resourceSpans as { scopeSpans: { spans: { attributes: { key: string }[] }[] }[] }[])[0]!.scopeSpans[0]!.spans;
       expect(list[0]!.attributes.map((a) => a.key)).toEqual(['model_gateway.attempt', 'server.address']);
-      expect(list[1]!.attributes).toHaveLength(3);
+      expect(list[1]!.attributes.map((a) => a.key)).toEqual([
+        'model_gateway.group',
+        'model_gateway.token.name',
+        'gen_ai.request.model',
+        'model_gateway.model',
+        'server.port',
+        'http.request.method',
+        'http.response.status_code',
+        'gen_ai.usage.input_tokens',
+      ]);
+      expect(list[2]).toMatchObject({
+        traceId: Buffer.from(remote.traceId, 'hex').toString('base64'),
+        parentSpanId: Buffer.from(remote.spanId, 'hex').toString('base64'),
+      });
       if (encode) {
         // Encoded as they ended: the SDK's encoding of each, made at that moment, holds the same span.
         const sdkSpans = sdkBytes.map((b) => (decoded(b).resourceSpans as { scopeSpans: { spans: unknown[] }[] }[])[0]!.scopeSpans[0]!.spans[0]);

@@ -3,7 +3,8 @@
 // encoder was the largest part of tracing's cost; it measures every message first and writes every string a
 // character at a time in JavaScript (docs/performance.md). This writes each message once into one growing buffer
 // and fixes a nested message's length up after it; it writes short ASCII strings byte by byte and others through
-// Buffer's native UTF-8 write, and copies key/value pairs it has written before from a bounded cache.
+// Buffer's native UTF-8 write, and copies key/value pairs it has written before from a bounded cache. The gateway's
+// own spans hand it more: attribute groups encoded once, and ids as words rather than hex.
 // Pure but for that cache: spans in, bytes out. Field numbers are opentelemetry-proto's:
 // collector/trace/v1/trace_service.proto, trace/v1/trace.proto, common/v1/common.proto, resource/v1/resource.proto.
 // The tests decode the output with the official definitions and compare it with the SDK's own serializer's.
@@ -12,6 +13,7 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import { A } from './span-names.js';
+import { PARENT_WORDS, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
 
 const VARINT = 0;
 const I64 = 1;
@@ -82,12 +84,15 @@ class Writer {
     return this.pos++;
   }
 
-  /** Closes what begin() opened: writes the length, moving the message up when it needs more than one byte. */
-  end(at: number): void {
+  /**
+   * Closes what begin() opened: writes the length, moving the message up when it needs more than one byte. Returns
+   * where the message's content starts then.
+   */
+  end(at: number): number {
     const len = this.pos - at - 1;
     if (len < 0x80) {
       this.buf[at] = len;
-      return;
+      return at + 1;
     }
     let extra = 1;
     while (len >= 0x80 ** (extra + 1)) extra++;
@@ -98,6 +103,7 @@ class Writer {
     this.pos = at;
     this.varint(len);
     this.pos = end;
+    return at + 1 + extra;
   }
 
   string(field: number, s: string): void {
@@ -147,6 +153,24 @@ class Writer {
     this.pos = pos + n;
   }
 
+  /** An id given as words (span-ids.ts): `count` of them from `at`, four bytes each, high byte first. */
+  words(field: number, words: readonly number[], at: number, count: number): void {
+    this.tag(field, LEN);
+    this.ensure(1 + count * 4);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = count * 4;
+    for (let i = at; i < at + count; i++) {
+      const word = words[i]!;
+      buf[pos] = word >>> 24;
+      buf[pos + 1] = word >>> 16;
+      buf[pos + 2] = word >>> 8;
+      buf[pos + 3] = word;
+      pos += 4;
+    }
+    this.pos = pos;
+  }
+
   bytes(field: number, b: Uint8Array): void {
     this.tag(field, LEN);
     this.varint(b.length);
@@ -163,16 +187,25 @@ class Writer {
     const ns = Math.trunc(t[1]);
     const lo = (Math.imul(s, 1e9) + ns) >>> 0;
     const hi = Math.round((s * 1e9 + ns - lo) / TWO_32);
-    this.buf.writeUInt32LE(lo, this.pos);
-    this.buf.writeUInt32LE(hi >>> 0, this.pos + 4);
-    this.pos += 8;
+    this.#uint32le(lo);
+    this.#uint32le(hi);
+  }
+
+  /** Four bytes, low first, without Buffer's range checks (ensure() made the room). */
+  #uint32le(v: number): void {
+    const buf = this.buf;
+    const pos = this.pos;
+    buf[pos] = v;
+    buf[pos + 1] = v >>> 8;
+    buf[pos + 2] = v >>> 16;
+    buf[pos + 3] = v >>> 24;
+    this.pos = pos + 4;
   }
 
   fixed32(field: number, v: number): void {
     this.tag(field, I32);
     this.ensure(4);
-    this.buf.writeUInt32LE(v >>> 0, this.pos);
-    this.pos += 4;
+    this.#uint32le(v);
   }
 
   double(field: number, v: number): void {
@@ -221,7 +254,8 @@ function anyValue(w: Writer, v: unknown): void {
       anyValue(w, item);
       w.end(at);
     }
-    return w.end(list);
+    w.end(list);
+    return;
   }
   if (typeof v === 'object' && v !== null) {
     const list = w.begin(6);
@@ -231,40 +265,44 @@ function anyValue(w: Writer, v: unknown): void {
 }
 
 /**
- * KeyValue messages encoded before, by key and value. Most of a span's attributes repeat from request to request
- * (the method, the route, the model, the backend, the token): copying their bytes costs a fraction of encoding
- * them again. Only primitive values, strings of up to 256 characters, at most 256 values per key and 1 MiB in all:
- * a value seen once (a request id) takes a slot and is never looked up again. Never prompts or completions
- * (--trace-content): they stay in memory no longer than their span.
+ * KeyValue messages encoded before, by key and value. Most of a span's attributes that are not in a group repeat
+ * from request to request (the status, the route, the answering model, token counts): copying their bytes costs a
+ * fraction of encoding them again. Only primitive values and strings of up to 256 characters; 1 MiB in all. A key
+ * that reaches 256 values (a request id) is marked null and not looked up again: its values are unique.
+ * Never prompts or completions (--trace-content): they stay in memory no longer than their span.
  */
-const PAIRS = new Map<string, Map<AttributeValue, Uint8Array>>();
+const PAIRS = new Map<string, Map<AttributeValue, Uint8Array> | null>();
 const MAX_VALUES_PER_KEY = 256;
 const MAX_CACHED_BYTES = 1024 * 1024;
 let cachedBytes = 0;
 
 function keyValue(w: Writer, field: number, key: string, value: AttributeValue): void {
-  const cacheable = typeof value !== 'object' && (typeof value !== 'string' || (value.length <= 256 && key !== A.inputMessages && key !== A.outputMessages));
   let values = PAIRS.get(key);
+  const cacheable =
+    values !== null && typeof value !== 'object' && (typeof value !== 'string' || (value.length <= 256 && key !== A.inputMessages && key !== A.outputMessages));
   const known = cacheable ? values?.get(value) : undefined;
   if (known !== undefined) {
     w.tag(field, LEN);
     w.varint(known.length);
     return w.raw(known);
   }
+  const start = writeKeyValue(w, field, key, value);
+  if (!cacheable || values === null || cachedBytes >= MAX_CACHED_BYTES) return;
+  if (values === undefined) PAIRS.set(key, (values = new Map()));
+  if (values.size >= MAX_VALUES_PER_KEY) return void PAIRS.set(key, null);
+  const bytes = Uint8Array.prototype.slice.call(w.buf, start, w.pos);
+  values.set(value, bytes);
+  cachedBytes += bytes.length + key.length;
+}
+
+/** A KeyValue message written anew; returns where its content starts (after its tag and length). */
+function writeKeyValue(w: Writer, field: number, key: string, value: AttributeValue): number {
   const kv = w.begin(field);
   w.string(1, key);
   const at = w.begin(2);
   anyValue(w, value);
   w.end(at);
-  if (cacheable && cachedBytes < MAX_CACHED_BYTES) {
-    if (values === undefined) PAIRS.set(key, (values = new Map()));
-    if (values.size < MAX_VALUES_PER_KEY) {
-      const bytes = Uint8Array.prototype.slice.call(w.buf, kv + 1, w.pos);
-      values.set(value, bytes);
-      cachedBytes += bytes.length + key.length;
-    }
-  }
-  w.end(kv);
+  return w.end(kv);
 }
 
 /**
@@ -310,10 +348,71 @@ function link(w: Writer, l: Link): void {
   w.end(at);
 }
 
-/** A span that keeps its attributes as two lists (the gateway's: recorded-span.ts), read without an object. */
+/**
+ * Attributes that many spans share (a token's, a backend's), with their KeyValue messages encoded once: a span
+ * that carries the group copies the bytes. Made by attributeGroup(), kept by whoever knows what repeats
+ * (exchange-trace.ts caches them on the routing table's compiled objects).
+ */
+export interface AttributeGroup {
+  readonly keys: readonly string[];
+  readonly values: readonly AttributeValue[];
+  /** The KeyValue messages as a Span's attributes (field 9), tags and lengths included. */
+  readonly encoded: Uint8Array;
+}
+
+export function attributeGroup(attributes: Attributes): AttributeGroup {
+  const keys: string[] = [];
+  const values: AttributeValue[] = [];
+  const w = new Writer(256);
+  for (const key in attributes) {
+    const value = attributes[key];
+    if (value === undefined) continue;
+    keys.push(key);
+    values.push(value);
+    writeKeyValue(w, 9, key, value);
+  }
+  return { keys, values, encoded: Uint8Array.prototype.slice.call(w.buf, 0, w.pos) };
+}
+
+/**
+ * A span that keeps its attributes as groups and two lists (the gateway's: recorded-span.ts), read without an
+ * object. A key in the lists hides a group's, and a later group's an earlier one's.
+ */
 export interface AttributeLists {
+  readonly attributeGroups: readonly AttributeGroup[];
   readonly attributeKeys: readonly string[];
   readonly attributeValues: readonly AttributeValue[];
+}
+
+/** The groups' attributes that no list or later group hides: a whole group's bytes are copied when none is hidden. */
+function groupAttributes(w: Writer, groups: readonly AttributeGroup[], keys: readonly string[]): void {
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!;
+    let hidden = false;
+    for (let i = 0; i < group.keys.length && !hidden; i++) hidden = isHidden(group.keys[i]!, groups, g, keys);
+    if (!hidden) {
+      w.raw(group.encoded);
+      continue;
+    }
+    for (let i = 0; i < group.keys.length; i++) {
+      if (!isHidden(group.keys[i]!, groups, g, keys)) keyValue(w, 9, group.keys[i]!, group.values[i]!);
+    }
+  }
+}
+
+/** Whether a key of groups[g] is set in the lists or in a later group (the value that counts is there). */
+export function isHidden(key: string, groups: readonly AttributeGroup[], g: number, keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (keys[i] === key) return true;
+  for (let later = g + 1; later < groups.length; later++) {
+    const other = groups[later]!.keys;
+    for (let i = 0; i < other.length; i++) if (other[i] === key) return true;
+  }
+  return false;
+}
+
+/** A span that keeps its ids as words (span-ids.ts), the parent's too when it has one. */
+export interface IdWords {
+  readonly idWords: readonly number[];
 }
 
 /** A span whose Span message was encoded when it ended: the request copies the bytes. */
@@ -324,19 +423,27 @@ export interface EncodedSpan {
 function span(w: Writer, s: ReadableSpan): void {
   const at = w.begin(2);
   const ctx = s.spanContext();
-  w.id(1, ctx.traceId);
-  w.id(2, ctx.spanId);
+  const parent = s.parentSpanContext;
+  const words = (s as Partial<IdWords>).idWords;
+  if (words) {
+    w.words(1, words, TRACE_WORDS, 4);
+    w.words(2, words, SPAN_WORDS, 2);
+  } else {
+    w.id(1, ctx.traceId);
+    w.id(2, ctx.spanId);
+  }
   const state = ctx.traceState?.serialize();
   if (state) w.string(3, state);
-  const parent = s.parentSpanContext;
-  if (parent?.spanId) w.id(4, parent.spanId);
+  if (words && parent) w.words(4, words, PARENT_WORDS, 2);
+  else if (parent?.spanId) w.id(4, parent.spanId);
   w.string(5, s.name);
   // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
   w.count(6, s.kind + 1);
   w.time(7, s.startTime);
   w.time(8, s.endTime);
   const lists = s as Partial<AttributeLists>;
-  if (lists.attributeKeys && lists.attributeValues) {
+  if (lists.attributeGroups && lists.attributeKeys && lists.attributeValues) {
+    groupAttributes(w, lists.attributeGroups, lists.attributeKeys);
     const keys = lists.attributeKeys;
     const values = lists.attributeValues;
     for (let i = 0; i < keys.length; i++) keyValue(w, 9, keys[i]!, values[i]!);

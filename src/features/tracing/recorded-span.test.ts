@@ -1,23 +1,15 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { hrTimeToMilliseconds, TraceState } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  InMemorySpanExporter,
-  ParentBasedSampler,
-  RandomIdGenerator,
-  type Sampler,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, type Sampler, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
+import { attributeGroup } from './otlp-protobuf.js';
 import { RecordedSpan, type SpanSettings, startSpan } from './recorded-span.js';
 
 function settingsWith(sampler: Sampler): { settings: SpanSettings; exporter: InMemorySpanExporter } {
   const exporter = new InMemorySpanExporter();
   const settings: SpanSettings = {
     sampler,
-    ids: new RandomIdGenerator(),
     processor: new SimpleSpanProcessor({ exporter }),
     resource: resourceFromAttributes({ 'service.name': 'test' }),
     scope: { name: 'model-gateway', version: 'test' },
@@ -136,5 +128,17 @@ describe('RecordedSpan', () => {
     span.setStatus({ code: SpanStatusCode.OK });
     span.setStatus({ code: SpanStatusCode.ERROR, message: 'no' });
     expect((span as RecordedSpan).status.code).toBe(SpanStatusCode.OK);
+  });
+});
+
+describe('attribute groups', () => {
+  it('reads a group as its attributes; one set alone wins over a group, a later group over an earlier one', () => {
+    const { settings } = settingsWith(parentBased);
+    const span = startSpan(settings, 'x', SpanKind.SERVER, ROOT_CONTEXT) as RecordedSpan;
+    span.setAttribute('status', 200);
+    span.setAttributeGroup(attributeGroup({ model: 'a', status: 500, group: 'g' }));
+    span.setAttributeGroup(attributeGroup({ group: 'h', backend: 'b' }));
+    span.setAttribute('model', 'alone');
+    expect(span.attributes).toEqual({ status: 200, model: 'alone', group: 'h', backend: 'b' });
   });
 });

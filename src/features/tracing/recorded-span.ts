@@ -3,9 +3,10 @@
 // attribute, and copies the attributes a span starts with twice. With every request sampled, the SDK's spans alone
 // (nothing exported) cost 75-80k instructions per request, a quarter of an untraced request (docs/performance.md).
 // The gateway sets only strings, numbers and booleans from its own code, and bounds them (content is clipped to
-// CONTENT_CHARS). The SDK's own parts do the rest: its samplers decide (OTEL_TRACES_SAMPLER), its RandomIdGenerator
-// makes the ids, and its BatchSpanProcessor and OTLP exporter send the spans, which they take through the SDK's
-// ReadableSpan interface as they take its own.
+// CONTENT_CHARS). Its ids are made as the SDK's RandomIdGenerator makes them and kept as words beside their hex
+// (span-ids.ts), and the attributes that repeat come in groups encoded once: the encoder copies both without parsing
+// or re-encoding. The SDK's own parts do the rest: its samplers decide (OTEL_TRACES_SAMPLER), and its
+// BatchSpanProcessor and OTLP exporter send the spans, which they take through its ReadableSpan interface.
 import {
   type Attributes,
   type AttributeValue,
@@ -25,16 +26,22 @@ import {
 } from '@opentelemetry/api';
 import { type InstrumentationScope, millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
-import type { IdGenerator, ReadableSpan, Sampler, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
-import type { AttributeLists, EncodedSpan } from './otlp-protobuf.js';
+import type { ReadableSpan, Sampler, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
+import { type AttributeGroup, type AttributeLists, type EncodedSpan, type IdWords, isHidden } from './otlp-protobuf.js';
+import { PARENT_WORDS, randomId, readHexId, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
 
+// Shared empty lists, replaced by a span's own when it takes its first: most spans have no links, groups or events.
 const NO_LINKS: Link[] = [];
+const NO_GROUPS: AttributeGroup[] = [];
+const NO_EVENTS: TimedEvent[] = [];
+// An ended span's lists, once encoded: it takes no attributes any more.
+const ENDED_KEYS: string[] = [];
+const ENDED_VALUES: AttributeValue[] = [];
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 
 /** What every span of one gateway shares. */
 export interface SpanSettings {
   readonly sampler: Sampler;
-  readonly ids: IdGenerator;
   readonly processor: SpanProcessor;
   readonly resource: Resource;
   readonly scope: InstrumentationScope;
@@ -48,41 +55,58 @@ export interface SpanSettings {
  * attributes come after the start (the OTEL_TRACES_SAMPLER samplers do not read them).
  */
 export function startSpan(settings: SpanSettings, name: string, kind: SpanKind, parent: Context): Span {
-  const parentContext = trace.getSpanContext(parent);
-  const joined = parentContext !== undefined && trace.isSpanContextValid(parentContext);
-  const traceId = joined ? parentContext.traceId : settings.ids.generateTraceId();
-  const spanId = settings.ids.generateSpanId();
+  const parentSpan = trace.getSpan(parent);
+  // A parent of the gateway's own is valid as made; a remote one (the client's traceparent) is checked.
+  const local = parentSpan instanceof RecordedSpan ? parentSpan : undefined;
+  const parentContext = parentSpan?.spanContext();
+  const joined = local !== undefined || (parentContext !== undefined && trace.isSpanContextValid(parentContext));
+  const words = [0, 0, 0, 0, 0, 0, 0, 0];
+  const traceId = joined ? parentContext!.traceId : randomId(words, TRACE_WORDS, 4);
+  const spanId = randomId(words, SPAN_WORDS, 2);
   const sampled = settings.sampler.shouldSample(parent, traceId, name, kind, NO_ATTRIBUTES, NO_LINKS);
   const context: SpanContext = {
     traceId,
     spanId,
     traceFlags: sampled.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
-    traceState: sampled.traceState ?? (joined ? parentContext.traceState : undefined),
+    traceState: sampled.traceState ?? (joined ? parentContext!.traceState : undefined),
   };
   if (sampled.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
-  const span = new RecordedSpan(settings, name, kind, context, joined ? parentContext : undefined);
+  if (local) {
+    const from = local.idWords;
+    for (let i = 0; i < 4; i++) words[TRACE_WORDS + i] = from[TRACE_WORDS + i]!;
+    words[PARENT_WORDS] = from[SPAN_WORDS]!;
+    words[PARENT_WORDS + 1] = from[SPAN_WORDS + 1]!;
+  } else if (joined) {
+    readHexId(traceId, words, TRACE_WORDS);
+    readHexId(parentContext!.spanId, words, PARENT_WORDS);
+  }
+  const span = new RecordedSpan(settings, name, kind, context, joined ? parentContext : undefined, words);
   if (sampled.attributes) span.setAttributes(sampled.attributes);
   settings.processor.onStart(span, parent);
   return span;
 }
 
-export class RecordedSpan implements Span, ReadableSpan, AttributeLists, EncodedSpan {
+export class RecordedSpan implements Span, ReadableSpan, AttributeLists, EncodedSpan, IdWords {
   name: string;
   readonly kind: SpanKind;
   readonly parentSpanContext: SpanContext | undefined;
+  /** The ids as words (span-ids.ts), for the encoder: trace, span, and parent when there is one. */
+  readonly idWords: readonly number[];
   /**
    * The attributes as two lists, in the order they were first set: appending costs less than adding properties
    * to an object one by one (V8 changes the object's shape each time). The encoder reads the lists.
    */
-  readonly attributeKeys: string[] = [];
-  readonly attributeValues: AttributeValue[] = [];
+  attributeKeys: string[] = [];
+  attributeValues: AttributeValue[] = [];
+  /** Groups of attributes set at once, encoded once (otlp-protobuf.ts); a key in the lists hides a group's. */
+  attributeGroups: AttributeGroup[] = NO_GROUPS;
   /**
    * The span's encoded message, once it ended, when the settings encode spans as they end. Its attributes and events
    * are dropped then (the queue holds the bytes alone): `attributes` and `events` read empty after the end.
    */
   encoded: Uint8Array | undefined;
   links: Link[] = NO_LINKS;
-  events: TimedEvent[] = [];
+  events: TimedEvent[] = NO_EVENTS;
   status: SpanStatus = { code: SpanStatusCode.UNSET };
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
@@ -94,8 +118,9 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   readonly #start = performance.now();
   #end = -1;
 
-  constructor(settings: SpanSettings, name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined) {
+  constructor(settings: SpanSettings, name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined, idWords: number[]) {
     this.#settings = settings;
+    this.idWords = idWords;
     this.name = name;
     this.kind = kind;
     this.#context = context;
@@ -105,6 +130,12 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   /** As an object, for any other reader of a ReadableSpan. */
   get attributes(): Attributes {
     const out: Attributes = {};
+    // In the encoder's order: the groups' attributes that nothing hides, then the lists.
+    const groups = this.attributeGroups;
+    for (let g = 0; g < groups.length; g++) {
+      const { keys, values } = groups[g]!;
+      for (let i = 0; i < keys.length; i++) if (!isHidden(keys[i]!, groups, g, this.attributeKeys)) out[keys[i]!] = values[i];
+    }
     for (let i = 0; i < this.attributeKeys.length; i++) out[this.attributeKeys[i]!] = this.attributeValues[i];
     return out;
   }
@@ -156,6 +187,17 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
     return this;
   }
 
+  /**
+   * Sets a group's attributes at once (the gateway's repeating ones: a token's, a backend's). An attribute set alone
+   * wins over a group's of the same key, whichever came first, and a later group over an earlier one.
+   */
+  setAttributeGroup(group: AttributeGroup): this {
+    if (this.#end >= 0) return this;
+    if (this.attributeGroups === NO_GROUPS) this.attributeGroups = [group];
+    else this.attributeGroups.push(group);
+    return this;
+  }
+
   setAttributes(attributes: Attributes): this {
     for (const key of Object.keys(attributes)) this.setAttribute(key, attributes[key]);
     return this;
@@ -166,6 +208,7 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
     if (this.#end >= 0) return this;
     const time = millisToHrTime(this.#startWall + performance.now() - this.#start);
     const isAttributes = typeof attributes === 'object' && !Array.isArray(attributes) && !(attributes instanceof Date);
+    if (this.events === NO_EVENTS) this.events = [];
     this.events.push(isAttributes ? { name, time, attributes } : { name, time });
     return this;
   }
@@ -203,9 +246,10 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
     const encode = this.#settings.encode;
     if (encode && this.#context.traceFlags & TraceFlags.SAMPLED) {
       this.encoded = encode(this);
-      this.attributeKeys.length = 0;
-      this.attributeValues.length = 0;
-      this.events = [];
+      this.attributeKeys = ENDED_KEYS;
+      this.attributeValues = ENDED_VALUES;
+      this.attributeGroups = NO_GROUPS;
+      this.events = NO_EVENTS;
     }
     this.#settings.processor.onEnd(this);
   }

@@ -15,7 +15,6 @@ import {
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
-  RandomIdGenerator,
   type ReadableSpan,
   type Sampler,
   type SpanExporter,
@@ -24,7 +23,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { NextFunction, Request, Response } from 'express';
 import { exchangeOf } from '../../dataplane/exchange/exchange.js';
-import { FAMILY_PATHS, type Family } from '../../model/families.js';
+import { FAMILIES, FAMILY_PATHS, type Family } from '../../model/families.js';
 import type { ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { ExchangeSpans, type SpanTools } from './exchange-trace.js';
 import { A } from './span-names.js';
@@ -57,7 +56,6 @@ export class Tracing {
     this.#tools = {
       spans: {
         sampler: samplerOf(config),
-        ids: new RandomIdGenerator(),
         processor: this.#processor,
         resource,
         scope: { name: 'model-gateway', version: options.version },
@@ -118,9 +116,12 @@ function otlpExporter(protocol: TracingConfig['protocol']): SpanExporter {
   return new OTLPExporterBase(createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined));
 }
 
+/** Each family's http.route, made once: the same string every request is hashed once by the encoder's cache. */
+const FAMILY_ROUTES = Object.fromEntries(FAMILIES.map((f) => [f, `/v1${FAMILY_PATHS[f]}`])) as Record<Family, string>;
+
 /** http.route: the route template, never the raw path of an object (ids stay out of span names). */
 function routeOf(family: Family | undefined, path: string): string | undefined {
-  if (family) return `/v1${FAMILY_PATHS[family]}`;
+  if (family) return FAMILY_ROUTES[family];
   if (path === '/v1/models') return path;
   if (path.startsWith('/v1/models/')) return '/v1/models/{model}';
   return undefined;
