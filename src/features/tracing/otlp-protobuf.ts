@@ -171,12 +171,11 @@ class Writer {
     this.pos = pos;
   }
 
+  /** A length-delimited field of the given bytes (a bytes value, or a message encoded before). */
   bytes(field: number, b: Uint8Array): void {
     this.tag(field, LEN);
     this.varint(b.length);
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    this.raw(b);
   }
 
   /** fixed64 nanoseconds since the epoch, exact (seconds × 1e9 is past 2^53, so the low word is computed apart). */
@@ -281,11 +280,7 @@ function keyValue(w: Writer, field: number, key: string, value: AttributeValue):
   const cacheable =
     values !== null && typeof value !== 'object' && (typeof value !== 'string' || (value.length <= 256 && key !== A.inputMessages && key !== A.outputMessages));
   const known = cacheable ? values?.get(value) : undefined;
-  if (known !== undefined) {
-    w.tag(field, LEN);
-    w.varint(known.length);
-    return w.raw(known);
-  }
+  if (known !== undefined) return w.bytes(field, known);
   const start = writeKeyValue(w, field, key, value);
   if (!cacheable || values === null || cachedBytes >= MAX_CACHED_BYTES) return;
   if (values === undefined) PAIRS.set(key, (values = new Map()));
