@@ -43,6 +43,13 @@ async function insideOneMinute(needMs: number): Promise<void> {
   await waitUntil(() => 60_000 - (Date.now() % 60_000) > needMs, 60_000, 'a minute with room left');
 }
 
+/**
+ * The timeout of a test that waits for room in the minute: up to `waitMs` of waiting on the clock (insideOneMinute,
+ * once or more) comes on top of the default 20 s for its own work. Without it, a test that started near the end of a
+ * minute timed out while it waited (CI, 2026-11-27).
+ */
+const withMinuteWaits = (waitMs: number) => 20_000 + waitMs;
+
 const chat = (c: OpenAI) => c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
 
 /** Status of one request (200 or the error's status) and how long it took. */
@@ -100,50 +107,62 @@ describe('two gateway processes sharing one Redis', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('50 concurrent requests against a group limit of 10 per minute: exactly 10 admitted across both', async () => {
-    await insideOneMinute(10_000);
-    const before = upstream.requests.length;
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => timed(i % 2 === 0 ? gateways[0]!.alice : gateways[1]!.bob)));
-    expect(results.filter((r) => r.status === 200)).toHaveLength(10);
-    const refused = results.filter((r) => r.status === 429);
-    expect(refused).toHaveLength(40);
-    expect(refused.every((r) => r.code === 'rate_limit_exceeded')).toBe(true);
-    expect(upstream.requests.length - before).toBe(10);
-  });
+  it(
+    '50 concurrent requests against a group limit of 10 per minute: exactly 10 admitted across both',
+    async () => {
+      await insideOneMinute(10_000);
+      const before = upstream.requests.length;
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => timed(i % 2 === 0 ? gateways[0]!.alice : gateways[1]!.bob)));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(10);
+      const refused = results.filter((r) => r.status === 429);
+      expect(refused).toHaveLength(40);
+      expect(refused.every((r) => r.code === 'rate_limit_exceeded')).toBe(true);
+      expect(upstream.requests.length - before).toBe(10);
+    },
+    withMinuteWaits(10_000),
+  );
 
-  it('a limit changed by saving the manifest file takes effect within a second on both', async () => {
-    await insideOneMinute(10_000);
-    // The group's 10 are spent (the previous test, this minute) or are spent here.
-    for (let i = 0; i < 10; i++) await timed(gateways[i % 2]!.alice);
-    expect((await timed(gateways[0]!.alice)).status).toBe(429);
-    expect((await timed(gateways[1]!.alice)).status).toBe(429);
-    const saved = Date.now();
-    write('{requestsPerMinute: 1000}');
-    for (const g of gateways) {
-      await waitUntil(async () => (await timed(g.alice)).status === 200, 1000, 'the raised limit to apply');
-    }
-    expect(Date.now() - saved).toBeLessThan(1000);
-  });
+  it(
+    'a limit changed by saving the manifest file takes effect within a second on both',
+    async () => {
+      await insideOneMinute(10_000);
+      // The group's 10 are spent (the previous test, this minute) or are spent here.
+      for (let i = 0; i < 10; i++) await timed(gateways[i % 2]!.alice);
+      expect((await timed(gateways[0]!.alice)).status).toBe(429);
+      expect((await timed(gateways[1]!.alice)).status).toBe(429);
+      const saved = Date.now();
+      write('{requestsPerMinute: 1000}');
+      for (const g of gateways) {
+        await waitUntil(async () => (await timed(g.alice)).status === 200, 1000, 'the raised limit to apply');
+      }
+      expect(Date.now() - saved).toBeLessThan(1000);
+    },
+    withMinuteWaits(10_000),
+  );
 
-  it('Redis killed: requests pass uncounted (fail open) within the deadline; restarted: limits apply again', async () => {
-    write('{requestsPerMinute: 1000}', '{requestsPerMinute: 1}');
-    await insideOneMinute(20_000);
-    // Wait for the new token limit to apply: alice gets one request then 429 (the window may hold earlier ones).
-    await waitUntil(async () => (await timed(gateways[0]!.alice)).status === 429, 2000, "alice's limit of 1");
-    expect((await timed(gateways[1]!.alice)).status).toBe(429);
+  it(
+    'Redis killed: requests pass uncounted (fail open) within the deadline; restarted: limits apply again',
+    async () => {
+      write('{requestsPerMinute: 1000}', '{requestsPerMinute: 1}');
+      await insideOneMinute(20_000);
+      // Wait for the new token limit to apply: alice gets one request then 429 (the window may hold earlier ones).
+      await waitUntil(async () => (await timed(gateways[0]!.alice)).status === 429, 2000, "alice's limit of 1");
+      expect((await timed(gateways[1]!.alice)).status).toBe(429);
 
-    await redis.kill();
-    const down = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(gateways[i % 2]!.alice)));
-    expect(down.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    for (const r of down) expect(r.ms).toBeLessThan(PROCESS_DEADLINE_MS + SLACK_MS);
-    for (const g of gateways) await g.run.waitForLog((r) => r.msg === 'limits store (Redis) unreachable');
+      await redis.kill();
+      const down = await Promise.all(Array.from({ length: 6 }, (_, i) => timed(gateways[i % 2]!.alice)));
+      expect(down.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      for (const r of down) expect(r.ms).toBeLessThan(PROCESS_DEADLINE_MS + SLACK_MS);
+      for (const g of gateways) await g.run.waitForLog((r) => r.msg === 'limits store (Redis) unreachable');
 
-    await redis.restart();
-    // A fresh (empty) Redis: once the gateways reconnect, alice is counted again, one request per minute.
-    await insideOneMinute(10_000);
-    for (const g of gateways) await waitUntil(async () => (await timed(g.alice)).status === 429, 10_000, 'limits to apply after the restart');
-    for (const g of gateways) await g.run.waitForLog((r) => r.msg === 'limits store (Redis) reachable again');
-  });
+      await redis.restart();
+      // A fresh (empty) Redis: once the gateways reconnect, alice is counted again, one request per minute.
+      await insideOneMinute(10_000);
+      for (const g of gateways) await waitUntil(async () => (await timed(g.alice)).status === 429, 10_000, 'limits to apply after the restart');
+      for (const g of gateways) await g.run.waitForLog((r) => r.msg === 'limits store (Redis) reachable again');
+    },
+    withMinuteWaits(20_000 + 10_000),
+  );
 });
 
 describe('a slow Redis against the store deadline', () => {
