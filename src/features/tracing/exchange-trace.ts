@@ -11,6 +11,7 @@ import type { Usage } from '../../model/usage.js';
 import { inputContent } from './content.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
 import { RecordedSpan, type SpanSettings, startSpan } from './recorded-span.js';
+import type { OwnSpanContext } from './span-ids.js';
 import { A, FIRST_TOKEN_EVENT, OPERATION } from './span-names.js';
 
 export interface SpanTools {
@@ -51,13 +52,20 @@ export class ExchangeSpans implements ExchangeTrace {
 
   attempt(backend: CompiledBackend, n: number, path: string, body: Buffer | undefined): AttemptTrace {
     const x = this.#x;
-    if (n === 1 && body && this.#tools.content && this.recording) {
+    const server = recorded(this.#span);
+    if (n === 1 && body && this.#tools.content && server) {
       const input = inputContent(body);
-      if (input !== undefined) this.#span.setAttribute(A.inputMessages, input);
+      if (input !== undefined) server.set(A.inputMessages, input);
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
-    const span = startSpan(this.#tools.spans, `${op} ${backend.model}`, SpanKind.CLIENT, this.#context);
-    if (span instanceof RecordedSpan) setAttemptAttributes(span, backend, n, path, op);
+    // The path without its query string: a backend authenticated by a query parameter carries its key there.
+    const q = path.indexOf('?');
+    const target = attemptTarget(backend, q < 0 ? path : path.slice(0, q), op);
+    const span = startSpan(this.#tools.spans, target.name, SpanKind.CLIENT, this.#context);
+    if (span instanceof RecordedSpan) {
+      span.setAttributeGroup(target.group);
+      span.set(A.attempt, n);
+    }
     this.#attempt = new AttemptSpan(span);
     return this.#attempt;
   }
@@ -68,7 +76,7 @@ export class ExchangeSpans implements ExchangeTrace {
     const seconds = (performance.now() - this.#x.start) / 1e3;
     this.#ttftSeconds = seconds;
     // Times are left to the span, whose clock its own start and end use.
-    this.#span.addEvent(FIRST_TOKEN_EVENT, { [A.timeToFirstChunk]: seconds });
+    this.#span.addEvent(FIRST_TOKEN_EVENT, { [A.timeToFirstChunk.name]: seconds });
     this.#attempt?.firstChunk();
   }
 
@@ -80,7 +88,7 @@ export class ExchangeSpans implements ExchangeTrace {
 
   /** The answer's content (only with --trace-content), on the server span and the attempt that answered. */
   output(text: string): void {
-    this.#span.setAttribute(A.outputMessages, text);
+    recorded(this.#span)?.set(A.outputMessages, text);
     this.#attempt?.output(text);
   }
 
@@ -92,28 +100,28 @@ export class ExchangeSpans implements ExchangeTrace {
   /** At the exchange's end: the last attributes, then the spans end (an attempt still open ends with it). */
   end(method: string, status: number, route: string | undefined): void {
     const x = this.#x;
-    const span = this.#span;
     this.#attempt?.end();
-    if (!(span instanceof RecordedSpan) || !span.isRecording()) return span.end();
-    span.setAttribute(A.status, status);
+    const span = recorded(this.#span);
+    if (!span) return this.#span.end();
+    span.set(A.status, status);
     if (route !== undefined) {
-      span.setAttribute(A.route, route);
-      span.updateName(`${method} ${route}`);
+      span.set(A.route, route);
+      span.updateName(serverName(method, route));
     }
     if (x.token) span.setAttributeGroup(tokenGroup(x.token));
     if (x.family) {
       // The family is known before the model is resolved: a request for an unknown model has no route.
       if (x.route) span.setAttributeGroup(routeGroup(x.route, x.family));
-      else span.setAttribute(A.operation, OPERATION[x.family]);
+      else span.set(A.operation, OPERATION[x.family]);
     }
-    if (this.#responseModel !== undefined) span.setAttribute(A.responseModel, this.#responseModel);
-    if (x.backend !== undefined) span.setAttribute(A.backend, x.backend);
-    if (x.attempts > 0) span.setAttribute(A.attempts, x.attempts);
-    if (x.aborted) span.setAttribute(A.aborted, true);
-    if (this.#ttftSeconds !== undefined) span.setAttribute(A.timeToFirstChunk, this.#ttftSeconds);
+    if (this.#responseModel !== undefined) span.set(A.responseModel, this.#responseModel);
+    if (x.backend !== undefined) span.set(A.backend, x.backend);
+    if (x.attempts > 0) span.set(A.attempts, x.attempts);
+    if (x.aborted) span.set(A.aborted, true);
+    if (this.#ttftSeconds !== undefined) span.set(A.timeToFirstChunk, this.#ttftSeconds);
     if (x.usage) setUsage(span, x.usage);
     if (status >= 500) {
-      span.setAttribute(A.errorType, String(status));
+      span.set(A.errorType, String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();
@@ -121,10 +129,15 @@ export class ExchangeSpans implements ExchangeTrace {
 }
 
 /** The request's usage as the usage feature recorded it (the upstream's counts, or the gateway's estimate). */
-function setUsage(span: Span, usage: Usage): void {
-  span.setAttribute(A.inputTokens, usage.inputTokens);
-  span.setAttribute(A.outputTokens, usage.outputTokens);
-  if (usage.estimated) span.setAttribute(A.usageEstimated, true);
+function setUsage(span: RecordedSpan, usage: Usage): void {
+  span.set(A.inputTokens, usage.inputTokens);
+  span.set(A.outputTokens, usage.outputTokens);
+  if (usage.estimated) span.set(A.usageEstimated, true);
+}
+
+/** The span when it records: the attributes of a span that does not are not made. */
+function recorded(span: Span): RecordedSpan | undefined {
+  return span instanceof RecordedSpan && span.isRecording() ? span : undefined;
 }
 
 /** server.address and server.port of a backend's origin, parsed once per compiled backend (a URL parse per attempt was a fifth of this file's time). */
@@ -140,25 +153,18 @@ function serverOf(backend: CompiledBackend): { readonly address: string; readonl
   return server;
 }
 
-function setAttemptAttributes(span: RecordedSpan, backend: CompiledBackend, n: number, path: string, op: string): void {
-  // The path without its query string: a backend authenticated by a query parameter carries its key there.
-  const q = path.indexOf('?');
-  span.setAttributeGroup(attemptGroup(backend, q < 0 ? path : path.slice(0, q), op));
-  span.setAttribute(A.attempt, n);
-}
-
 // Attribute groups (otlp-protobuf.ts: encoded once) for what repeats from request to request, kept on the routing
 // table's compiled objects: a new table compiles new objects, and the old groups go with the old table.
 const tokenGroups = new WeakMap<CompiledToken, AttributeGroup>();
 const routeGroups = new WeakMap<CompiledRoute, Map<Family, AttributeGroup>>();
-const attemptGroups = new WeakMap<CompiledBackend, Map<string, AttributeGroup>>();
-/** A backend's paths can carry ids (a video's): past this many, a path's group is made and not kept. */
+const attemptTargets = new WeakMap<CompiledBackend, Map<string, AttemptTarget>>();
+/** A backend's paths can carry ids (a video's): past this many, a path's target is made and not kept. */
 const MAX_PATHS_PER_BACKEND = 32;
 
 function tokenGroup(token: CompiledToken): AttributeGroup {
   let group = tokenGroups.get(token);
   if (!group) {
-    group = attributeGroup({ [A.group]: token.group.name, [A.tokenNamespace]: token.namespace, [A.tokenName]: token.name });
+    group = attributeGroup({ [A.group.name]: token.group.name, [A.tokenNamespace.name]: token.namespace, [A.tokenName.name]: token.name });
     tokenGroups.set(token, group);
   }
   return group;
@@ -169,32 +175,53 @@ function routeGroup(route: CompiledRoute, family: Family): AttributeGroup {
   if (!byFamily) routeGroups.set(route, (byFamily = new Map()));
   let group = byFamily.get(family);
   if (!group) {
-    group = attributeGroup({ [A.requestModel]: route.model, [A.publicModel]: route.model, [A.operation]: OPERATION[family] });
+    group = attributeGroup({ [A.requestModel.name]: route.model, [A.publicModel.name]: route.model, [A.operation.name]: OPERATION[family] });
     byFamily.set(family, group);
   }
   return group;
 }
 
-/** An attempt's attributes but its number, by backend and upstream path (one path: one operation). */
-function attemptGroup(backend: CompiledBackend, path: string, op: string): AttributeGroup {
-  let byPath = attemptGroups.get(backend);
-  if (!byPath) attemptGroups.set(backend, (byPath = new Map()));
-  let group = byPath.get(path);
-  if (!group) {
+/** What an attempt's span takes from its backend and upstream path: its name, and its attributes but its number. */
+interface AttemptTarget {
+  readonly name: string;
+  readonly group: AttributeGroup;
+}
+
+/** An attempt's name and group, by backend and upstream path (one path: one operation). */
+function attemptTarget(backend: CompiledBackend, path: string, op: string): AttemptTarget {
+  let byPath = attemptTargets.get(backend);
+  if (!byPath) attemptTargets.set(backend, (byPath = new Map()));
+  let target = byPath.get(path);
+  if (!target) {
     const server = serverOf(backend);
-    group = attributeGroup({
-      [A.operation]: op,
-      [A.requestModel]: backend.model,
-      [A.method]: 'POST',
-      [A.serverAddress]: server.address,
-      [A.serverPort]: server.port,
-      [A.urlFull]: backend.origin + path,
-      [A.backend]: backend.name,
-      [A.backendId]: backend.id,
+    const group = attributeGroup({
+      [A.operation.name]: op,
+      [A.requestModel.name]: backend.model,
+      [A.method.name]: 'POST',
+      [A.serverAddress.name]: server.address,
+      [A.serverPort.name]: server.port,
+      [A.urlFull.name]: backend.origin + path,
+      [A.backend.name]: backend.name,
+      [A.backendId.name]: backend.id,
     });
-    if (byPath.size < MAX_PATHS_PER_BACKEND) byPath.set(path, group);
+    target = { name: `${op} ${backend.model}`, group };
+    if (byPath.size < MAX_PATHS_PER_BACKEND) byPath.set(path, target);
   }
-  return group;
+  return target;
+}
+
+/**
+ * The server span's name, `{method} {http.route}`, made once per method and route: a string built per request was
+ * flattened again to be encoded. Routes are the gateway's templates, methods those node's HTTP parser accepts: both few.
+ */
+const serverNames = new Map<string, Map<string, string>>();
+
+function serverName(method: string, route: string): string {
+  let byRoute = serverNames.get(method);
+  if (!byRoute) serverNames.set(method, (byRoute = new Map()));
+  let name = byRoute.get(route);
+  if (name === undefined) byRoute.set(route, (name = `${method} ${route}`));
+  return name;
 }
 
 class AttemptSpan implements AttemptTrace {
@@ -212,22 +239,23 @@ class AttemptSpan implements AttemptTrace {
    */
   inject(headers: Record<string, string | string[]>): void {
     // The client's own traceparent/tracestate were copied with its headers; the upstream's parent is this attempt.
-    delete headers.traceparent;
-    delete headers.tracestate;
-    const sc = this.#span.spanContext();
-    headers.traceparent = `00-${sc.traceId}-${sc.spanId}-${sc.traceFlags & TraceFlags.SAMPLED ? '01' : '00'}`;
+    // Every span startSpan makes has an OwnSpanContext, sampled or not.
+    const sc = this.#span.spanContext() as OwnSpanContext;
+    headers.traceparent = sc.traceparent();
     const state = sc.traceState?.serialize();
     if (state) headers.tracestate = state;
+    else if (headers.tracestate !== undefined) delete headers.tracestate;
   }
 
   outcome(status: number | undefined, label: string): void {
     this.#label = label;
-    if (!this.#span.isRecording()) return;
-    this.#span.setAttribute(A.outcome, label);
-    if (status !== undefined) this.#span.setAttribute(A.status, status);
+    const span = recorded(this.#span);
+    if (!span) return;
+    span.set(A.outcome, label);
+    if (status !== undefined) span.set(A.status, status);
     if (status === undefined || status >= 500) {
-      this.#span.setAttribute(A.errorType, status === undefined ? label : String(status));
-      this.#span.setStatus({ code: SpanStatusCode.ERROR });
+      span.set(A.errorType, status === undefined ? label : String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
     }
   }
 
@@ -236,33 +264,34 @@ class AttemptSpan implements AttemptTrace {
   }
 
   answered(model: string): void {
-    if (this.#span.isRecording()) this.#span.setAttribute(A.responseModel, model);
+    recorded(this.#span)?.set(A.responseModel, model);
   }
 
   usage(u: Usage): void {
     // After the attempt ended, an attribute set now would not be exported: usage settles as the body ends, first.
-    if (!this.#ended && this.#span.isRecording()) setUsage(this.#span, u);
+    const span = recorded(this.#span);
+    if (!this.#ended && span) setUsage(span, u);
   }
 
   output(text: string): void {
-    if (this.#span.isRecording()) this.#span.setAttribute(A.outputMessages, text);
+    recorded(this.#span)?.set(A.outputMessages, text);
   }
 
   end(o: { failedOver?: boolean; error?: unknown } = {}): void {
     if (this.#ended) return;
     this.#ended = true;
-    const span = this.#span;
-    if (span.isRecording()) {
+    const span = recorded(this.#span);
+    if (span) {
       if (o.failedOver) {
-        span.setAttribute(A.failoverReason, this.#label ?? 'unknown');
+        span.set(A.failoverReason, this.#label ?? 'unknown');
         span.setStatus({ code: SpanStatusCode.ERROR, message: `failed over: ${this.#label ?? 'unknown'}` });
       } else if (o.error !== undefined) {
         // A fixed description: an error's message may quote an upstream URL.
         const code = (o.error as { code?: unknown } | null)?.code;
-        span.setAttribute(A.errorType, typeof code === 'string' ? code : 'body_failed');
+        span.set(A.errorType, typeof code === 'string' ? code : 'body_failed');
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'the upstream body failed mid-way' });
       }
     }
-    span.end();
+    this.#span.end();
   }
 }

@@ -5,6 +5,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler, type ReadableSpan, type SpanProcessor, type TimedEvent } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { ExportTraceServiceRequest } from '../../../test/fakes/otlp-receiver.js';
+import { attributeKey, SHARED_BIT } from './attribute-keys.js';
 import { attributeGroup, encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
 import { type RecordedSpan, startSpan } from './recorded-span.js';
 
@@ -180,6 +181,35 @@ describe('encodeTraceRequest', () => {
         (d.resourceSpans as { scopeSpans: { spans: { attributes: unknown[] }[] }[] }[])[0]!.scopeSpans[0]!.spans.map((sp) => sp.attributes.slice(0, 5));
       expect(attrs(again)).toEqual(attrs(first));
     }
+  });
+
+  it('copies a cached pair under any field: an event attribute after the same span attribute, and the reverse', () => {
+    const batch = () => [
+      spanOf({
+        attributes: { 'shared.pair': 0.25 },
+        events: [{ name: 'e', time: [1_764_190_000, 5], attributes: { 'shared.pair': 0.25, 'event.first': 'x' } }],
+      }),
+      spanOf({ attributes: { 'event.first': 'x' } }),
+    ];
+    for (let i = 0; i < 3; i++) {
+      const got = expectSameAsSdk(batch());
+      const spans = (got.resourceSpans as { scopeSpans: { spans: { events: { attributes: { key: string }[] }[] }[] }[] }[])[0]!.scopeSpans[0]!.spans;
+      expect(spans[0]!.events[0]!.attributes.map((a) => a.key)).toEqual(['shared.pair', 'event.first']);
+    }
+  });
+
+  it('hides a group attribute by name for keys past the 31 with a bit of their own', () => {
+    for (let i = 0; i < 40; i++) attributeKey(`filler.${i}`);
+    const processor: SpanProcessor = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
+    const settings = { sampler: new AlwaysOnSampler(), processor, resource: resourceA, scope: scopeA, encode: undefined };
+    const span = startSpan(settings, 'x', SpanKind.SERVER, ROOT_CONTEXT) as RecordedSpan;
+    span.setAttributeGroup(attributeGroup({ 'late.key': 'group', 'late.third': 3 }));
+    span.setAttribute('late.key', 'alone');
+    expect(attributeKey('late.key').bit).toBe(SHARED_BIT);
+    span.end();
+    const got = expectSameAsSdk([span as unknown as ReadableSpan]);
+    const list = (got.resourceSpans as { scopeSpans: { spans: { attributes: { key: string }[] }[] }[] }[])[0]!.scopeSpans[0]!.spans;
+    expect(list[0]!.attributes.map((a) => a.key)).toEqual(['late.third', 'late.key']);
   });
 
   it("encodes the gateway's own spans (attributes kept as lists, or encoded as they end) as the SDK encodes them", () => {

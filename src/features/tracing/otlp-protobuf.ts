@@ -12,7 +12,7 @@ import type { AttributeValue, Attributes, HrTime, Link, SpanContext } from '@ope
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
-import { A } from './span-names.js';
+import { type AttributeKey, attributeKey } from './attribute-keys.js';
 import { PARENT_WORDS, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
 
 const VARINT = 0;
@@ -84,15 +84,12 @@ class Writer {
     return this.pos++;
   }
 
-  /**
-   * Closes what begin() opened: writes the length, moving the message up when it needs more than one byte. Returns
-   * where the message's content starts then.
-   */
-  end(at: number): number {
+  /** Closes what begin() opened: writes the length, moving the message up when it needs more than one byte. */
+  end(at: number): void {
     const len = this.pos - at - 1;
     if (len < 0x80) {
       this.buf[at] = len;
-      return at + 1;
+      return;
     }
     let extra = 1;
     while (len >= 0x80 ** (extra + 1)) extra++;
@@ -103,35 +100,17 @@ class Writer {
     this.pos = at;
     this.varint(len);
     this.pos = end;
-    return at + 1 + extra;
-  }
-
-  string(field: number, s: string): void {
-    const at = this.begin(field);
-    if (!this.#shortAscii(s)) {
-      this.ensure(s.length * 3);
-      this.pos += this.buf.write(s, this.pos, 'utf8');
-    }
-    this.end(at);
   }
 
   /**
-   * Writes a short ASCII string byte by byte, or nothing and returns false. Most values are short and ASCII, and for
-   * them this is several times cheaper than a call into Buffer's native write.
+   * A string, through Buffer's UTF-8 write. A call into C++, which for the gateway's short strings now costs less
+   * than the loop over their characters in JavaScript that this encoder used before.
    */
-  #shortAscii(s: string): boolean {
-    const n = s.length;
-    if (n > 64) return false;
-    this.ensure(n);
-    const buf = this.buf;
-    const pos = this.pos;
-    for (let i = 0; i < n; i++) {
-      const c = charCodeAt.call(s, i);
-      if (c >= 0x80) return false;
-      buf[pos + i] = c;
-    }
-    this.pos = pos + n;
-    return true;
+  string(field: number, s: string): void {
+    const at = this.begin(field);
+    this.ensure(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+    this.end(at);
   }
 
   /** Bytes encoded before. */
@@ -264,40 +243,62 @@ function anyValue(w: Writer, v: unknown): void {
 }
 
 /**
- * KeyValue messages encoded before, by key and value. Most of a span's attributes that are not in a group repeat
- * from request to request (the status, the route, the answering model, token counts): copying their bytes costs a
- * fraction of encoding them again. Only primitive values and strings of up to 256 characters; 1 MiB in all. A key
- * that reaches 256 values (a request id) is marked null and not looked up again: its values are unique.
- * Never prompts or completions (--trace-content): they stay in memory no longer than their span.
+ * KeyValue messages encoded before, cached on their key (attribute-keys.ts) by value. Most of a span's attributes
+ * that are not in a group repeat from request to request (the status, the route, the answering model, token
+ * counts): copying their bytes costs a fraction of encoding them again. Only primitive values and strings of up to
+ * 256 characters; 1 MiB in all. A key that reaches 256 values (a request id) is no longer cached: its values are
+ * unique. Never prompts or completions (--trace-content): they stay in memory no longer than their span.
  */
-const PAIRS = new Map<string, Map<AttributeValue, Uint8Array> | null>();
 const MAX_VALUES_PER_KEY = 256;
 const MAX_CACHED_BYTES = 1024 * 1024;
 let cachedBytes = 0;
 
-function keyValue(w: Writer, field: number, key: string, value: AttributeValue): void {
-  let values = PAIRS.get(key);
-  const cacheable =
-    values !== null && typeof value !== 'object' && (typeof value !== 'string' || (value.length <= 256 && key !== A.inputMessages && key !== A.outputMessages));
-  const known = cacheable ? values?.get(value) : undefined;
-  if (known !== undefined) return w.bytes(field, known);
-  const start = writeKeyValue(w, field, key, value);
-  if (!cacheable || values === null || cachedBytes >= MAX_CACHED_BYTES) return;
-  if (values === undefined) PAIRS.set(key, (values = new Map()));
-  if (values.size >= MAX_VALUES_PER_KEY) return void PAIRS.set(key, null);
-  const bytes = Uint8Array.prototype.slice.call(w.buf, start, w.pos);
-  values.set(value, bytes);
-  cachedBytes += bytes.length + key.length;
+/** A KeyValue as a Span's attribute (field 9): the tag the cached messages start with. */
+const ATTRIBUTE_TAG = (9 << 3) | LEN;
+
+function keyValue(w: Writer, field: number, key: AttributeKey, value: AttributeValue): void {
+  // Only a cacheable value is ever `last`, so a value equal to it is one too (strings are compared by content).
+  if (value === key.last) return cachedKeyValue(w, field, key.lastBytes!);
+  const values = key.values;
+  const cacheable = values !== null && typeof value !== 'object' && (typeof value !== 'string' || value.length <= 256);
+  if (!cacheable) return void writeKeyValue(w, field, key.name, value);
+  let bytes = values.get(value);
+  if (bytes !== undefined) {
+    cachedKeyValue(w, field, bytes);
+  } else {
+    const start = w.pos;
+    writeKeyValue(w, field, key.name, value);
+    if (cachedBytes >= MAX_CACHED_BYTES) return;
+    if (values.size >= MAX_VALUES_PER_KEY) {
+      key.values = null;
+      key.last = key.lastBytes = undefined;
+      return;
+    }
+    // Kept as a Span's attribute, tag and length included: copied whole as one, re-tagged as anything else.
+    bytes = Uint8Array.prototype.slice.call(w.buf, start, w.pos);
+    bytes[0] = ATTRIBUTE_TAG;
+    values.set(value, bytes);
+    cachedBytes += bytes.length + key.name.length;
+  }
+  key.last = value;
+  key.lastBytes = bytes;
 }
 
-/** A KeyValue message written anew; returns where its content starts (after its tag and length). */
-function writeKeyValue(w: Writer, field: number, key: string, value: AttributeValue): number {
+/** A cached KeyValue under `field` (every field a KeyValue goes under has a one-byte tag, as field 9 has). */
+function cachedKeyValue(w: Writer, field: number, bytes: Uint8Array): void {
+  if (field === 9) return w.raw(bytes);
+  w.tag(field, LEN);
+  w.raw(bytes.subarray(1));
+}
+
+/** A KeyValue message written anew. */
+function writeKeyValue(w: Writer, field: number, key: string, value: AttributeValue): void {
   const kv = w.begin(field);
   w.string(1, key);
   const at = w.begin(2);
   anyValue(w, value);
   w.end(at);
-  return w.end(kv);
+  w.end(kv);
 }
 
 /**
@@ -307,7 +308,7 @@ function writeKeyValue(w: Writer, field: number, key: string, value: AttributeVa
 function keyValues(w: Writer, field: number, attributes: Attributes): void {
   for (const key in attributes) {
     const value: AttributeValue | undefined = attributes[key];
-    if (value !== undefined) keyValue(w, field, key, value);
+    if (value !== undefined) keyValue(w, field, attributeKey(key), value);
   }
 }
 
@@ -349,24 +350,29 @@ function link(w: Writer, l: Link): void {
  * (exchange-trace.ts caches them on the routing table's compiled objects).
  */
 export interface AttributeGroup {
-  readonly keys: readonly string[];
+  readonly keys: readonly AttributeKey[];
   readonly values: readonly AttributeValue[];
+  /** The bits of its keys (attribute-keys.ts). */
+  readonly mask: number;
   /** The KeyValue messages as a Span's attributes (field 9), tags and lengths included. */
   readonly encoded: Uint8Array;
 }
 
 export function attributeGroup(attributes: Attributes): AttributeGroup {
-  const keys: string[] = [];
+  const keys: AttributeKey[] = [];
   const values: AttributeValue[] = [];
+  let mask = 0;
   const w = new Writer(256);
-  for (const key in attributes) {
-    const value = attributes[key];
+  for (const name in attributes) {
+    const value = attributes[name];
     if (value === undefined) continue;
+    const key = attributeKey(name);
     keys.push(key);
     values.push(value);
-    writeKeyValue(w, 9, key, value);
+    mask |= key.bit;
+    writeKeyValue(w, 9, name, value);
   }
-  return { keys, values, encoded: Uint8Array.prototype.slice.call(w.buf, 0, w.pos) };
+  return { keys, values, mask, encoded: Uint8Array.prototype.slice.call(w.buf, 0, w.pos) };
 }
 
 /**
@@ -375,32 +381,37 @@ export function attributeGroup(attributes: Attributes): AttributeGroup {
  */
 export interface AttributeLists {
   readonly attributeGroups: readonly AttributeGroup[];
-  readonly attributeKeys: readonly string[];
+  readonly attributeKeys: readonly AttributeKey[];
   readonly attributeValues: readonly AttributeValue[];
+  /** The bits of the keys in the lists. */
+  readonly keyMask: number;
 }
 
-/** The groups' attributes that no list or later group hides: a whole group's bytes are copied when none is hidden. */
-function groupAttributes(w: Writer, groups: readonly AttributeGroup[], keys: readonly string[]): void {
+/**
+ * The groups' attributes that no list or later group hides. The masks answer for most groups at once: a group
+ * whose bits meet none of those set over it is copied whole; one whose bits meet some is looked at key by key.
+ */
+function groupAttributes(w: Writer, groups: readonly AttributeGroup[], lists: AttributeLists): void {
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g]!;
-    let hidden = false;
-    for (let i = 0; i < group.keys.length && !hidden; i++) hidden = isHidden(group.keys[i]!, groups, g, keys);
-    if (!hidden) {
+    let over = lists.keyMask;
+    for (let later = g + 1; later < groups.length; later++) over |= groups[later]!.mask;
+    if ((group.mask & over) === 0) {
       w.raw(group.encoded);
       continue;
     }
     for (let i = 0; i < group.keys.length; i++) {
-      if (!isHidden(group.keys[i]!, groups, g, keys)) keyValue(w, 9, group.keys[i]!, group.values[i]!);
+      if (!isHidden(group.keys[i]!, groups, g, lists.attributeKeys)) keyValue(w, 9, group.keys[i]!, group.values[i]!);
     }
   }
 }
 
 /** Whether a key of groups[g] is set in the lists or in a later group (the value that counts is there). */
-export function isHidden(key: string, groups: readonly AttributeGroup[], g: number, keys: readonly string[]): boolean {
-  for (let i = 0; i < keys.length; i++) if (keys[i] === key) return true;
+export function isHidden(key: AttributeKey, groups: readonly AttributeGroup[], g: number, keys: readonly AttributeKey[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (keys[i]!.name === key.name) return true;
   for (let later = g + 1; later < groups.length; later++) {
     const other = groups[later]!.keys;
-    for (let i = 0; i < other.length; i++) if (other[i] === key) return true;
+    for (let i = 0; i < other.length; i++) if (other[i]!.name === key.name) return true;
   }
   return false;
 }
@@ -438,7 +449,7 @@ function span(w: Writer, s: ReadableSpan): void {
   w.time(8, s.endTime);
   const lists = s as Partial<AttributeLists>;
   if (lists.attributeGroups && lists.attributeKeys && lists.attributeValues) {
-    groupAttributes(w, lists.attributeGroups, lists.attributeKeys);
+    groupAttributes(w, lists.attributeGroups, lists as AttributeLists);
     const keys = lists.attributeKeys;
     const values = lists.attributeValues;
     for (let i = 0; i < keys.length; i++) keyValue(w, 9, keys[i]!, values[i]!);
@@ -467,7 +478,12 @@ function resource(w: Writer, r: Resource): void {
 }
 
 /** Spans grouped by resource, then by instrumentation scope (one group each for the gateway's own spans). */
-function groups(spans: readonly ReadableSpan[]): Map<Resource, Map<InstrumentationScope, ReadableSpan[]>> {
+function groups(spans: readonly ReadableSpan[]): Map<Resource, Map<InstrumentationScope, readonly ReadableSpan[]>> {
+  // The gateway's spans share one resource and scope: one group then, without two lookups per span.
+  const first = spans[0];
+  if (first && spans.every((s) => s.resource === first.resource && s.instrumentationScope === first.instrumentationScope)) {
+    return new Map([[first.resource, new Map([[first.instrumentationScope, spans]])]]);
+  }
   const out = new Map<Resource, Map<InstrumentationScope, ReadableSpan[]>>();
   for (const s of spans) {
     let scopes = out.get(s.resource);
@@ -482,8 +498,13 @@ function groups(spans: readonly ReadableSpan[]): Map<Resource, Map<Instrumentati
 /** Bytes per span to start the buffer with: the gateway's spans take 0.5–1 KB. */
 const SPAN_BYTES = 1024;
 
-/** One writer for encodeSpan, reused: each span is copied out at its exact size. */
-const scratch = new Writer(16 * 1024);
+/**
+ * Where encodeSpan writes: chunks of ARENA_BYTES, each span's message a view into one. A span's bytes are written
+ * once, where the batch's request copies them from; a chunk is freed when the last span written into it has been
+ * exported. A new chunk starts when less than a span's usual size is left (a larger span grows the chunk, copying it).
+ */
+const ARENA_BYTES = 64 * 1024;
+let arena = new Writer(ARENA_BYTES);
 
 /**
  * A finished span's Span message (as a ScopeSpans field: tag and length included), for EncodedSpan. Encoding a span
@@ -491,11 +512,10 @@ const scratch = new Writer(16 * 1024);
  * objects, which the garbage collector would otherwise trace and promote while they wait to be exported.
  */
 export function encodeSpan(s: ReadableSpan): Uint8Array {
-  scratch.pos = 0;
-  span(scratch, s);
-  const out = Buffer.allocUnsafe(scratch.pos);
-  scratch.buf.copy(out, 0, 0, scratch.pos);
-  return out;
+  if (arena.buf.length - arena.pos < SPAN_BYTES) arena = new Writer(ARENA_BYTES);
+  const start = arena.pos;
+  span(arena, s);
+  return arena.buf.subarray(start, arena.pos);
 }
 
 /** ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1 }. */

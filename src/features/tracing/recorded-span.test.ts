@@ -3,6 +3,7 @@ import { hrTimeToMilliseconds, TraceState } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, InMemorySpanExporter, ParentBasedSampler, type Sampler, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
+import { attributeKey, SHARED_BIT } from './attribute-keys.js';
 import { attributeGroup } from './otlp-protobuf.js';
 import { RecordedSpan, type SpanSettings, startSpan } from './recorded-span.js';
 
@@ -140,5 +141,19 @@ describe('attribute groups', () => {
     span.setAttributeGroup(attributeGroup({ group: 'h', backend: 'b' }));
     span.setAttribute('model', 'alone');
     expect(span.attributes).toEqual({ status: 200, model: 'alone', group: 'h', backend: 'b' });
+  });
+
+  it('keeps the same rules for keys past the 31 with a bit of their own (compared by name then)', () => {
+    for (let i = 0; i < 40; i++) attributeKey(`filler.${i}`);
+    const late = attributeKey('late.key');
+    expect(late.bit).toBe(SHARED_BIT);
+    const { settings } = settingsWith(parentBased);
+    const span = startSpan(settings, 'x', SpanKind.SERVER, ROOT_CONTEXT) as RecordedSpan;
+    span.setAttribute('late.other', 1);
+    span.setAttributeGroup(attributeGroup({ 'late.key': 'group', 'late.third': 3 }));
+    span.setAttribute('late.key', 'first');
+    span.setAttribute('late.key', 'second');
+    expect(span.attributeKeys.map((k) => k.name)).toEqual(['late.other', 'late.key']);
+    expect(span.attributes).toEqual({ 'late.third': 3, 'late.other': 1, 'late.key': 'second' });
   });
 });

@@ -27,17 +27,20 @@ import {
 import { type InstrumentationScope, millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, Sampler, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
+import { type AttributeKey, attributeKey } from './attribute-keys.js';
 import { type AttributeGroup, type AttributeLists, type EncodedSpan, type IdWords, isHidden } from './otlp-protobuf.js';
-import { PARENT_WORDS, randomId, readHexId, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
+import { OwnSpanContext, PARENT_WORDS, randomId, randomWords, readHexId, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
 
 // Shared empty lists, replaced by a span's own when it takes its first: most spans have no links, groups or events.
 const NO_LINKS: Link[] = [];
 const NO_GROUPS: AttributeGroup[] = [];
 const NO_EVENTS: TimedEvent[] = [];
 // An ended span's lists, once encoded: it takes no attributes any more.
-const ENDED_KEYS: string[] = [];
+const ENDED_KEYS: AttributeKey[] = [];
 const ENDED_VALUES: AttributeValue[] = [];
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
+/** A span's status until it is set (setStatus replaces the object). */
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 
 /** What every span of one gateway shares. */
 export interface SpanSettings {
@@ -62,15 +65,15 @@ export function startSpan(settings: SpanSettings, name: string, kind: SpanKind, 
   const joined = local !== undefined || (parentContext !== undefined && trace.isSpanContextValid(parentContext));
   const words = [0, 0, 0, 0, 0, 0, 0, 0];
   const traceId = joined ? parentContext!.traceId : randomId(words, TRACE_WORDS, 4);
-  const spanId = randomId(words, SPAN_WORDS, 2);
+  randomWords(words, SPAN_WORDS, 2);
   const sampled = settings.sampler.shouldSample(parent, traceId, name, kind, NO_ATTRIBUTES, NO_LINKS);
-  const context: SpanContext = {
+  const context = new OwnSpanContext(
     traceId,
-    spanId,
-    traceFlags: sampled.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
-    traceState: sampled.traceState ?? (joined ? parentContext!.traceState : undefined),
-  };
-  if (sampled.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
+    words,
+    sampled.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
+    sampled.traceState ?? (joined ? parentContext!.traceState : undefined),
+  );
+  // The words before any return: a span that is not recorded still writes its traceparent from them.
   if (local) {
     const from = local.idWords;
     for (let i = 0; i < 4; i++) words[TRACE_WORDS + i] = from[TRACE_WORDS + i]!;
@@ -80,6 +83,7 @@ export function startSpan(settings: SpanSettings, name: string, kind: SpanKind, 
     readHexId(traceId, words, TRACE_WORDS);
     readHexId(parentContext!.spanId, words, PARENT_WORDS);
   }
+  if (sampled.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
   const span = new RecordedSpan(settings, name, kind, context, joined ? parentContext : undefined, words);
   if (sampled.attributes) span.setAttributes(sampled.attributes);
   settings.processor.onStart(span, parent);
@@ -96,8 +100,10 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
    * The attributes as two lists, in the order they were first set: appending costs less than adding properties
    * to an object one by one (V8 changes the object's shape each time). The encoder reads the lists.
    */
-  attributeKeys: string[] = [];
+  attributeKeys: AttributeKey[] = [];
   attributeValues: AttributeValue[] = [];
+  /** The bits of the keys in the lists (attribute-keys.ts): whether a key is there, without comparing names. */
+  keyMask = 0;
   /** Groups of attributes set at once, encoded once (otlp-protobuf.ts); a key in the lists hides a group's. */
   attributeGroups: AttributeGroup[] = NO_GROUPS;
   /**
@@ -107,7 +113,7 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   encoded: Uint8Array | undefined;
   links: Link[] = NO_LINKS;
   events: TimedEvent[] = NO_EVENTS;
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  status: SpanStatus = UNSET;
   readonly droppedAttributesCount = 0;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
@@ -134,9 +140,9 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
     const groups = this.attributeGroups;
     for (let g = 0; g < groups.length; g++) {
       const { keys, values } = groups[g]!;
-      for (let i = 0; i < keys.length; i++) if (!isHidden(keys[i]!, groups, g, this.attributeKeys)) out[keys[i]!] = values[i];
+      for (let i = 0; i < keys.length; i++) if (!isHidden(keys[i]!, groups, g, this.attributeKeys)) out[keys[i]!.name] = values[i];
     }
-    for (let i = 0; i < this.attributeKeys.length; i++) out[this.attributeKeys[i]!] = this.attributeValues[i];
+    for (let i = 0; i < this.attributeKeys.length; i++) out[this.attributeKeys[i]!.name] = this.attributeValues[i];
     return out;
   }
 
@@ -173,17 +179,25 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   }
 
   setAttribute(key: string, value: AttributeValue | undefined): this {
+    return this.set(attributeKey(key), value);
+  }
+
+  /** setAttribute with the key's object (span-names.ts: A), as the gateway sets its own attributes. */
+  set(key: AttributeKey, value: AttributeValue | undefined): this {
     if (this.#end >= 0 || value === undefined) return this;
     const keys = this.attributeKeys;
-    // A plain loop: the keys are a few interned constants, and indexOf's builtin cost more than the comparisons.
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i] === key) {
-        this.attributeValues[i] = value;
-        return this;
+    // Looked for by name only when the mask says the key may be there already.
+    if ((this.keyMask & key.bit) !== 0) {
+      for (let i = 0; i < keys.length; i++) {
+        if (keys[i]!.name === key.name) {
+          this.attributeValues[i] = value;
+          return this;
+        }
       }
     }
     keys.push(key);
     this.attributeValues.push(value);
+    this.keyMask |= key.bit;
     return this;
   }
 

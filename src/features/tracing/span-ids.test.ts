@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { hexOf, randomId, readHexId } from './span-ids.js';
+import { hexOf, OwnSpanContext, randomId, randomWords, readHexId, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
 
 describe('span ids as words', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -29,5 +29,17 @@ describe('span ids as words', () => {
     expect(hexOf(words, 0, 4)).toBe('0af7651916cd43dd8448eb211c80319c');
     readHexId('ffffffff00000001', words, 2);
     expect(words.slice(2)).toEqual([-1, 1]);
+  });
+
+  it("writes a span's W3C traceparent from its words, with its sampled flag, and its span id's hex when read", () => {
+    const words = [0, 0, 0, 0, 0, 0, 0, 0];
+    const traceId = randomId(words, TRACE_WORDS, 4);
+    randomWords(words, SPAN_WORDS, 2);
+    const sampled = new OwnSpanContext(traceId, words, 1, undefined);
+    expect(sampled.spanId).toBe(hexOf(words, SPAN_WORDS, 2));
+    expect(sampled.traceparent()).toBe(`00-${traceId}-${sampled.spanId}-01`);
+    expect(sampled.traceparent()).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const dropped = new OwnSpanContext(traceId, words, 0, undefined);
+    expect(dropped.traceparent()).toBe(`00-${traceId}-${sampled.spanId}-00`);
   });
 });

@@ -27,4 +27,30 @@ describe('lastModel', () => {
     expect(lastModel(b('{"model":"a"} {"model":"cut'))).toBe('a');
     expect(lastModel(b('{"model":""}'))).toBeUndefined();
   });
+
+  it('finds what a plain search from the end finds, at every offset, among near misses', () => {
+    // The search skips ahead by the byte under its window: bytes of "model" around a match are where a skip could
+    // jump over it. Random text over those bytes, with a model named at random places in it.
+    const alphabet = ['"', 'm', 'o', 'd', 'e', 'l', 'x', ' ', ':'];
+    const plain = (bytes: Buffer): string | undefined => {
+      for (let at = bytes.length - 7; at >= 0; at--) {
+        if (bytes.toString('latin1', at, at + 7) !== '"model"') continue;
+        const m = /^"model"[ \t\n\r]*:[ \t\n\r]*"([^"\\]+)"/.exec(bytes.toString('latin1', at));
+        if (m) return m[1];
+      }
+      return undefined;
+    };
+    let seed = 7;
+    const next = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
+    let found = 0;
+    for (let i = 0; i < 5_000; i++) {
+      const chars = Array.from({ length: next(40) }, () => alphabet[next(alphabet.length)]);
+      for (let k = next(3); k > 0; k--) chars.splice(next(chars.length + 1), 0, next(2) ? `"model":"v${k}"` : `"model" : "w${k}"`);
+      const text = chars.join('');
+      const want = plain(b(text));
+      if (want !== undefined) found++;
+      expect(lastModel(b(text)), text).toBe(want);
+    }
+    expect(found).toBeGreaterThan(2_000);
+  });
 });
