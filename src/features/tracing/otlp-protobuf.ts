@@ -157,12 +157,22 @@ class Writer {
     this.raw(b);
   }
 
-  /** fixed64 nanoseconds since the epoch, exact (seconds × 1e9 is past 2^53, so the low word is computed apart). */
+  /** fixed64 nanoseconds since the epoch, from an HrTime. */
   time(field: number, t: HrTime): void {
+    this.nanos(field, t[0], t[1]);
+  }
+
+  /** fixed64 nanoseconds since the epoch, from epoch milliseconds, split as the SDK's millisToHrTime splits them. */
+  millis(field: number, ms: number): void {
+    this.nanos(field, Math.trunc(ms / 1e3), Math.round((ms % 1e3) * 1e6));
+  }
+
+  /** fixed64 seconds × 1e9 + nanoseconds, exact (past 2^53, so the low word is computed apart). */
+  nanos(field: number, seconds: number, nanoseconds: number): void {
     this.tag(field, I64);
     this.ensure(8);
-    const s = Math.trunc(t[0]);
-    const ns = Math.trunc(t[1]);
+    const s = Math.trunc(seconds);
+    const ns = Math.trunc(nanoseconds);
     const lo = (Math.imul(s, 1e9) + ns) >>> 0;
     const hi = Math.round((s * 1e9 + ns - lo) / TWO_32);
     this.#uint32le(lo);
@@ -421,6 +431,12 @@ export interface IdWords {
   readonly idWords: readonly number[];
 }
 
+/** A span that keeps its start and end as epoch milliseconds (the gateway's): written without making HrTimes. */
+export interface MillisTimes {
+  readonly startMillis: number;
+  readonly endMillis: number;
+}
+
 /** A span whose Span message was encoded when it ended: the request copies the bytes. */
 export interface EncodedSpan {
   readonly encoded: Uint8Array | undefined;
@@ -445,8 +461,14 @@ function span(w: Writer, s: ReadableSpan): void {
   w.string(5, s.name);
   // OTLP's SpanKind counts from UNSPECIFIED = 0; the API's from INTERNAL = 0.
   w.count(6, s.kind + 1);
-  w.time(7, s.startTime);
-  w.time(8, s.endTime);
+  const millis = s as Partial<MillisTimes>;
+  if (millis.startMillis !== undefined && millis.endMillis !== undefined) {
+    w.millis(7, millis.startMillis);
+    w.millis(8, millis.endMillis);
+  } else {
+    w.time(7, s.startTime);
+    w.time(8, s.endTime);
+  }
   const lists = s as Partial<AttributeLists>;
   if (lists.attributeGroups && lists.attributeKeys && lists.attributeValues) {
     groupAttributes(w, lists.attributeGroups, lists as AttributeLists);

@@ -28,7 +28,7 @@ import { type InstrumentationScope, millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, Sampler, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
 import { type AttributeKey, attributeKey } from './attribute-keys.js';
-import { type AttributeGroup, type AttributeLists, type EncodedSpan, type IdWords, isHidden } from './otlp-protobuf.js';
+import { type AttributeGroup, type AttributeLists, type EncodedSpan, type IdWords, isHidden, type MillisTimes } from './otlp-protobuf.js';
 import { OwnSpanContext, PARENT_WORDS, randomId, randomWords, readHexId, SPAN_WORDS, TRACE_WORDS } from './span-ids.js';
 
 // Shared empty lists, replaced by a span's own when it takes its first: most spans have no links, groups or events.
@@ -84,13 +84,13 @@ export function startSpan(settings: SpanSettings, name: string, kind: SpanKind, 
     readHexId(parentContext!.spanId, words, PARENT_WORDS);
   }
   if (sampled.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(context);
-  const span = new RecordedSpan(settings, name, kind, context, joined ? parentContext : undefined, words);
+  const span = new RecordedSpan(settings, name, kind, context, joined ? parentContext : undefined, words, local);
   if (sampled.attributes) span.setAttributes(sampled.attributes);
   settings.processor.onStart(span, parent);
   return span;
 }
 
-export class RecordedSpan implements Span, ReadableSpan, AttributeLists, EncodedSpan, IdWords {
+export class RecordedSpan implements Span, ReadableSpan, AttributeLists, EncodedSpan, IdWords, MillisTimes {
   name: string;
   readonly kind: SpanKind;
   readonly parentSpanContext: SpanContext | undefined;
@@ -119,13 +119,24 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   readonly droppedLinksCount = 0;
   readonly #settings: SpanSettings;
   readonly #context: SpanContext;
-  // As the SDK's span: the start from the wall clock, durations from the monotonic clock.
-  readonly #startWall = Date.now();
-  readonly #start = performance.now();
+  readonly #startWall: number;
+  readonly #start: number;
   #end = -1;
 
-  constructor(settings: SpanSettings, name: string, kind: SpanKind, context: SpanContext, parent: SpanContext | undefined, idWords: number[]) {
+  constructor(
+    settings: SpanSettings,
+    name: string,
+    kind: SpanKind,
+    context: SpanContext,
+    parent: SpanContext | undefined,
+    idWords: number[],
+    local: RecordedSpan | undefined,
+  ) {
     this.#settings = settings;
+    // As the SDK's span: the start from the wall clock, durations from the monotonic clock; a child of one of the
+    // gateway's spans reads the wall clock through its parent's.
+    this.#start = performance.now();
+    this.#startWall = local ? local.wallNow(this.#start) : Date.now();
     this.idWords = idWords;
     this.name = name;
     this.kind = kind;
@@ -166,12 +177,25 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
     return this.#end < 0;
   }
 
+  get startMillis(): number {
+    return this.#startWall;
+  }
+
+  get endMillis(): number {
+    return this.#startWall + this.#end - this.#start;
+  }
+
+  /** The wall clock now, as this span's clocks read it (a child started under it reads the clock once). */
+  wallNow(now: number): number {
+    return this.#startWall + now - this.#start;
+  }
+
   get startTime(): HrTime {
-    return millisToHrTime(this.#startWall);
+    return millisToHrTime(this.startMillis);
   }
 
   get endTime(): HrTime {
-    return millisToHrTime(this.#startWall + this.#end - this.#start);
+    return millisToHrTime(this.endMillis);
   }
 
   get duration(): HrTime {
@@ -220,7 +244,7 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   /** Only attributes, no explicit time: the gateway stamps events when they happen. */
   addEvent(name: string, attributes?: Attributes | TimeInput): this {
     if (this.#end >= 0) return this;
-    const time = millisToHrTime(this.#startWall + performance.now() - this.#start);
+    const time = millisToHrTime(this.wallNow(performance.now()));
     const isAttributes = typeof attributes === 'object' && !Array.isArray(attributes) && !(attributes instanceof Date);
     if (this.events === NO_EVENTS) this.events = [];
     this.events.push(isAttributes ? { name, time, attributes } : { name, time });

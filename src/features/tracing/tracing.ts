@@ -87,7 +87,7 @@ export class Tracing {
       // Settled: the request's usage is recorded. A turn of the event loop later the attempt in flight has been
       // ended by forwarding with what it knows (a body cut mid-way can close the response before the relay's
       // promise resumes forwarding).
-      setImmediate(() => spans.end(req.method, status, routeOf(x.family, path)));
+      endNextTurn(() => spans.end(req.method, status, routeOf(x.family, path)));
     });
     next();
   };
@@ -96,6 +96,19 @@ export class Tracing {
   async shutdown(): Promise<void> {
     await this.#processor.shutdown();
   }
+}
+
+/** Span ends due at the next turn of the event loop: one setImmediate runs all that a turn queued. */
+let ending: (() => void)[] = [];
+
+function endNextTurn(end: () => void): void {
+  if (ending.push(end) === 1) setImmediate(endQueued);
+}
+
+function endQueued(): void {
+  const due = ending;
+  ending = [];
+  for (const end of due) end();
 }
 
 /** OTLP's protobuf encoding of spans (otlp-protobuf.ts); the SDK's decoder for the collector's answer. */
