@@ -40,6 +40,9 @@ export function attributeKey(name: string, cached = true): AttributeKey {
     const bit = KEYS.size < OWN_BITS ? 1 << KEYS.size : SHARED_BIT;
     key = new AttributeKey(name, bit, cached && KEYS.size < MAX_KEYS);
     if (KEYS.size < MAX_KEYS) KEYS.set(name, key);
-  } else if (!cached) key.values = null;
+  } else if (!cached) {
+    key.values = null;
+    key.last = key.lastBytes = undefined;
+  }
   return key;
 }

@@ -2,10 +2,10 @@
 // (tracing.ts hands it this serializer in place of the SDK's). Why not the SDK's: with every request sampled its
 // encoder was the largest part of tracing's cost; it measures every message first and writes every string a
 // character at a time in JavaScript (docs/performance.md). This writes each message once into one growing buffer
-// and fixes a nested message's length up after it; it writes short ASCII strings byte by byte and others through
-// Buffer's native UTF-8 write, and copies key/value pairs it has written before from a bounded cache. The gateway's
-// own spans hand it more: attribute groups encoded once, and ids as words rather than hex.
-// Pure but for that cache: spans in, bytes out. Field numbers are opentelemetry-proto's:
+// and fixes a nested message's length up after it; it writes strings through Buffer's native UTF-8 write, and
+// copies key/value pairs it has written before from a bounded cache kept on their keys (attribute-keys.ts). The
+// gateway's own spans hand it more: attribute groups encoded once, ids as words rather than hex, times as epoch
+// milliseconds. Pure but for that cache (and the chunks encodeSpan writes into): spans in, bytes out. Field numbers are opentelemetry-proto's:
 // collector/trace/v1/trace_service.proto, trace/v1/trace.proto, common/v1/common.proto, resource/v1/resource.proto.
 // The tests decode the output with the official definitions and compare it with the SDK's own serializer's.
 import type { AttributeValue, Attributes, HrTime, Link, SpanContext } from '@opentelemetry/api';

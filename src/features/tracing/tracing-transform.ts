@@ -42,8 +42,8 @@ export function lastModel(bytes: Buffer): string | undefined {
 /**
  * How far the search moves left when the byte under the start of its window is `c` and the window holds no match:
  * to the nearest place where `c` lines up with the same byte of `"model"`, or past it (Horspool's rule, from the
- * right). Most bytes of an answer are not in `"model"`: the search reads about one in five. Buffer's lastIndexOf
- * did the same in C++, but calling it cost more than this whole search.
+ * right): past a byte that is not in `"model"`, the search moves by the whole pattern. Buffer's lastIndexOf did
+ * the same in C++, but calling it cost more than this whole search.
  */
 const SKIP = new Uint8Array(256).fill(MODEL.length);
 for (let k = MODEL.length - 1; k >= 1; k--) SKIP[MODEL[k]!] = k;
