@@ -10,7 +10,7 @@ import type { CompiledBackend, CompiledRoute, CompiledToken } from '../../model/
 import type { Usage } from '../../model/usage.js';
 import { inputContent } from './content.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
-import { RecordedSpan, type SpanSettings, startSpan } from './recorded-span.js';
+import { type RecordedSpan, recorded, type SpanSettings, startSpan } from './recorded-span.js';
 import type { OwnSpanContext } from './span-ids.js';
 import { A, FIRST_TOKEN_EVENT, OPERATION } from './span-names.js';
 
@@ -62,9 +62,10 @@ export class ExchangeSpans implements ExchangeTrace {
     const q = path.indexOf('?');
     const target = attemptTarget(backend, q < 0 ? path : path.slice(0, q), op);
     const span = startSpan(this.#tools.spans, target.name, SpanKind.CLIENT, this.#context);
-    if (span instanceof RecordedSpan) {
-      span.setAttributeGroup(target.group);
-      span.set(A.attempt, n);
+    const recording = recorded(span);
+    if (recording) {
+      recording.setAttributeGroup(target.group);
+      recording.set(A.attempt, n);
     }
     this.#attempt = new AttemptSpan(span);
     return this.#attempt;
@@ -133,11 +134,6 @@ function setUsage(span: RecordedSpan, usage: Usage): void {
   span.set(A.inputTokens, usage.inputTokens);
   span.set(A.outputTokens, usage.outputTokens);
   if (usage.estimated) span.set(A.usageEstimated, true);
-}
-
-/** The span when it records: the attributes of a span that does not are not made. */
-function recorded(span: Span): RecordedSpan | undefined {
-  return span instanceof RecordedSpan && span.isRecording() ? span : undefined;
 }
 
 /** server.address and server.port of a backend's origin, parsed once per compiled backend (a URL parse per attempt was a fifth of this file's time). */

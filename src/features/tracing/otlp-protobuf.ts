@@ -5,7 +5,8 @@
 // and fixes a nested message's length up after it; it writes strings through Buffer's native UTF-8 write, and
 // copies key/value pairs it has written before from a bounded cache kept on their keys (attribute-keys.ts). The
 // gateway's own spans hand it more: attribute groups encoded once, ids as words rather than hex, times as epoch
-// milliseconds. Pure but for that cache (and the chunks encodeSpan writes into): spans in, bytes out. Field numbers are opentelemetry-proto's:
+// milliseconds. Pure but for that cache (and the chunks encodeSpan writes into): spans in, bytes out. Field
+// numbers are opentelemetry-proto's:
 // collector/trace/v1/trace_service.proto, trace/v1/trace.proto, common/v1/common.proto, resource/v1/resource.proto.
 // The tests decode the output with the official definitions and compare it with the SDK's own serializer's.
 import type { AttributeValue, Attributes, HrTime, Link, SpanContext } from '@opentelemetry/api';
@@ -242,8 +243,7 @@ function anyValue(w: Writer, v: unknown): void {
       anyValue(w, item);
       w.end(at);
     }
-    w.end(list);
-    return;
+    return w.end(list);
   }
   if (typeof v === 'object' && v !== null) {
     const list = w.begin(6);

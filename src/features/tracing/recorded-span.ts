@@ -90,6 +90,11 @@ export function startSpan(settings: SpanSettings, name: string, kind: SpanKind, 
   return span;
 }
 
+/** The span as one of the gateway's own when it records; undefined otherwise (its attributes are not made then). */
+export function recorded(span: Span): RecordedSpan | undefined {
+  return span instanceof RecordedSpan && span.isRecording() ? span : undefined;
+}
+
 export class RecordedSpan implements Span, ReadableSpan, AttributeLists, EncodedSpan, IdWords, MillisTimes {
   name: string;
   readonly kind: SpanKind;
@@ -182,7 +187,7 @@ export class RecordedSpan implements Span, ReadableSpan, AttributeLists, Encoded
   }
 
   get endMillis(): number {
-    return this.#startWall + this.#end - this.#start;
+    return this.wallNow(this.#end);
   }
 
   /** The wall clock now, as this span's clocks read it (a child started under it reads the clock once). */

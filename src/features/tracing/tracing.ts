@@ -30,7 +30,7 @@ import { A } from './span-names.js';
 import type { TracingConfig } from './tracing-config.js';
 import { tracingTransform } from './tracing-transform.js';
 import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
-import { RecordedSpan, startSpan } from './recorded-span.js';
+import { recorded, startSpan } from './recorded-span.js';
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -74,11 +74,12 @@ export class Tracing {
     const parent: Context = this.#tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`.
     const span = startSpan(this.#tools.spans, req.method, SpanKind.SERVER, parent);
-    if (span instanceof RecordedSpan && span.isRecording()) {
-      span.set(A.method, req.method);
-      span.set(A.urlPath, path.length > 256 ? path.slice(0, 256) : path);
-      span.set(A.urlScheme, 'http');
-      span.set(A.requestId, x.id);
+    const recording = recorded(span);
+    if (recording) {
+      recording.set(A.method, req.method);
+      recording.set(A.urlPath, path.length > 256 ? path.slice(0, 256) : path);
+      recording.set(A.urlScheme, 'http');
+      recording.set(A.requestId, x.id);
     }
     const spans = new ExchangeSpans(this.#tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
