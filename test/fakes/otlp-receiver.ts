@@ -6,7 +6,10 @@
 // OTLP/JSON bodies are read by the proto3 JSON mapping the OTLP specification defines (ids as hex, 64-bit integers
 // as strings). Both become flat spans; every raw body is kept so tests can search it for secrets.
 import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import definitions from 'otlp-proto-definitions/build/src/generated/root.js';
 
@@ -42,6 +45,10 @@ interface ExportRequest {
   readonly headers: IncomingHttpHeaders;
   readonly contentType: string;
   readonly body: Buffer;
+  /** The body as sent, when it came gzip-compressed. */
+  readonly compressed: Buffer | undefined;
+  /** Over https with client certificates: the CN of the one the exporter presented. */
+  readonly clientCertificate: string | undefined;
 }
 
 export interface OtlpReceiver {
@@ -54,15 +61,24 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export interface OtlpReceiverOptions {
+  /** Serve https with this certificate; with `clientCa`, require a client certificate it signed. */
+  readonly tls?: { readonly key: string; readonly cert: string; readonly clientCa?: string };
+}
+
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const requests: ExportRequest[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
+    // A gzip body (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) is kept as it arrived, in `compressed`, and read unzipped.
+    const compressed = req.headers['content-encoding'] === 'gzip' ? Buffer.concat(chunks) : undefined;
+    const body = compressed ? gunzipSync(compressed) : Buffer.concat(chunks);
     const contentType = String(req.headers['content-type'] ?? '');
-    requests.push({ path: req.url ?? '', headers: req.headers, contentType, body });
+    const cn = options.tls ? (req.socket as TLSSocket).getPeerCertificate().subject?.CN : undefined;
+    const peer = Array.isArray(cn) ? cn[0] : cn;
+    requests.push({ path: req.url ?? '', headers: req.headers, contentType, body, compressed, clientCertificate: peer });
     if (req.method !== 'POST' || req.url !== '/v1/traces') {
       res.writeHead(404).end();
       return;
@@ -77,11 +93,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     // An empty ExportTraceServiceResponse: {} in JSON, an empty message in protobuf.
     if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-  });
+  };
+  const tls = options.tls;
+  const server: Server = tls
+    ? createTlsServer({ key: tls.key, cert: tls.cert, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handle)
+    : createServer(handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     requests,
     rawText: () => requests.map((r) => r.body.toString('utf8')).join('\n'),

@@ -5,13 +5,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Tracing } from '../../src/features/tracing/tracing.js';
 import { tracingConfig } from '../../src/features/tracing/tracing-config.js';
 import { metricsHandler } from '../../src/dataplane/server/metrics-handler.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fakes/otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver, type OtlpReceiverOptions, type ReceivedSpan } from '../fakes/otlp-receiver.js';
+import { selfSignedCert } from '../support/tls-cert.js';
 import { canary, expectNoLeaks } from '../hardening/canary.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -113,8 +117,11 @@ describe('traces', () => {
     backup.requests.length = 0;
   });
 
-  async function start(env: Record<string, string> = {}, o: { content?: boolean; primary?: string } = {}): Promise<TestGateway> {
-    receiver = await startOtlpReceiver();
+  async function start(
+    env: Record<string, string> = {},
+    o: { content?: boolean; primary?: string; receiver?: OtlpReceiverOptions } = {},
+  ): Promise<TestGateway> {
+    receiver = await startOtlpReceiver(o.receiver);
     tracing = tracingWith(receiver, env, o.content);
     gateway = await startGateway(manifests(o.primary ?? primary.baseURL, backup.baseURL), { tracing });
     return gateway;
@@ -202,6 +209,39 @@ describe('traces', () => {
     await waitUntil(() => receiver.spans.length >= 2, 5_000, 'two spans');
     expect(receiver.requests.every((r) => r.contentType.startsWith('application/json'))).toBe(true);
     expect(receiver.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
+  });
+
+  it('exports gzip-compressed over https to a collector trusted by OTEL_EXPORTER_OTLP_CERTIFICATE, with a client certificate', async () => {
+    const server = selfSignedCert(['127.0.0.1']);
+    const client = selfSignedCert(['gateway-client']);
+    const dir = mkdtempSync(join(tmpdir(), 'mg-otlp-tls-'));
+    try {
+      const file = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        return join(dir, name);
+      };
+      const gw = await start(
+        {
+          OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem', server.cert),
+          OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: file('client.pem', client.cert),
+          OTEL_EXPORTER_OTLP_CLIENT_KEY: file('client-key.pem', client.key),
+          OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+        },
+        { receiver: { tls: { ...server, clientCa: client.cert } } },
+      );
+      expect(receiver.endpoint).toMatch(/^https:/);
+      await gw.client(CLIENT_KEY.value).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+      await waitUntil(() => receiver.spans.length >= 2, 5_000, 'two spans');
+      expect(receiver.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
+      for (const r of receiver.requests) {
+        expect(r.compressed?.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+        expect(r.clientCertificate).toBe('gateway-client');
+        expect(r.headers['x-collector-tenant']).toBe('team-a');
+        expect(r.headers['content-type']).toBe('application/x-protobuf');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('records prompts and completions only with the content flag, with the backend key masked in them', async () => {

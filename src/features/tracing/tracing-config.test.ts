@@ -33,7 +33,28 @@ describe('tracingConfig', () => {
       sampler: 'parentbased_traceidratio',
       ratio: 0.25,
       batch: { scheduledDelayMillis: 1000, exportTimeoutMillis: undefined, maxQueueSize: 4096, maxExportBatchSize: undefined },
+      tls: {},
     });
+  });
+
+  it('reads the certificate files the variables name (the traces-specific ones first), and stops on one it cannot read', () => {
+    const files: Record<string, string> = { '/ca.pem': 'CA', '/traces-ca.pem': 'TRACES CA', '/cert.pem': 'CERT', '/key.pem': 'KEY' };
+    const read = (path: string): Buffer => {
+      if (!(path in files)) throw Object.assign(new Error(`no ${path}`), { code: 'ENOENT' });
+      return Buffer.from(files[path]!);
+    };
+    const tls = (env: Record<string, string>) => tracingConfig({ ...ON, ...env }, read)?.tls;
+    expect(tls({})).toEqual({});
+    expect(tls({ OTEL_EXPORTER_OTLP_CERTIFICATE: '/ca.pem' })).toEqual({ ca: Buffer.from('CA') });
+    expect(tls({ OTEL_EXPORTER_OTLP_CERTIFICATE: '/ca.pem', OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: '/traces-ca.pem' })).toEqual({
+      ca: Buffer.from('TRACES CA'),
+    });
+    expect(tls({ OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: '/cert.pem', OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: '/key.pem' })).toEqual({
+      cert: Buffer.from('CERT'),
+      key: Buffer.from('KEY'),
+    });
+    expect(() => tls({ OTEL_EXPORTER_OTLP_CERTIFICATE: '/missing.pem' })).toThrow('OTEL_EXPORTER_OTLP_CERTIFICATE=/missing.pem cannot be read (ENOENT)');
+    expect(() => tls({ OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: '/cert.pem' })).toThrow(/set together or not at all/);
   });
 
   it('refuses what it cannot honour with a one-line reason', () => {
@@ -42,5 +63,9 @@ describe('tracingConfig', () => {
     expect(() => tracingConfig({ ...ON, OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/ratio from 0 to 1/);
     expect(() => tracingConfig({ ...ON, OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/zipkin is not supported/);
     expect(() => tracingConfig({ ...ON, OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY=soon/);
+    expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' })).toThrow(/COMPRESSION=zstd is not supported; use gzip or none/);
+    expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '0' })).toThrow(/TRACES_TIMEOUT=0 must be at least 1/);
+    expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_TIMEOUT: '10s' })).toThrow(/OTEL_EXPORTER_OTLP_TIMEOUT=10s must be a whole number/);
+    expect(tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TIMEOUT: '500' })).toBeDefined();
   });
 });

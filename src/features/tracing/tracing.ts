@@ -6,8 +6,8 @@
 // keep their traces apart.
 import { type Context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
+import { createOtlpNetworkExportDelegate, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
 import { type ISerializer, JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -31,6 +31,8 @@ import type { TracingConfig } from './tracing-config.js';
 import { tracingTransform } from './tracing-transform.js';
 import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
 import { recorded, startSpan } from './recorded-span.js';
+import { retrying } from './export-retry.js';
+import { OtlpTransport } from './otlp-transport.js';
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -52,7 +54,7 @@ export class Tracing {
       detectResources({ detectors: [envDetector] }), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
     );
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
-    this.#processor = new BatchSpanProcessor({ exporter: otlpExporter(config.protocol), ...batch });
+    this.#processor = new BatchSpanProcessor({ exporter: otlpExporter(config, options.version), ...batch });
     this.#tools = {
       spans: {
         sampler: samplerOf(config),
@@ -119,15 +121,27 @@ const protobufSerializer: ISerializer<ReadableSpan[], unknown> = {
 };
 
 /**
- * The SDK's OTLP/HTTP trace exporter, built as its own exporter packages build it. The exporter reads
- * OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, compression, certificates) itself. Protobuf goes through the
- * gateway's encoder, JSON through the SDK's.
+ * The SDK's OTLP/HTTP trace exporter, built as its own exporter packages build it (its configuration from
+ * OTEL_EXPORTER_OTLP_*: endpoint, headers, timeout, compression; its export queue), with two parts of the gateway's
+ * own: the transport (otlp-transport.ts, with the SDK's retries in export-retry.ts), and for protobuf the encoder.
+ * JSON goes through the SDK's serializer. The exporter's metrics go to the global meter provider, which the gateway
+ * leaves unset (its metrics are prom-client's), as before.
  */
-function otlpExporter(protocol: TracingConfig['protocol']): SpanExporter {
-  const json = protocol === 'http/json';
+function otlpExporter(config: TracingConfig, version: string): SpanExporter {
+  const json = config.protocol === 'http/json';
   const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': json ? 'application/json' : 'application/x-protobuf' });
   const serializer = json ? JsonTraceSerializer : protobufSerializer;
-  return new OTLPExporterBase(createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined));
+  const transport = retrying(
+    new OtlpTransport({
+      url: options.url,
+      headers: options.headers,
+      compression: options.compression === 'gzip' ? 'gzip' : 'none',
+      tls: config.tls,
+      userAgent: `model-gateway/${version}`,
+    }),
+  );
+  const metrics = createOtlpHttpExporterMetrics('otlp_http_span_exporter', TraceExporterMetricsHelper, options.url, undefined);
+  return new OTLPExporterBase(createOtlpNetworkExportDelegate(options, serializer, metrics, transport));
 }
 
 /** Each family's http.route, made once: the same string every request is hashed once by the encoder's cache. */
