@@ -64,6 +64,8 @@ export interface OtlpReceiver {
 export interface OtlpReceiverOptions {
   /** Serve https with this certificate; with `clientCa`, require a client certificate it signed. */
   readonly tls?: { readonly key: string; readonly cert: string; readonly clientCa?: string };
+  /** Answer the first this many exports 503 with `retry-after: 0` (kept in `requests`, their spans not taken). */
+  readonly busyFirst?: number;
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
@@ -81,6 +83,10 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     requests.push({ path: req.url ?? '', headers: req.headers, contentType, body, compressed, clientCertificate: peer });
     if (req.method !== 'POST' || req.url !== '/v1/traces') {
       res.writeHead(404).end();
+      return;
+    }
+    if (requests.length <= (options.busyFirst ?? 0)) {
+      res.writeHead(503, { 'retry-after': '0' }).end();
       return;
     }
     const json = contentType.startsWith('application/json');

@@ -15,6 +15,7 @@ interface Received {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
+  readonly rawHeaders: readonly string[];
   readonly body: Buffer;
 }
 
@@ -34,7 +35,7 @@ async function collector(answer: (res: ServerResponse) => void, tls?: { key: str
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+    received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
     answer(res);
   };
   server = tls ? createTlsServer(tls, handle) : createServer(handle);
@@ -69,6 +70,14 @@ describe('OtlpTransport', () => {
     expect(got!.headers).toMatchObject({ 'content-type': 'application/x-protobuf', 'x-tenant': 'team-a', 'user-agent': 'model-gateway/test' });
     expect(got!.headers['content-encoding']).toBeUndefined();
     expect(Buffer.compare(got!.body, Buffer.from(DATA))).toBe(0);
+  });
+
+  it('keeps a User-Agent the user set among the headers, and sends one only', async () => {
+    const c = await collector((res) => res.writeHead(200).end());
+    const headers = async () => ({ 'Content-Type': 'application/x-protobuf', 'User-Agent': 'my-agent/1' });
+    expect((await transportTo(c.url, { headers }).send(DATA, 5_000)).status).toBe('success');
+    const agents = c.received[0]!.rawHeaders.filter((_, i, raw) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === 'user-agent');
+    expect(agents).toEqual(['my-agent/1']);
   });
 
   it('gzips the body with OTEL_EXPORTER_OTLP_COMPRESSION=gzip, and says so', async () => {

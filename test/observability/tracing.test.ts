@@ -244,6 +244,16 @@ describe('traces', () => {
     }
   });
 
+  it('sends a batch again after the collector answers 503, until it takes it', async () => {
+    const gw = await start({}, { receiver: { busyFirst: 2 } });
+    await gw.client(CLIENT_KEY.value).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+    await waitUntil(() => receiver.spans.length >= 2, 5_000, 'two spans');
+    const [first, second, third] = receiver.requests;
+    expect(Buffer.compare(first!.body, second!.body)).toBe(0);
+    expect(Buffer.compare(first!.body, third!.body)).toBe(0);
+    expect(receiver.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
+  });
+
   it('records prompts and completions only with the content flag, with the backend key masked in them', async () => {
     // The upstream's answer quotes its own key ("from <name>"): the client gets it masked, and so does the trace.
     const echo = await startFaultyUpstream(`echo ${PRIMARY_KEY.value}`);

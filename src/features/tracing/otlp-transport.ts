@@ -51,7 +51,9 @@ export class OtlpTransport implements IExporterTransport {
   }
 
   async send(data: Uint8Array, timeoutMillis: number): Promise<ExportResponse> {
-    const headers: Record<string, string> = { ...(await this.#options.headers()), 'user-agent': this.#options.userAgent };
+    const headers: Record<string, string> = { ...(await this.#options.headers()) };
+    // The user's own User-Agent (OTEL_EXPORTER_OTLP_HEADERS) is kept; two would both be sent.
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent')) headers['user-agent'] = this.#options.userAgent;
     let body = data;
     if (this.#options.compression === 'gzip') {
       body = await gzipped(data);
@@ -134,11 +136,11 @@ class ExportHandler implements Dispatcher.DispatchHandler {
     this.#settle(typeof code === 'string' && RETRYABLE_CODES.has(code) ? { status: 'retryable', error: err } : { status: 'failure', error: err });
   }
 
-  /** Settles, and aborts the request if it has started (else onRequestStart drops it). */
-  #stop(r: ExportResponse): void {
+  /** Settles with an error, and aborts the request with it if it has started (else onRequestStart drops it). */
+  #stop(r: ExportResponse & { error: Error }): void {
     if (this.#settled) return;
     this.#settle(r);
-    this.#controller?.abort(r.status === 'success' ? new Error('settled') : (r.error ?? new Error('aborted')));
+    this.#controller?.abort(r.error);
   }
 
   #settle(r: ExportResponse): void {
