@@ -8,6 +8,7 @@ import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { type ExportResponse, type IExporterTransport, OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import { type Dispatcher, Pool } from 'undici';
+import type { TracingConfig } from './tracing-config.js';
 
 const gzipped = promisify(gzip);
 
@@ -35,7 +36,7 @@ export interface OtlpTransportOptions {
   readonly headers: () => Promise<Record<string, string>>;
   readonly compression: 'gzip' | 'none';
   /** OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY, read. */
-  readonly tls: { readonly ca?: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
+  readonly tls: TracingConfig['tls'];
   readonly userAgent: string;
 }
 
