@@ -3,12 +3,13 @@
 // answer's content. Usage comes from the usage feature (Exchange.onUsage). Skipped when the request's trace is not
 // recorded.
 import type { AnswerStage, ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import { credentialsOf } from '../../dataplane/upstream/credentials.js';
 import { OutputCollector } from './content.js';
 import { ExchangeSpans } from './exchange-trace.js';
 
-const MODEL = Buffer.from('"model"');
+const MODEL = new QuotedKey('model');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
@@ -22,8 +23,8 @@ const MAX_MODEL_CHARS = 256;
  * inside a multi-byte character, and decoding the tail to search it cost more than the rest of this transform.
  */
 export function lastModel(bytes: Buffer): string | undefined {
-  for (let at = lastKey(bytes, bytes.length - MODEL.length); at >= 0; at = lastKey(bytes, at - 1)) {
-    let i = skipJsonSpace(bytes, at + MODEL.length);
+  for (let at = lastKeyAt(bytes, MODEL, bytes.length); at >= 0; at = lastKeyAt(bytes, MODEL, at - 1)) {
+    let i = skipJsonSpace(bytes, at + MODEL.bytes.length);
     if (bytes[i] !== COLON) continue;
     i = skipJsonSpace(bytes, i + 1);
     if (bytes[i] !== QUOTE) continue;
@@ -37,27 +38,6 @@ export function lastModel(bytes: Buffer): string | undefined {
     if (model.length <= MAX_MODEL_CHARS) return model;
   }
   return undefined;
-}
-
-/**
- * How far the search moves left when the byte under the start of its window is `c` and the window holds no match:
- * to the nearest place where `c` lines up with the same byte of `"model"`, or past it (Horspool's rule, from the
- * right): past a byte that is not in `"model"`, the search moves by the whole pattern. Buffer's lastIndexOf did
- * the same in C++, but calling it cost more than this whole search.
- */
-const SKIP = new Uint8Array(256).fill(MODEL.length);
-for (let k = MODEL.length - 1; k >= 1; k--) SKIP[MODEL[k]!] = k;
-
-/** The last `"model"` starting at or before `from`, or -1. */
-function lastKey(bytes: Buffer, from: number): number {
-  const n = MODEL.length;
-  for (let i = Math.min(from, bytes.length - n); i >= 0; i -= SKIP[bytes[i]!]!) {
-    if (bytes[i] !== QUOTE) continue;
-    let k = 1;
-    while (k < n && bytes[i + k] === MODEL[k]) k++;
-    if (k === n) return i;
-  }
-  return -1;
 }
 
 const TAIL_BYTES = 16 * 1024;
