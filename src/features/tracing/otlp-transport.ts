@@ -8,6 +8,7 @@ import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { type ExportResponse, type IExporterTransport, OTLPExporterError } from '@opentelemetry/otlp-exporter-base';
 import { type Dispatcher, Pool } from 'undici';
+import { errorCode } from '../../dataplane/upstream/attempt-outcome.js';
 import type { TracingConfig } from './tracing-config.js';
 
 const gzipped = promisify(gzip);
@@ -133,8 +134,8 @@ class ExportHandler implements Dispatcher.DispatchHandler {
   }
 
   failed(err: Error): void {
-    const code = (err as { code?: unknown }).code;
-    this.#settle(typeof code === 'string' && RETRYABLE_CODES.has(code) ? { status: 'retryable', error: err } : { status: 'failure', error: err });
+    const code = errorCode(err);
+    this.#settle(code !== undefined && RETRYABLE_CODES.has(code) ? { status: 'retryable', error: err } : { status: 'failure', error: err });
   }
 
   /** Settles with an error, and aborts the request with it if it has started (else onRequestStart drops it). */

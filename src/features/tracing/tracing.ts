@@ -135,7 +135,7 @@ function otlpExporter(config: TracingConfig, version: string): SpanExporter {
     new OtlpTransport({
       url: options.url,
       headers: options.headers,
-      compression: options.compression === 'gzip' ? 'gzip' : 'none',
+      compression: options.compression,
       tls: config.tls,
       userAgent: `model-gateway/${version}`,
     }),
