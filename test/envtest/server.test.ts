@@ -1,0 +1,17 @@
+// The real API server itself: it starts, answers as the admin, and reports its version (the floor these suites test).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+
+describeEnvtest('real kube-apiserver (envtest)', () => {
+  let server: Envtest;
+  beforeAll(() => {
+    server = startEnvtest();
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  it('answers kubectl as the admin, at v1.26', () => {
+    const r = server.kubectl(['version', '-o', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).serverVersion.minor).toBe('26');
+  });
+});
