@@ -1,7 +1,7 @@
 // The garbage-collection pauses behind the gateway's tail latency at a fixed rate: the gateway (production build,
 // the image's flags, the benchmark's configuration) warmed with chat at c=32, then chat in an open loop at --rate
 // for --seconds under --trace-gc, whose lines (on the gateway's stdout, beside its log) are summed by kind. For
-// comparing builds (--cli) on what the p99 at 1,000 req/s is made of; docs/performance.md, "Allocations per request".
+// comparing builds (--cli) on what the p99 at 1,000 req/s is made of; bench/results/performance-history.md, "Allocations per request".
 //
 //   npm run build && npm run bench:gc [-- --rate 1000] [--seconds 20] [--warmup 15] [--cli path/to/cli.js]
 import { readFileSync, statSync } from 'node:fs';

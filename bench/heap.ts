@@ -1,7 +1,7 @@
 // Where the gateway's heap allocations per request come from: V8's sampling heap profiler over a fixed load (chat,
 // or streaming chat, at c=32, the benchmark's configuration and the image's flags), summed by package and by
 // function. `npm run bench -- --alloc` gives the total the targets are held to; this says where it goes, for
-// finding what to cut (docs/performance.md, "Allocations per request").
+// finding what to cut (bench/results/performance-history.md, "Allocations per request").
 //
 //   npm run build && npm run bench:heap [-- --stream] [--no-inline] [--callers fnA,fnB] [--cli path/to/cli.js]
 //

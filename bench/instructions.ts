@@ -1,5 +1,5 @@
 // Instructions per request under callgrind: a count that does not depend on what else the machine is doing, for
-// A/B runs of two gateway builds where CPU time is too noisy to tell a few percent apart (docs/performance.md).
+// A/B runs of two gateway builds where CPU time is too noisy to tell a few percent apart (bench/results/performance-history.md).
 // Counts user-space instructions of the target process only (the kernel's socket work, identical for every build,
 // is left out), after a warm-up, over a fixed number of chat requests at c=16 with the benchmark's configuration
 // (10k tokens, 1k routes, info logs to a file).
@@ -13,7 +13,7 @@
 // --node-args adds node flags to the target's (V8 flags, which NODE_OPTIONS refuses), for A/B runs of a flag.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
-// instructions were still warm-up, a quarter of them in its compilers (docs/performance.md). --by-function names
+// instructions were still warm-up, a quarter of them in its compilers (bench/results/performance-history.md). --by-function names
 // where the instructions go (bench/lib/callgrind-symbols.ts: V8's perf map puts names on the JIT's code).
 //
 // Needs valgrind (Debian's package). Variables in the environment reach the gateway and win over the defaults

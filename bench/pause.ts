@@ -3,7 +3,7 @@
 // over two more. A major GC during the pause (the memory release after a burst, runtime/traffic-quiet.ts) makes V8
 // discard much of the request path's optimised code, which shows as CPU per request in the first window after it;
 // the RSS drop across the pause tells whether a release ran. Not part of `npm run bench`: a focused measurement
-// (docs/performance.md, "JIT warm-up and the memory release").
+// (bench/results/performance-history.md, "JIT warm-up and the memory release").
 //
 //   npm run build && node --import tsx bench/pause.ts [--idle 15] [--warmup 40] [--cli path/to/cli.js]
 //

@@ -74,7 +74,7 @@ async function selectSource(options: ServeOptions): Promise<SourceChoice> {
  * ~/.kube/config; namespaces from --namespaces, else the pod's own, else (outside a pod) the kubeconfig context's.
  */
 async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
-  // Loaded only for this source: the Kubernetes client costs ~80 MB of memory the file source does not need.
+  // Loaded only for this source: the Kubernetes client's modules cost memory the file source does not need.
   const { loadKubeConfig, resolveWatchScope } = await import('../sources/kubernetes/kube-config.js');
   const { KubernetesGatewaySource } = await import('../controller/kubernetes-gateway-source.js');
   let kubeConfig: KubeConfig;

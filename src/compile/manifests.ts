@@ -71,8 +71,8 @@ export function parseManifests(text: string, file: string): ParsedManifests {
     /**
      * The line of the deepest node that exists along a field path (a missing field points at its parent). The
      * closure holds the document's index, not the parsed Document: objects live as long as the config does, and
-     * 10,000 retained YAML trees cost ~100 MB, while the file's text is a few MB and is re-parsed only when a
-     * message needs a field's line.
+     * a retained YAML tree is many times the size of the file's text, which is re-parsed only when a message needs
+     * a field's line.
      */
     function fieldLine(prefix: readonly PropertyKey[]) {
       const docIndex = index;

@@ -2,7 +2,7 @@
 // digests are compared or kept.
 import { hash } from 'node:crypto';
 
-/** Lowercase hex SHA-256 of a UTF-8 string. One-shot crypto.hash: ~2.5× cheaper than createHash() per request. */
+/** Lowercase hex SHA-256 of a UTF-8 string. One-shot crypto.hash: no Hash object per request, as createHash() makes. */
 export function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');
 }

@@ -24,7 +24,7 @@ export interface LoggerOptions {
   level?: string;
   /**
    * Where to write; defaults to stdout, asynchronously (sonic-boom gathers the lines logged while a write is in
-   * flight into the next one, so under load writes are already batched; a minimum batch size measured no better).
+   * flight into the next one, so under load writes are already batched; a minimum batch size did no better).
    */
   destination?: NodeJS.WritableStream | pino.DestinationStream;
 }
@@ -32,8 +32,8 @@ export interface LoggerOptions {
 /**
  * Writes info lines of one message in pino's own format (`{"level":30,"time":…,<bindings>,…fields,"msg":…}`) to
  * the logger's destination, serialized by one JSON.stringify. For the access log's line per request: pino joins a
- * line key by key, ~3.6 KB of intermediate strings and ~1.8 µs per line against ~0.9 µs here (measured in
- * isolation; docs/performance.md). Only for flat records of scalars chosen by code: no serializers, no redaction.
+ * line key by key through intermediate strings, which cost more per line than one stringify. Only for flat records
+ * of scalars chosen by code: no serializers, no redaction.
  */
 export function infoLineWriter(logger: Logger, msg: string): (fields: Record<string, unknown>) => void {
   const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
@@ -43,8 +43,8 @@ export function infoLineWriter(logger: Logger, msg: string): (fields: Record<str
   const tail = `"msg":${JSON.stringify(msg)}}\n`;
   // The lines of one turn of the event loop go to the destination as one write. sonic-boom appends each write to
   // the text still waiting for the write in flight and measures that whole text's UTF-8 length, which copies it
-  // into one flat string every time: per line, that was ~3.3 KB of heap per request under load (the largest
-  // single allocation site). Per batch it is one copy.
+  // into one flat string every time, per line the largest allocation of a request under load. Per batch it is one
+  // copy.
   let pending = '';
   const flush = () => {
     const batch = pending;

@@ -3,8 +3,8 @@
 // Compiling ten thousand objects (the first list, a relist, and each change after it, since compile always builds a
 // whole table) allocates tens of MB that V8 promotes to the old generation. Once that is garbage, V8 keeps the empty
 // pages resident: only a memory-reducing GC gives them back, and V8's own memory reducer starts one only after about
-// 100 s without any GC. A gateway pod always does a little work (status writes, traffic), so it may hold ~30 MB it
-// does not use for a long time (measured with 10k tokens: 158 MB → 126 MB RSS, bench/config-apply.ts).
+// 100 s without any GC. A gateway pod always does a little work (status writes, traffic), so it may hold those pages
+// for a long time without using them (bench:config shows the RSS with a large configuration).
 //
 // So once the configuration has been quiet for a few seconds after a compile, ask V8 for that GC — a pause of about
 // 0.1 s with 10,000 tokens, at most once per interval. The same after a burst of traffic (traffic-quiet.ts): its

@@ -6,8 +6,7 @@
 //
 // The quiet period is long (30 s) because that GC has a price beyond its pause: a major GC with no request in flight
 // makes V8 throw away much of the request path's optimised code, and the next requests run through its compilers
-// again (measured: 162–225 µs of CPU per request over the first 5 s after a release against 98–115 µs before,
-// docs/performance.md). A lull of a few seconds must not cost that; a burst that has really ended may.
+// again (bench:pause measures it). A lull of a few seconds must not cost that; a burst that has really ended may.
 // It reads the server's running count of requests at each check: nothing of it runs per request.
 export interface TrafficQuietOptions {
   /** How often the request count is looked at (ms). */

@@ -19,7 +19,7 @@ export const MIN_DEFAULT_BUFFERED_BYTES = 32 * MiB;
  * The default budget for a process with `memoryBytes` of memory (the container's limit): a quarter of it, between
  * 32 MiB and 512 MiB. A quarter because the bytes counted are only the raw bodies and their rewritten copies:
  * parsing adds transient copies (a multipart form's file parts, a JSON body's parsed object on the V8 heap), and
- * the process itself needs its baseline (~80 MB) and the heap of everything else in flight. Request bodies live
+ * the process itself needs its baseline (Node and its modules) and the heap of everything else in flight. Request bodies live
  * outside the V8 heap (Buffers), so the heap limit says nothing about them; the cgroup limit is what kills the pod.
  */
 export function defaultBufferedBudget(memoryBytes: number): number {

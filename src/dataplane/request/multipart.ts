@@ -149,7 +149,7 @@ function parseWith(body: Buffer, contentType: string, paramCharset: 'latin1' | '
 
 /**
  * The file's bytes. busboy hands them out as views into the body it was given; when they are contiguous the
- * part is a view too, so a 5 MB upload is not copied once more (Buffer.concat was ~17% of an upload's CPU).
+ * part is a view too, so an upload is not copied once more (a copy of the whole file is a large share of its CPU).
  */
 function joinChunks(chunks: Buffer[]): Buffer {
   const first = chunks[0];

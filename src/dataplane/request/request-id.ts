@@ -24,7 +24,7 @@ type Head = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
  * Makes every response of an app (whose response prototype this is) carry its exchange's id, added as its head
  * is written: every way of answering (express's send, a relayed answer, an error, an event stream's early
  * head) ends in writeHead. Not set on arrival: a header set before writeHead makes node merge the head's own
- * headers into it one setHeader at a time (an array per header, a dictionary), ~1.4 KB of heap per proxied
+ * headers into it one setHeader at a time (an array per header, a dictionary), garbage on every proxied
  * request. A head given as an object that names the id already (the relayed answer's) goes as it is.
  */
 export function idOnEveryHead(proto: Response): void {

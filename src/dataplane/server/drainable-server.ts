@@ -44,8 +44,7 @@ export interface ListenOptions {
   /**
    * The prototypes the handler gives every request and response (an express app's `request` and `response`): node
    * then creates them with these, and the handler's own `Object.setPrototypeOf` finds nothing to change. Changing
-   * the prototype of a live request or response made V8 rebuild its map, ≈ 15k instructions each: 4–7 % of a proxied
-   * request's instructions (docs/performance.md).
+   * the prototype of a live request or response makes V8 rebuild its map, twice per request.
    */
   readonly prototypes?: { readonly request: IncomingMessage; readonly response: ServerResponse };
 }
@@ -146,7 +145,7 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
  * node's own: express's do). Each builds its object with node's constructor and itself as `new.target`, as a
  * subclass would: V8 then derives the object's map from node's constructor, with as many in-object fields. (A plain
  * wrapper calling node's constructor on its own `this` made objects with few in-object fields, which then went into
- * dictionary mode: 8 % more instructions per request instead of 4 % fewer.)
+ * dictionary mode, costing more per request than the prototype change it avoided.)
  */
 function withPrototypes(p: { readonly request: IncomingMessage; readonly response: ServerResponse }) {
   if (!(p.request instanceof IncomingMessage) || !(p.response instanceof ServerResponse)) throw new TypeError('prototypes must inherit from node:http');

@@ -1,7 +1,7 @@
 // One attempt's abort: fired by the attempt's headers deadline or by the client leaving, heard by the upstream
 // request (one listener), which settles the attempt's send at once, even while the request still waits in the pool
 // (undici itself honours an abort only once a request is dispatched). Not an AbortController: its signal is an
-// EventTarget with a map of listeners, ~750 bytes of heap and ~0.4 µs per attempt measured, for one listener.
+// EventTarget with a map of listeners: heap and time per attempt spent on a single listener.
 
 /** What the upstream request is told when its attempt aborts. */
 export interface AbortListener {

@@ -177,8 +177,8 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     headers['server-timing'] = serverTiming(gatewayMs, timing.upstreamMs());
     res.writeHead(response.statusCode, headers);
     // Send the headers now so a streaming client sees the status before the first event, unless that event has
-    // already arrived with the headers: then it carries them out in one write (a separate header write cost
-    // ~18 µs per stream in the benchmark's profile).
+    // already arrived with the headers: then it carries them out in one write (sending the headers alone costs
+    // a socket write of its own per stream).
     if (isStream && response.body.heldBytes === 0) res.flushHeaders();
   }
   // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's
@@ -363,7 +363,7 @@ interface RelayOptions {
 /**
  * Relays src to dst with back-pressure (as src.pipe(dst) would), passing every chunk to the observers and through
  * the mask. pipe() and pipeline() are not used: pipeline() allocates an AbortController per call and aborts it on
- * completion, which builds a DOMException with a stack trace for every request (about 5% of CPU in a profile),
+ * completion, which builds a DOMException with a stack trace for every request (a visible share of CPU),
  * and pipe() offers no place for the mask, which must see every byte the client gets.
  * When the source fails and a trailer is given (event streams), the client gets that last event and a clean
  * end instead of a cut connection, so SDKs report an error rather than a network failure. The client leaving

@@ -1,7 +1,7 @@
 // The body of an upstream answer as undici's dispatcher delivers it: chunks handed straight to one consumer (the
 // relay), with back-pressure through undici's request controller, and no stream of its own. undici's request()
 // wraps every answer in a Readable (its state, its events and about five nextTicks per answer); in a loopback
-// proxy counted with callgrind that was ~100k instructions per request, a third of the client side's. The paths
+// proxy counted with callgrind that was a large share of the client side's instructions. The paths
 // that need a stream (decoding a compressed answer, retelling an error) get one with readable().
 import { Readable } from 'node:stream';
 import { errors } from 'undici';

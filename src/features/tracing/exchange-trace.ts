@@ -231,7 +231,7 @@ class AttemptSpan implements AttemptTrace {
 
   /**
    * W3C Trace Context, as the SDK's W3CTraceContextPropagator writes it, without its checks of the ids: this
-   * attempt's are the gateway's own, made valid (the propagator's per-character checks were 8k instructions a request).
+   * attempt's are the gateway's own, made valid (the propagator checks them a character at a time).
    */
   inject(headers: Record<string, string | string[]>): void {
     // The client's own traceparent/tracestate were copied with its headers; the upstream's parent is this attempt.

@@ -1,7 +1,7 @@
 // Finished spans as an OTLP/protobuf ExportTraceServiceRequest, for the OpenTelemetry SDK's own OTLP/HTTP exporter
 // (tracing.ts hands it this serializer in place of the SDK's). Why not the SDK's: with every request sampled its
 // encoder was the largest part of tracing's cost; it measures every message first and writes every string a
-// character at a time in JavaScript (docs/performance.md). This writes each message once into one growing buffer
+// character at a time in JavaScript (bench/results/performance-history.md). This writes each message once into one growing buffer
 // and fixes a nested message's length up after it; it writes strings through Buffer's native UTF-8 write, and
 // copies key/value pairs it has written before from a bounded cache kept on their keys (attribute-keys.ts). The
 // gateway's own spans hand it more: attribute groups encoded once, ids as words rather than hex, times as epoch

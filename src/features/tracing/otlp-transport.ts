@@ -2,7 +2,7 @@
 // through undici's dispatcher API (no stream objects). The SDK's own transport sends with node's http client, piping
 // a Readable into the request: node's stream functions, which the gateway's server side also runs, then see more
 // kinds of objects, and their property loads go megamorphic for every request, not only for the exports. That cost
-// a traced request 12.6k instructions (docs/performance.md). What it answers is what the SDK's transport answers:
+// every traced request dearly (bench/results/performance-history.md). What it answers is what the SDK's transport answers:
 // success, failure, or retryable (429, 502, 503, 504, a timeout, a network error), with the collector's retry-after.
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';

@@ -1,7 +1,7 @@
 // The gateway's spans: what the OpenTelemetry SDK's Tracer and Span do for it, minus the per-attribute work that
 // this feature does not need. The SDK validates every attribute value, building a WeakSet and an options object per
 // attribute, and copies the attributes a span starts with twice. With every request sampled, the SDK's spans alone
-// (nothing exported) cost 75-80k instructions per request, a quarter of an untraced request (docs/performance.md).
+// (nothing exported) made most of tracing's cost (bench/results/performance-history.md).
 // The gateway sets only strings, numbers and booleans from its own code, and bounds them (content is clipped to
 // CONTENT_CHARS). Its ids are made as the SDK's RandomIdGenerator makes them and kept as words beside their hex
 // (span-ids.ts), and the attributes that repeat come in groups encoded once: the encoder copies both without parsing

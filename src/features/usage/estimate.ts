@@ -39,9 +39,8 @@ const NOTHING: Counting = { texts: [], known: 0, scale: 1 };
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
 /**
- * Most text counted per estimate: 64 KiB take ~2 ms. A longer body or answer is counted from a sample of that
- * size, scaled by its length, so an estimate stays cheap (a 19 MB body parsed and counted whole took about a
- * second).
+ * Most text counted per estimate. A longer body or answer is counted from a sample of that size, scaled by its
+ * length, so an estimate stays cheap however large the body (counting one whole takes time in proportion).
  */
 export const SAMPLE_BYTES = 64 * 1024;
 

@@ -1,17 +1,16 @@
 // The tokenizer behind usage estimates, in a worker thread: o200k_base (the GPT-4o / GPT-4.1 / GPT-5 encoding)
-// from gpt-tokenizer. Loading its tables takes ~150 ms of parsing on the thread that loads them and counting 64 KiB
-// ~2 ms (far more for text built to be slow); on the thread that relays every request, the first would stall all
-// of them once (seen: an upstream abort delayed by 600 ms under load) and the second at will. The worker starts
-// with the first estimate, not at start-up, and stops after 20 s without one: it holds ~17 MB of heap and
-// ~95 MB of RSS, and most gateways rarely estimate (upstreams report usage; estimates are for streams cut short
-// and providers that omit it). Other model
+// from gpt-tokenizer. Loading its tables is a long parse and counting a large text takes milliseconds (far more for
+// text built to be slow); on the thread that relays every request, the first would stall all of them once and the
+// second at will. The worker starts with the first estimate, not at start-up, and stops after 20 s without one: its
+// tables are a large share of the process's memory, and most gateways rarely estimate (upstreams report usage;
+// estimates are for streams cut short and providers that omit it). Other model
 // families tokenize differently, so counts for them are approximate; they are marked estimated either way.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-// The worker's code. BPE time grows with the square of a word's length (one 64 KiB run without spaces took 1.9 s),
+// The worker's code. BPE time grows with the square of a word's length (a long run without spaces takes seconds),
 // so text is counted in pieces of at most 1,024 characters, cut after a space where there is one: linear time, and
-// within 1% of the whole count for ordinary text. Text that spells a special token (<|endoftext|>) is counted as
+// close to the whole count for ordinary text. Text that spells a special token (<|endoftext|>) is counted as
 // text, as upstreams do with user content.
 const WORKER_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -46,9 +45,8 @@ interface Pending {
 }
 
 /**
- * Idle this long, the worker exits and its memory (the tables: ~95 MB of RSS) goes back; the next count restarts it
- * (~150 ms of the worker's CPU, off the serving thread). A minute kept it through the benchmark's measurement of RSS
- * 60 s after a load: 348 MB against 219 MB with 20 s, in the same run.
+ * Idle this long, the worker exits and its memory (the tables) goes back; the next count restarts it, off the serving
+ * thread. Short enough that a burst's estimates do not keep the tables for the minute after it.
  */
 const IDLE_MS = 20_000;
 

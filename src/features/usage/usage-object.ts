@@ -2,8 +2,8 @@
 // embeddings JSON, the final chat chunk, response.completed / .incomplete / .failed, transcript.text.done), so
 // the body's tail holds it: the last `"usage": {…}` object in the tail is cut out by matching its braces and
 // parsed alone, never the whole body. Read from the bytes, not from a decoded string: every byte the search looks
-// at is ASCII, which UTF-8 never uses inside a multi-byte character, and a character loop over a string cost
-// 25–30k instructions per request in V8 (a generic property load per character) against a few thousand here. Pure.
+// at is ASCII, which UTF-8 never uses inside a multi-byte character, and a character loop over a string costs far
+// more in V8 (a generic property load per character). Pure.
 import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import type { Usage } from '../../model/usage.js';

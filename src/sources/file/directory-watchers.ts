@@ -3,7 +3,7 @@
 // Why not fs.watch(dir, { recursive: true })? On Linux, Node emulates it in JavaScript and also watches each
 // file's inode: replacing a file (`mv new.yaml gateway.yaml`, `rm && cp`, an editor's rename-replace) left it
 // watching the dead inode, and after such a replacement no event arrived at all, so changes waited for the
-// periodic resync (measured 2–10 s). A directory's own watch reports every create, delete, rename and write
+// periodic resync. A directory's own watch reports every create, delete, rename and write
 // of its entries whatever their inodes, so a watch per directory sees replacements like writes.
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';

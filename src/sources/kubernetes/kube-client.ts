@@ -6,11 +6,11 @@
 // KubeConfig (kube-dispatcher.ts).
 //
 // Why not the generated API classes: the package's KubeConfig module imports the generated barrel
-// (dist/gen/index.js: every API group's client and ~1,000 model classes, 25 MB of JavaScript) for two small
-// helpers. Loading it costs about 45 MB of resident memory in every gateway pod (measured: bench/config-apply.ts),
-// against a 150 MB budget for the whole process. So, before the client is loaded, a module resolution hook points
-// that one import, from that one file, at a two-line module re-exporting exactly those two helpers from the package's
-// own files (the same module instances the barrel would give). Nothing else is redirected; if a future version
+// (dist/gen/index.js: every API group's client and every model class) for two small helpers. Loading it would cost
+// every gateway pod a large share of its memory (bench:config shows the RSS of the config path). So, before the
+// client is loaded, a module resolution hook points that one import, from that one file, at a two-line module
+// re-exporting exactly those two helpers from the package's own files (the same module instances the barrel would
+// give). Nothing else is redirected; if a future version
 // of the client needed more from the barrel, loading this module would fail at once with a missing-export
 // error (kube-client.test.ts loads it), not later at run time.
 import { registerHooks } from 'node:module';
