@@ -1,7 +1,7 @@
 // What `model-gateway check` found, as plain data: compile's statuses plus the input errors, in input order, with
 // the verdict. Pure; rendering lives in check-render.ts. The JSON output is this object, so its shape is an API:
 // add fields, never rename or remove them.
-import { isReady, type Condition, type ObjectStatus } from '../compile/conditions.js';
+import { isReady, readinessCause, type Condition, type ObjectStatus } from '../compile/conditions.js';
 import { LIMITS_MARK } from '../compile/limits.js';
 
 /** A path that could not be read, or a YAML document that could not be parsed. `line` is null for a whole path. */
@@ -83,8 +83,7 @@ export function buildReport(input: ReportInput): CheckReport {
 }
 
 function checkedObject(s: ObjectStatus): CheckedObject {
-  // Ready=False only summarises (NotAccepted, RefsNotResolved) unless it is the cause itself (Expired, Disabled).
-  const cause = s.conditions.find((c) => c.status === 'False') ?? s.conditions.find((c) => c.type === 'Ready');
+  const cause = readinessCause(s);
   // A ready Group or token shows its limits beside "serving" (compile puts them in its ResolvedRefs message).
   const refs = s.conditions.find((c) => c.type === 'ResolvedRefs')?.message ?? '';
   const limits = cause?.status === 'True' && refs.includes(LIMITS_MARK) ? refs.slice(refs.indexOf(LIMITS_MARK)) : '';

@@ -60,6 +60,8 @@ export function compileBackendAccess(b: BackendAccessSpec, resolve: (ref: Secret
     const query = (b.query ?? []).map((q) => param(q.name, q, secret));
     if (auth.kind === 'gcp' && auth.serviceAccountKey !== undefined && !isServiceAccountKey(auth.serviceAccountKey))
       return { ok: false, reason: 'InvalidSpec', message: 'the gcp secretRef does not hold a service account JSON key (client_email, private_key)' };
+    if (auth.kind === 'gcp' && auth.serviceAccountKey !== undefined && !httpsTokenUri(auth.serviceAccountKey))
+      return { ok: false, reason: 'InvalidSpec', message: "the gcp service account key's token_uri is not an https URL" };
     const clash = authHeader(auth);
     if (clash !== undefined && headers.some((h) => h.name === clash))
       return { ok: false, reason: 'InvalidSpec', message: `header "${clash}" is the backend's credential header; set it through auth only` };
@@ -135,4 +137,12 @@ function isServiceAccountKey(json: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A key's token_uri, where its signed grants go, must be https when present (a grant is as good as a token). */
+function httpsTokenUri(json: string): boolean {
+  if (json === '') return true;
+  const uri = (JSON.parse(json) as Record<string, unknown>)['token_uri'];
+  if (uri === undefined) return true;
+  return typeof uri === 'string' && URL.canParse(uri) && new URL(uri).protocol === 'https:';
 }

@@ -44,3 +44,11 @@ export interface ObjectStatus {
 export function isReady(status: ObjectStatus): boolean {
   return status.conditions.some((c) => c.type === 'Ready' && c.status === 'True');
 }
+
+/**
+ * Why an object is (not) ready, as the log, `check` and the docs name it: the first failing condition (Ready=False
+ * only summarises NotAccepted / RefsNotResolved unless it is the cause itself: Expired, Disabled), else Ready.
+ */
+export function readinessCause(status: ObjectStatus): Condition | undefined {
+  return status.conditions.find((c) => c.status === 'False') ?? status.conditions.find((c) => c.type === 'Ready');
+}

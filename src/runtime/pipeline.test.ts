@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { captureLogs } from '../../test/support/log-capture.js';
 import { createMetrics } from '../observability/metrics.js';
 import { ConfigPipeline } from './pipeline.js';
+import { readinessCause } from '../compile/conditions.js';
 import type { SourcedObject } from '../compile/resources.js';
 import { TableHolder } from '../model/routing-table.js';
 
@@ -49,12 +50,29 @@ describe('ConfigPipeline', () => {
     const pipeline = new ConfigPipeline({ tables: new TableHolder(), logger: logs.logger });
     pipeline.apply({ objects: objects() });
     const bob = logs.records.find((r) => r.object === 'GatewayToken/default/bob');
-    expect(bob).toMatchObject({ level: 40, reason: 'RefsNotResolved', at: 't.yaml:9' });
+    expect(bob).toMatchObject({ level: 40, reason: 'GroupNotFound', at: 't.yaml:9' });
     expect(String(bob!.message)).toContain('Group "nobody" not found');
     expect(logs.records.some((r) => r.object === 'GatewayToken/default/alice')).toBe(false);
     const summary = logs.records.find((r) => r.version === 1);
     expect(summary).toMatchObject({ routes: 1, groups: 1, tokens: 1, notReady: 1 });
     expect(logs.text()).not.toContain('client-secret-value');
+  });
+
+  it('gives a not-Ready object the reason its status and `check` give: a missing Secret key is SecretKeyNotFound', () => {
+    const logs = captureLogs();
+    const pipeline = new ConfigPipeline({ tables: new TableHolder(), logger: logs.logger });
+    const carol: SourcedObject = {
+      object: { apiVersion: GV, kind: 'GatewayToken', metadata: { name: 'carol' }, spec: { group: 'devs', secretRef: { name: 'k', key: 'missing' } } },
+      source: { file: 't.yaml', line: 20 },
+    };
+    const result = pipeline.apply({ objects: [...objects(), carol] });
+    const status = result.statuses.find((s) => s.ref === 'GatewayToken/default/carol')!;
+    const refs = status.conditions.find((c) => c.type === 'ResolvedRefs');
+    expect(refs).toMatchObject({ status: 'False', reason: 'SecretKeyNotFound' });
+    expect(readinessCause(status)?.reason).toBe('SecretKeyNotFound'); // what `check` reports (check-report.ts)
+    const logged = logs.records.find((r) => r.object === 'GatewayToken/default/carol');
+    expect(logged).toMatchObject({ level: 40, reason: 'SecretKeyNotFound', message: refs!.message, at: 't.yaml:20' });
+    expect(String(logged!.msg)).toContain('is not ready: SecretKeyNotFound: Secret "k" has no key "missing"');
   });
 
   it('notifies listeners with each compile result; a failing listener is logged and does not stop the others', () => {

@@ -4,7 +4,7 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { compile, type CompileOptions, type CompileResult } from '../compile/compile.js';
-import { isReady, type ObjectStatus } from '../compile/conditions.js';
+import { isReady, readinessCause, type ObjectStatus } from '../compile/conditions.js';
 import { pipelineMetrics, type PipelineMetrics } from './pipeline-metrics.js';
 import type { ConfigSnapshot } from '../sources/source.js';
 import type { TableHolder } from '../model/routing-table.js';
@@ -101,19 +101,20 @@ export class ConfigPipeline {
   }
 }
 
+/** The cause, as `check` and the status's failing condition name it (SecretKeyNotFound, not RefsNotResolved). */
 function readyReason(s: ObjectStatus): string {
-  const ready = s.conditions.find((c) => c.type === 'Ready');
-  return ready ? `${ready.reason}: ${ready.message}` : 'no Ready condition';
+  const cause = readinessCause(s);
+  return cause ? `${cause.reason}: ${cause.message}` : 'no Ready condition';
 }
 
 /** Log fields of one object: never its spec or data, only identity, reason and where it was read from. */
 function describe(s: ObjectStatus): Record<string, unknown> {
-  const ready = s.conditions.find((c) => c.type === 'Ready');
+  const cause = readinessCause(s);
   const at = s.source?.file ? `${s.source.file}:${s.source.line ?? 1}` : undefined;
   return {
     object: s.ref,
-    reason: ready?.reason,
-    message: ready?.message,
+    reason: cause?.reason,
+    message: cause?.message,
     ...(at ? { at } : {}),
   };
 }

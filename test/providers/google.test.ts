@@ -24,8 +24,8 @@ function keyPair() {
 }
 const EMAIL = 'gateway@my-project.iam.gserviceaccount.com';
 const account = keyPair();
-const serviceAccountKey = (privateKeyPem: string) =>
-  JSON.stringify({ type: 'service_account', client_email: EMAIL, private_key: privateKeyPem, private_key_id: 'k1' });
+const serviceAccountKey = (privateKeyPem: string, more: Record<string, string> = {}) =>
+  JSON.stringify({ type: 'service_account', client_email: EMAIL, private_key: privateKeyPem, private_key_id: 'k1', ...more });
 
 const vertexRoute = (origin: string, auth: string, secret?: string) => `
 ${secret === undefined ? '' : `apiVersion: v1\nkind: Secret\nmetadata: {name: vertex-sa}\nstringData:\n  key.json: '${secret}'\n---`}
@@ -38,16 +38,23 @@ spec:
     - {name: vertex, baseURL: "${origin}/v1/projects/p/locations/us-central1/endpoints/openapi", model: google/gemini-2.5-flash, auth: ${auth}}
 ---${CLIENT}`;
 
+/** A token endpoint other than Google's public one (Private Service Connect), named by a key's token_uri. */
+const PSC_HOST = 'oauth2-gateway.p.googleapis.com';
+
 let oauth: GoogleTokenServer;
+let psc: GoogleTokenServer;
 let undoRedirect: () => void;
 beforeAll(async () => {
-  const cert = selfSignedCert(['oauth2.googleapis.com']);
-  oauth = await startGoogleTokenServer({ tls: cert, serviceAccount: { email: EMAIL, publicKeyPem: account.publicKeyPem } });
-  undoRedirect = redirectHttps('oauth2.googleapis.com', oauth.port, cert.cert);
+  const cert = selfSignedCert(['oauth2.googleapis.com', PSC_HOST]);
+  const serviceAccount = { email: EMAIL, publicKeyPem: account.publicKeyPem };
+  oauth = await startGoogleTokenServer({ tls: cert, serviceAccount });
+  psc = await startGoogleTokenServer({ tls: cert, serviceAccount });
+  undoRedirect = redirectHttps({ 'oauth2.googleapis.com': oauth.port, [PSC_HOST]: psc.port }, cert.cert);
 });
 afterAll(async () => {
   undoRedirect();
   await oauth.close();
+  await psc.close();
 });
 
 /** The fake Vertex: a Bearer token must be one Google issued and still live when the request arrives. */
@@ -97,6 +104,63 @@ describe('gcp: Google access tokens', () => {
       await vertex.close();
     }
   }, 20_000);
+
+  it('backends with one service account key share one token, whatever their base URLs and headers', async () => {
+    const before = oauth.issued.length;
+    const vertex = await startProviderUpstream(liveToken(() => oauth));
+    const auth = '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}';
+    // Three routes, each backend with its own base URL and headers, all with the same key.
+    const routes = ['us-central1', 'europe-west4', 'asia-east1'].map(
+      (region, i) => `
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: vertex-${i}}
+spec:
+  model: gemini-${i}
+  backends:
+    - name: vertex
+      baseURL: "${vertex.origin}/v1/projects/p/locations/${region}/endpoints/openapi"
+      model: google/gemini-2.5-flash
+      auth: ${auth}
+      headers: [{name: x-goog-user-project, value: project-${i}}]
+---`,
+    );
+    const key = serviceAccountKey(account.privateKeyPem);
+    const gw = await startGateway(
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: vertex-sa}\nstringData:\n  key.json: '${key}'\n---${routes.join('')}${CLIENT}`,
+    );
+    try {
+      for (const model of ['gemini-0', 'gemini-1', 'gemini-2']) {
+        const res = await gw.client().chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+        expect(res.choices[0]?.message.content).toBe('Hello there');
+      }
+      expect(vertex.requests.map((r) => r.headers['x-goog-user-project'])).toEqual(['project-0', 'project-1', 'project-2']);
+      expect(vertex.refused).toEqual([]);
+      expect(oauth.issued.length - before).toBe(1);
+      expect(oauth.refusals).toEqual([]);
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  });
+
+  it("a key's token_uri is where its grants go (a private endpoint), not Google's public one", async () => {
+    const before = { oauth: oauth.issued.length, psc: psc.issued.length };
+    const vertex = await startProviderUpstream(liveToken(() => psc));
+    const key = serviceAccountKey(account.privateKeyPem, { token_uri: `https://${PSC_HOST}/token` });
+    const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', key));
+    try {
+      const res = await gw.client().chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.choices[0]?.message.content).toBe('Hello there');
+      expect(vertex.refused).toEqual([]);
+      expect(psc.issued.length - before.psc).toBe(1);
+      expect(psc.refusals).toEqual([]); // the grant's audience is still Google's token URL
+      expect(oauth.issued.length - before.oauth).toBe(0);
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  });
 
   it('a grant Google refuses: 502 naming the backend, Google’s reason for the status, no key material anywhere', async () => {
     const stranger = keyPair(); // a key Google does not know for this account

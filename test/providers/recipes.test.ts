@@ -106,7 +106,7 @@ let undoRedirect: () => void;
 beforeAll(async () => {
   const cert = selfSignedCert(['oauth2.googleapis.com']);
   google = await startGoogleTokenServer({ tls: cert, serviceAccount: sa });
-  undoRedirect = redirectHttps('oauth2.googleapis.com', google.port, cert.cert);
+  undoRedirect = redirectHttps({ 'oauth2.googleapis.com': google.port }, cert.cert);
 });
 
 afterAll(async () => {

@@ -1,17 +1,19 @@
-// Sends the process's undici requests for one public host to a loopback server instead, TLS and all: the client
-// still asks for https://<host>/… and checks the certificate for that name (issued by the test's own CA), so a
-// library with a hard-coded endpoint (Google's token URL) is exercised unchanged. Other hosts connect as usual.
+// Sends the process's undici requests for public hosts to loopback servers instead, TLS and all: the client still
+// asks for https://<host>/… and checks the certificate for that name (issued by the test's own CA), so a library
+// with a hard-coded endpoint (Google's token URL) is exercised unchanged. Other hosts connect as usual.
 import { Agent, buildConnector, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 
-/** Redirects `host` to 127.0.0.1:`port`; returns the undo. */
-export function redirectHttps(host: string, port: number, ca: string): () => void {
+/** Redirects each host to 127.0.0.1:<its port>; returns the undo. */
+export function redirectHttps(ports: Readonly<Record<string, number>>, ca: string): () => void {
   const before: Dispatcher = getGlobalDispatcher();
   const normal = buildConnector({});
   const redirected = buildConnector({ ca });
   setGlobalDispatcher(
     new Agent({
-      connect: (opts, cb) =>
-        opts.hostname === host ? redirected({ ...opts, hostname: '127.0.0.1', port: String(port), servername: host }, cb) : normal(opts, cb),
+      connect: (opts, cb) => {
+        const port = ports[opts.hostname];
+        return port === undefined ? normal(opts, cb) : redirected({ ...opts, hostname: '127.0.0.1', port: String(port), servername: opts.hostname }, cb);
+      },
     }),
   );
   return () => setGlobalDispatcher(before);

@@ -2,11 +2,13 @@
 // request to that origin. undici fixes the connect timeout per pool, so a pool is keyed by origin and connect
 // timeout (routes almost always share the default, so in practice it is one pool per origin). Requests go through
 // undici's dispatcher API, not request(): the answer's body is handed to one consumer without a stream
-// (upstream-body.ts).
+// (upstream-body.ts). Behind an egress proxy (HTTPS_PROXY / HTTP_PROXY set), each such pool is undici's
+// EnvHttpProxyAgent instead, which tunnels through the proxy unless NO_PROXY names the origin (egress-proxy.ts).
 import { type Dispatcher, Pool } from 'undici';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { SHUTDOWN_CODE } from '../policy/retry-policy.js';
 import type { AbortListener, AttemptSignal } from './attempt-abort.js';
+import { envProxyAgent, proxyConfigured } from './egress-proxy.js';
 import { type BodyController, UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamRequest {
@@ -39,6 +41,8 @@ export interface UpstreamClientOptions {
    * attempt's first-byte deadline, so a saturated origin fails over instead of stalling.
    */
   readonly connections?: number;
+  /** Where proxy variables are read (default: the process's environment, when the client is made). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 1024;
@@ -62,12 +66,15 @@ function trackedBody(body: Buffer | null): Buffer | null {
 }
 
 export class UpstreamClient {
-  readonly #pools = new Map<string, { origin: string; pool: Pool }>();
+  readonly #pools = new Map<string, { origin: string; pool: Dispatcher }>();
   readonly #options: UpstreamClientOptions;
+  /** Whether a proxy variable is set: decided once, so the direct path never looks at the environment again. */
+  readonly #proxied: boolean;
   #closed = false;
 
   constructor(options: UpstreamClientOptions = {}) {
     this.#options = options;
+    this.#proxied = proxyConfigured(options.env);
   }
 
   request(r: UpstreamRequest): Promise<UpstreamResponse> {
@@ -76,6 +83,8 @@ export class UpstreamClient {
       const handler = new AnswerHandler(resolve, reject, r.signal);
       pool.dispatch(
         {
+          // Read by the proxy agent (which serves many origins); a Pool knows its own.
+          origin: r.backend.origin,
           method: r.method as Dispatcher.HttpMethod,
           path: r.path,
           headers: r.headers,
@@ -91,26 +100,29 @@ export class UpstreamClient {
     });
   }
 
-  #pool(origin: string, connectMs: number): Pool {
+  #pool(origin: string, connectMs: number): Dispatcher {
     if (this.#closed) throw shutdownError();
     const key = `${origin} ${connectMs}`;
     let entry = this.#pools.get(key);
     if (!entry) {
-      const pool = new Pool(origin, {
+      const options = {
         connect: { timeout: connectMs },
         ...(this.#options.keepAliveTimeoutMs !== undefined ? { keepAliveTimeout: this.#options.keepAliveTimeoutMs } : {}),
         connections: this.#options.connections ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
-      });
+      };
+      // One proxy agent per origin, like the pools: retainOrigins closes it with its origin. Its connection to the
+      // proxy (and the tunnel through it) takes the connect timeout as `connectTimeout`.
+      const pool = this.#proxied ? envProxyAgent({ ...options, connectTimeout: connectMs }) : new Pool(origin, options);
       entry = { origin, pool };
       this.#pools.set(key, entry);
     }
     return entry.pool;
   }
 
-  /** Sockets open across all pools (connected, busy or idle); for tests and leak checks. */
+  /** Sockets open across all direct pools (connected, busy or idle); for tests and leak checks. */
   get socketCount(): number {
     let n = 0;
-    for (const e of this.#pools.values()) n += e.pool.stats.connected;
+    for (const e of this.#pools.values()) if (e.pool instanceof Pool) n += e.pool.stats.connected;
     return n;
   }
 

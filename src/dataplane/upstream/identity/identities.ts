@@ -1,5 +1,5 @@
-// The run-time identities of the table's backends (awsSigV4, gcp, azureAD), one per upstream account (backends with
-// the same credential share tokens), kept across table swaps so that a recompile does not throw tokens away. It
+// The run-time identities of the table's backends (awsSigV4, gcp, azureAD), one per credential (backends with the
+// same credential share tokens, whatever their base URL, headers or query: credential-key.ts), kept across table swaps so that a recompile does not throw tokens away. It
 // records whether each could obtain its credential, for the route's status condition and the logs: a failure is
 // described by the library's message with the backend's secrets masked, never by a value.
 import type { CompiledBackend, RoutingTable } from '../../../model/routing-table.js';
@@ -9,6 +9,7 @@ import { CREDENTIALS_CODE } from '../../policy/retry-policy.js';
 import { AwsSigV4Identity } from './aws-sigv4.js';
 import { azureTokenSource } from './azure-token.js';
 import { BearerTokenIdentity } from './bearer-token.js';
+import { credentialKey } from './credential-key.js';
 import { googleTokenSource } from './google-token.js';
 import type { AddedSecret, Identity, SignableRequest } from './signed-request.js';
 import type { TokenCacheOptions } from './token-cache.js';
@@ -18,7 +19,8 @@ class CredentialsUnavailable extends Error {
 }
 
 interface Entry {
-  readonly account: string;
+  /** The credential's key (credential-key.ts). */
+  readonly key: string;
   readonly identity: Identity;
   readonly auth: IdentityAuth;
   /** Backend ids (namespace/route/backend) using it in the current table. */
@@ -64,18 +66,19 @@ export class Identities {
     for (const route of table.routes.values())
       for (const b of route.backends) {
         if (!isIdentityAuth(b.auth)) continue;
-        const u = used.get(b.account);
+        const key = credentialKey(b.auth);
+        const u = used.get(key);
         if (u) u.ids.push(b.id);
-        else used.set(b.account, { backend: b, ids: [b.id] });
+        else used.set(key, { backend: b, ids: [b.id] });
       }
     let changed = false;
-    for (const [account, entry] of this.#entries)
-      if (!used.has(account)) {
-        this.#entries.delete(account);
+    for (const [key, entry] of this.#entries)
+      if (!used.has(key)) {
+        this.#entries.delete(key);
         if (entry.problem !== undefined) changed = true; // its routes' conditions go
       }
-    for (const [account, u] of used) {
-      const had = this.#entries.get(account);
+    for (const [key, u] of used) {
+      const had = this.#entries.get(key);
       if (had) {
         if (had.problem !== undefined && had.backends.join() !== u.ids.join()) changed = true;
         had.backends = u.ids;
@@ -105,12 +108,13 @@ export class Identities {
   }
 
   #entry(backend: CompiledBackend): Entry {
-    let e = this.#entries.get(backend.account);
+    const auth = backend.auth;
+    if (!isIdentityAuth(auth)) throw new Error(`backend ${backend.id} has no run-time identity`);
+    const key = credentialKey(auth);
+    let e = this.#entries.get(key);
     if (e === undefined) {
-      const auth = backend.auth;
-      if (!isIdentityAuth(auth)) throw new Error(`backend ${backend.id} has no run-time identity`);
-      e = { account: backend.account, identity: identityOf(auth, this.#o.tokens), auth, backends: [backend.id], problem: undefined };
-      this.#entries.set(backend.account, e);
+      e = { key, identity: identityOf(auth, this.#o.tokens), auth, backends: [backend.id], problem: undefined };
+      this.#entries.set(key, e);
     }
     return e;
   }
@@ -119,7 +123,7 @@ export class Identities {
     if (entry.problem === problem) return;
     const was = entry.problem;
     entry.problem = problem;
-    if (this.#entries.get(entry.account) !== entry) return; // retired meanwhile: nobody asks about it any more
+    if (this.#entries.get(entry.key) !== entry) return; // retired meanwhile: nobody asks about it any more
     if (problem !== undefined) this.#o.logger?.warn({ backends: entry.backends, auth: entry.auth.kind, problem }, 'a backend could not obtain its credential');
     else if (was !== undefined) this.#o.logger?.info({ backends: entry.backends, auth: entry.auth.kind }, 'a backend obtained its credential again');
     this.#notify();
