@@ -186,6 +186,13 @@ describe('traces', () => {
       'model_gateway.attempt': 1,
     });
     expect(server.resource).toMatchObject({ 'service.name': 'gateway-under-test', 'service.version': 'test', 'deployment.environment.name': 'test' });
+    // What an OpenTelemetry SDK says of itself on every resource.
+    expect(server.resource).toMatchObject({
+      'telemetry.sdk.name': 'opentelemetry',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.version': expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
+    expect(attempt.resource).toEqual(server.resource);
     // The exporter sent the configured headers (OTEL_EXPORTER_OTLP_HEADERS) to /v1/traces, in protobuf (the default
     // protocol), which the receiver decoded with the official definitions.
     expect(receiver.requests[0]).toMatchObject({ path: '/v1/traces', headers: { 'x-collector-tenant': 'team-a' }, contentType: 'application/x-protobuf' });

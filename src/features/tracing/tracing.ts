@@ -9,7 +9,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createOtlpNetworkExportDelegate, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
 import { type ISerializer, JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -50,9 +50,11 @@ export class Tracing {
   readonly transform: ExchangeTransform = tracingTransform();
 
   constructor(config: TracingConfig, options: TracingOptions) {
-    const resource = resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }).merge(
-      detectResources({ detectors: [envDetector] }), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
-    );
+    // The SDK's default resource (telemetry.sdk.name, .language, .version), then the gateway's service, then
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, which win.
+    const resource = defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }))
+      .merge(detectResources({ detectors: [envDetector] }));
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
     this.#processor = new BatchSpanProcessor({ exporter: otlpExporter(config, options.version), ...batch });
     this.#tools = {
