@@ -163,6 +163,7 @@ describe('traces', () => {
       'url.path': '/v1/chat/completions',
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.provider.name': 'openai',
       'gen_ai.response.model': 'upstream-a',
       'gen_ai.usage.input_tokens': 1,
       'gen_ai.usage.output_tokens': 2,
@@ -174,6 +175,8 @@ describe('traces', () => {
     });
     expect(attempt.attributes).toMatchObject({
       'gen_ai.operation.name': 'chat',
+      // Required on GenAI client spans: a backend on a host of its own speaks the OpenAI API.
+      'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'upstream-a',
       'gen_ai.response.model': 'upstream-a',
       'http.request.method': 'POST',

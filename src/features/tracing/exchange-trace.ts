@@ -9,6 +9,7 @@ import type { Family } from '../../model/families.js';
 import type { CompiledBackend, CompiledRoute, CompiledToken } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
 import { inputContent } from './content.js';
+import { providerName } from './provider-name.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
 import { type RecordedSpan, recorded, type SpanSettings, startSpan } from './recorded-span.js';
 import type { OwnSpanContext } from './span-ids.js';
@@ -29,6 +30,8 @@ export class ExchangeSpans implements ExchangeTrace {
   readonly #context: Context;
   readonly #x: Exchange;
   #attempt: AttemptSpan | undefined;
+  /** The backend of the latest attempt: the one that answered, or was tried last. */
+  #backend: CompiledBackend | undefined;
   #ttftSeconds: number | undefined;
   #responseModel: string | undefined;
 
@@ -68,6 +71,7 @@ export class ExchangeSpans implements ExchangeTrace {
       recording.set(A.attempt, n);
     }
     this.#attempt = new AttemptSpan(span);
+    this.#backend = backend;
     return this.#attempt;
   }
 
@@ -117,6 +121,7 @@ export class ExchangeSpans implements ExchangeTrace {
     }
     if (this.#responseModel !== undefined) span.set(A.responseModel, this.#responseModel);
     if (x.backend !== undefined) span.set(A.backend, x.backend);
+    if (this.#backend !== undefined) span.set(A.provider, providerName(this.#backend));
     if (x.attempts > 0) span.set(A.attempts, x.attempts);
     if (x.aborted) span.set(A.aborted, true);
     if (this.#ttftSeconds !== undefined) span.set(A.timeToFirstChunk, this.#ttftSeconds);
@@ -192,6 +197,7 @@ function attemptTarget(backend: CompiledBackend, path: string, op: string): Atte
     const server = serverOf(backend);
     const group = attributeGroup({
       [A.operation.name]: op,
+      [A.provider.name]: providerName(backend),
       [A.requestModel.name]: backend.model,
       [A.method.name]: 'POST',
       [A.serverAddress.name]: server.address,

@@ -34,6 +34,7 @@ export const A = {
   errorType: attributeKey('error.type'),
   // GenAI
   operation: attributeKey('gen_ai.operation.name'),
+  provider: attributeKey('gen_ai.provider.name'),
   requestModel: attributeKey('gen_ai.request.model'),
   responseModel: attributeKey('gen_ai.response.model'),
   inputTokens: attributeKey('gen_ai.usage.input_tokens'),
