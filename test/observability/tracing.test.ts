@@ -188,6 +188,9 @@ describe('traces', () => {
       'model_gateway.backend.id': 'team-ns/chat/primary',
       'model_gateway.attempt': 1,
     });
+    // Not a stream: no time to a first chunk.
+    expect(server.attributes['gen_ai.response.time_to_first_chunk']).toBeUndefined();
+    expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeUndefined();
     expect(server.resource).toMatchObject({ 'service.name': 'gateway-under-test', 'service.version': 'test', 'deployment.environment.name': 'test' });
     // What an OpenTelemetry SDK says of itself on every resource.
     expect(server.resource).toMatchObject({
@@ -327,7 +330,7 @@ describe('traces', () => {
     expect(server.attributes).toMatchObject({ 'model_gateway.attempts': 2, 'model_gateway.backend': 'backup', 'gen_ai.response.model': 'upstream-b' });
   });
 
-  it('marks the first token of a stream with an event, on the server span and the attempt', async () => {
+  it('records the time to the first chunk of a stream on the server span and on the attempt, as the conventions name it', async () => {
     const gw = await start();
     const stream = await gw
       .client(CLIENT_KEY.value)
@@ -339,14 +342,18 @@ describe('traces', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('from primary');
     const spans = await spansOf(TRACE, 2);
-    for (const span of spans) {
-      const event = span.events.find((e) => e.name === 'gen_ai.first_token');
-      expect(event, span.name).toBeDefined();
-      expect(BigInt(event!.timeUnixNano)).toBeGreaterThan(BigInt(span.startTimeUnixNano));
-      expect(BigInt(event!.timeUnixNano)).toBeLessThanOrEqual(BigInt(span.endTimeUnixNano));
-    }
     const server = spans.find((s) => s.kind === SERVER)!;
-    expect(server.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThan(0);
+    const attempt = spans.find((s) => s.kind === CLIENT)!;
+    for (const span of [server, attempt]) {
+      const seconds = span.attributes['gen_ai.response.time_to_first_chunk'] as number;
+      expect(seconds, span.name).toBeGreaterThan(0);
+      // Within the span: at most its duration.
+      expect(seconds * 1e9, span.name).toBeLessThanOrEqual(Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) + 1e6);
+      // An event no convention defines is not sent.
+      expect(span.events.map((e) => e.name)).not.toContain('gen_ai.first_token');
+    }
+    // The attempt's is measured from its own start, which is after the request's arrival.
+    expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeLessThanOrEqual(server.attributes['gen_ai.response.time_to_first_chunk'] as number);
   });
 
   it('ends the spans of a stream the upstream cut mid-way, the attempt with an error', async () => {
@@ -366,7 +373,7 @@ describe('traces', () => {
     const attempt = spans.find((s) => s.kind === CLIENT)!;
     expect(attempt.statusCode).toBe(ERROR);
     expect(attempt.attributes['error.type']).toEqual(expect.any(String));
-    expect(attempt.events.map((e) => e.name)).toContain('gen_ai.first_token');
+    expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThan(0);
     const server = spans.find((s) => s.kind === SERVER)!;
     expect(server.attributes['http.response.status_code']).toBe(200);
     expect(BigInt(attempt.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(server.endTimeUnixNano));

@@ -13,7 +13,7 @@ import { providerName } from './provider-name.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
 import { type RecordedSpan, recorded, type SpanSettings, startSpan } from './recorded-span.js';
 import type { OwnSpanContext } from './span-ids.js';
-import { A, FIRST_TOKEN_EVENT, OPERATION } from './span-names.js';
+import { A, OPERATION } from './span-names.js';
 
 export interface SpanTools {
   readonly spans: SpanSettings;
@@ -78,11 +78,11 @@ export class ExchangeSpans implements ExchangeTrace {
   /** The first chunk of a streamed answer reached the client. */
   firstChunk(): void {
     if (this.#ttftSeconds !== undefined) return;
-    const seconds = (performance.now() - this.#x.start) / 1e3;
-    this.#ttftSeconds = seconds;
-    // Times are left to the span, whose clock its own start and end use.
-    this.#span.addEvent(FIRST_TOKEN_EVENT, { [A.timeToFirstChunk.name]: seconds });
-    this.#attempt?.firstChunk();
+    // gen_ai.response.time_to_first_chunk, on both spans: from the request's arrival here, from the attempt's
+    // start on the attempt. The conventions define no event for it, so none is sent.
+    const now = performance.now();
+    this.#ttftSeconds = (now - this.#x.start) / 1e3;
+    this.#attempt?.firstChunk(now);
   }
 
   /** The model that answered, as the answer's body names it (read by the tracing transform). */
@@ -228,6 +228,8 @@ function serverName(method: string, route: string): string {
 
 class AttemptSpan implements AttemptTrace {
   readonly #span: Span;
+  /** performance.now() as the attempt started: its request is sent next. */
+  readonly #start = performance.now();
   #label: string | undefined;
   #ended = false;
 
@@ -261,8 +263,8 @@ class AttemptSpan implements AttemptTrace {
     }
   }
 
-  firstChunk(): void {
-    this.#span.addEvent(FIRST_TOKEN_EVENT);
+  firstChunk(now: number): void {
+    recorded(this.#span)?.set(A.timeToFirstChunk, (now - this.#start) / 1e3);
   }
 
   answered(model: string): void {

@@ -57,6 +57,3 @@ export const A = {
   aborted: attributeKey('model_gateway.client_aborted'),
   usageEstimated: attributeKey('model_gateway.usage.estimated'),
 } as const;
-
-/** The span event marking the first chunk of a streamed answer (time to first token). */
-export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';
