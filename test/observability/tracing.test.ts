@@ -298,6 +298,22 @@ describe('traces', () => {
     }
   });
 
+  it("masks the route's backend keys in a recorded prompt too, as in the completion", async () => {
+    const gw = await start({}, { content: true });
+    // A prompt that quotes the keys of the backend it goes to and of the fallback it could go to.
+    const prompt = `is ${PRIMARY_KEY.value} or "${BACKUP_KEY.value}" a key?`;
+    await gw
+      .client(CLIENT_KEY.value)
+      .chat.completions.create(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] },
+        { headers: { traceparent: traceparent(TRACE, PARENT, true) } },
+      );
+    const spans = await spansOf(TRACE, 2);
+    const input = spans.find((s) => s.kind === SERVER)!.attributes['gen_ai.input.messages'];
+    expect(input).toContain(`is ${'*'.repeat(PRIMARY_KEY.value.length)} or`);
+    expectNoLeaks({ 'exported spans': receiver.rawText() }, [CLIENT_KEY, PRIMARY_KEY, BACKUP_KEY]);
+  });
+
   it('starts a new trace when the client sends none, and records each failover attempt with why it failed over', async () => {
     const gw = await start();
     primary.setFault({ kind: 'status', status: 503 });

@@ -3,14 +3,14 @@ import { CONTENT_CHARS, inputContent, OutputCollector } from './content.js';
 
 describe('inputContent', () => {
   it('takes the messages (chat) or input (responses) member, and nothing from a body that has neither', () => {
-    expect(inputContent(Buffer.from('{"model":"m","messages":[{"role":"user","content":"hi"}]}'))).toBe('[{"role":"user","content":"hi"}]');
-    expect(inputContent(Buffer.from('{"model":"m","input":"hi"}'))).toBe('"hi"');
-    expect(inputContent(Buffer.from('{"model":"m"}'))).toBeUndefined();
-    expect(inputContent(Buffer.from('not json'))).toBeUndefined();
+    expect(inputContent(Buffer.from('{"model":"m","messages":[{"role":"user","content":"hi"}]}'), [])).toBe('[{"role":"user","content":"hi"}]');
+    expect(inputContent(Buffer.from('{"model":"m","input":"hi"}'), [])).toBe('"hi"');
+    expect(inputContent(Buffer.from('{"model":"m"}'), [])).toBeUndefined();
+    expect(inputContent(Buffer.from('not json'), [])).toBeUndefined();
   });
 
   it('is bounded', () => {
-    const long = inputContent(Buffer.from(JSON.stringify({ input: 'x'.repeat(CONTENT_CHARS * 2) })))!;
+    const long = inputContent(Buffer.from(JSON.stringify({ input: 'x'.repeat(CONTENT_CHARS * 2) })), [])!;
     expect(long.length).toBeLessThan(CONTENT_CHARS + 20);
     expect(long.endsWith('…[truncated]')).toBe(true);
   });

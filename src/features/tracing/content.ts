@@ -3,17 +3,16 @@
 // backend's credentials masked (the answer is read before the relay masks it). Recorded in the OpenAI shapes the
 // client and the upstream used (the messages or input member; the answer's messages or output, or for a
 // stream the text of its deltas), not re-encoded into the conventions' parts structure.
-
 export const CONTENT_CHARS = 16 * 1024;
 /** Bytes of a JSON answer kept for parsing: enough for CONTENT_CHARS of content in its envelope. */
 const ANSWER_BYTES = 4 * CONTENT_CHARS;
 
-/** The `messages` (Chat Completions) or `input` (Responses) member of a JSON request body, as JSON text. */
-export function inputContent(body: Buffer): string | undefined {
+/** The `messages` (Chat Completions) or `input` (Responses) member of a JSON request body, as JSON text, masked. */
+export function inputContent(body: Buffer, mask: readonly string[]): string | undefined {
   try {
     const doc = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     const value = doc.messages ?? doc.input ?? doc.prompt;
-    return value === undefined ? undefined : clip(JSON.stringify(value));
+    return value === undefined ? undefined : clip(masked(JSON.stringify(value), mask));
   } catch {
     return undefined;
   }
@@ -60,8 +59,7 @@ export class OutputCollector {
       }
     }
     if (out === undefined) return undefined;
-    for (const m of mask) out = out.replaceAll(m, '*'.repeat(m.length));
-    return clip(out);
+    return clip(masked(out, mask));
   }
 
   #event(line: string): void {
@@ -80,4 +78,11 @@ export class OutputCollector {
 
 function clip(text: string): string {
   return text.length > CONTENT_CHARS ? `${text.slice(0, CONTENT_CHARS)}…[truncated]` : text;
+}
+
+/** The text with every mask replaced by as many `*`. */
+function masked(text: string, masks: readonly string[]): string {
+  let out = text;
+  for (const m of masks) if (out.includes(m)) out = out.replaceAll(m, '*'.repeat(m.length));
+  return out;
 }

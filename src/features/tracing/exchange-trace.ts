@@ -9,6 +9,7 @@ import type { Family } from '../../model/families.js';
 import type { CompiledBackend, CompiledRoute, CompiledToken } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
 import { inputContent } from './content.js';
+import { contentMasks } from './content-masks.js';
 import { providerName } from './provider-name.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
 import { type RecordedSpan, recorded, type SpanSettings, startSpan } from './recorded-span.js';
@@ -57,7 +58,7 @@ export class ExchangeSpans implements ExchangeTrace {
     const x = this.#x;
     const server = recorded(this.#span);
     if (n === 1 && body && this.#tools.content && server) {
-      const input = inputContent(body);
+      const input = inputContent(body, contentMasks(x.route, backend));
       if (input !== undefined) server.set(A.inputMessages, input);
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
