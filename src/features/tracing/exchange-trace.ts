@@ -8,7 +8,7 @@ import type { Exchange } from '../../dataplane/exchange/exchange.js';
 import type { Family } from '../../model/families.js';
 import type { CompiledBackend, CompiledRoute, CompiledToken } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
-import { inputContent } from './content.js';
+import { type InputContent, inputContent } from './content.js';
 import { contentMasks } from './content-masks.js';
 import { providerName } from './provider-name.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
@@ -34,6 +34,8 @@ export class ExchangeSpans implements ExchangeTrace {
   /** The backend of the latest attempt: the one that answered, or was tried last. */
   #backend: CompiledBackend | undefined;
   #ttftSeconds: number | undefined;
+  /** The prompt's recorded content (--trace-content), read once from the first attempt's body. */
+  #input: InputContent | undefined;
   #responseModel: string | undefined;
 
   constructor(tools: SpanTools, x: Exchange, span: Span, context: Context) {
@@ -58,8 +60,8 @@ export class ExchangeSpans implements ExchangeTrace {
     const x = this.#x;
     const server = recorded(this.#span);
     if (n === 1 && body && this.#tools.content && server) {
-      const input = inputContent(body, contentMasks(x.route, backend));
-      if (input !== undefined) server.set(A.inputMessages, input);
+      this.#input = inputContent(body, contentMasks(x.route, backend));
+      if (this.#input) setInput(server, this.#input);
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
     // The path without its query string: a backend authenticated by a query parameter carries its key there.
@@ -70,6 +72,8 @@ export class ExchangeSpans implements ExchangeTrace {
     if (recording) {
       recording.setAttributeGroup(target.group);
       recording.set(A.attempt, n);
+      // The attempt is the GenAI client span: what it sent is its input, as on the server span.
+      if (this.#input) setInput(recording, this.#input);
     }
     this.#attempt = new AttemptSpan(span);
     this.#backend = backend;
@@ -133,6 +137,11 @@ export class ExchangeSpans implements ExchangeTrace {
     }
     span.end();
   }
+}
+
+function setInput(span: RecordedSpan, input: InputContent): void {
+  if (input.messages !== undefined) span.set(A.inputMessages, input.messages);
+  if (input.systemInstructions !== undefined) span.set(A.systemInstructions, input.systemInstructions);
 }
 
 /** The request's usage as the usage feature recorded it (the upstream's counts, or the gateway's estimate). */

@@ -42,6 +42,7 @@ export const A = {
   timeToFirstChunk: attributeKey('gen_ai.response.time_to_first_chunk'),
   inputMessages: attributeKey('gen_ai.input.messages', false),
   outputMessages: attributeKey('gen_ai.output.messages', false),
+  systemInstructions: attributeKey('gen_ai.system_instructions', false),
   // The gateway's own
   requestId: attributeKey('model_gateway.request_id'),
   group: attributeKey('model_gateway.group'),
