@@ -243,6 +243,31 @@ describe('traces', () => {
     expect(Buffer.compare(first!.body, second!.body)).toBe(0);
     expect(Buffer.compare(first!.body, third!.body)).toBe(0);
     expect(receiver.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
+    // Both spans exported, in the end (counted once the exporter has the collector's answer); none failed.
+    const text = await waitUntil(async () => {
+      const t = await gw.metrics.registry.metrics();
+      return /^model_gateway_trace_spans_exported_total 2$/m.test(t) && t;
+    });
+    expect(text).toMatch(/^model_gateway_trace_spans_failed_total 0$/m);
+  });
+
+  it('counts the spans of a collector that refuses every batch, and says so in one log line per window', async () => {
+    const gw = await start({}, { receiver: { refuseWith: 400 } });
+    const failed = async () => Number(/^model_gateway_trace_spans_failed_total (\d+)$/m.exec(await gw.metrics.registry.metrics())?.[1] ?? -1);
+    const warnings = () => gw.logs.filter((l) => String(l.msg).startsWith('trace export failed'));
+    const ask = () => gw.client(CLIENT_KEY.value).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+
+    await ask();
+    await waitUntil(async () => (await failed()) >= 2, 5_000, 'the first two spans counted as failed');
+    await waitUntil(() => warnings().length === 1, 2_000, 'the warning');
+    expect(warnings()[0]).toMatchObject({ level: 40, failedSpans: 2, error: expect.stringContaining('400') });
+    // More refused batches within the window: counted, not logged again.
+    await ask();
+    await ask();
+    await waitUntil(async () => (await failed()) >= 6, 5_000, 'six spans counted as failed');
+    expect(warnings()).toHaveLength(1);
+    expect(await gw.metrics.registry.metrics()).toMatch(/^model_gateway_trace_spans_exported_total 0$/m);
+    expect(receiver.spans).toEqual([]);
   });
 
   it('records prompts and completions only with the content flag, with the backend key masked in them', async () => {
@@ -350,13 +375,13 @@ describe('traces', () => {
     const server = spans.find((s) => s.kind === SERVER)!;
     const attempt = spans.find((s) => s.kind === CLIENT)!;
     for (const span of [server, attempt]) {
-      const seconds = span.attributes['gen_ai.response.time_to_first_chunk'] as number;
-      expect(seconds, span.name).toBeGreaterThan(0);
-      // Within the span: at most its duration.
-      expect(seconds * 1e9, span.name).toBeLessThanOrEqual(Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) + 1e6);
+      expect(span.attributes['gen_ai.response.time_to_first_chunk'], span.name).toBeGreaterThan(0);
       // An event no convention defines is not sent.
       expect(span.events.map((e) => e.name)).not.toContain('gen_ai.first_token');
     }
+    // The attempt's is within the attempt (the server span's counts from the request's arrival, a little before it starts).
+    const duration = Number(BigInt(attempt.endTimeUnixNano) - BigInt(attempt.startTimeUnixNano));
+    expect((attempt.attributes['gen_ai.response.time_to_first_chunk'] as number) * 1e9).toBeLessThanOrEqual(duration + 1e6);
     // The attempt's is measured from its own start, which is after the request's arrival.
     expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeLessThanOrEqual(server.attributes['gen_ai.response.time_to_first_chunk'] as number);
   });

@@ -33,6 +33,9 @@ import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
 import { recorded, startSpan } from './recorded-span.js';
 import { retrying } from './export-retry.js';
 import { OtlpTransport } from './otlp-transport.js';
+import { ExportReport } from './export-report.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Registry } from 'prom-client';
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -46,6 +49,7 @@ export interface TracingOptions {
 export class Tracing {
   readonly #processor: SpanProcessor;
   readonly #tools: SpanTools;
+  readonly #report = new ExportReport();
   /** Put on every exchange's answer (after the others): first chunk, response model, usage. */
   readonly transform: ExchangeTransform = tracingTransform();
 
@@ -56,7 +60,7 @@ export class Tracing {
       .merge(resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }))
       .merge(detectResources({ detectors: [envDetector] }));
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
-    this.#processor = new BatchSpanProcessor({ exporter: otlpExporter(config, options.version), ...batch });
+    this.#processor = new BatchSpanProcessor({ exporter: this.#report.wrap(otlpExporter(config, options.version)), ...batch });
     this.#tools = {
       spans: {
         sampler: samplerOf(config),
@@ -97,9 +101,15 @@ export class Tracing {
     next();
   };
 
+  /** Counts exported and failed spans in the registry, and warns of failed exports in the log (export-report.ts). */
+  reportTo(logger: Logger, registry: Registry): void {
+    this.#report.attach(logger, registry);
+  }
+
   /** Exports what is still queued, then stops. */
   async shutdown(): Promise<void> {
     await this.#processor.shutdown();
+    this.#report.flush();
   }
 }
 
