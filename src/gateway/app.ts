@@ -109,6 +109,7 @@ export function createApp(deps: AppDeps): Express {
   };
   if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
   const usageLimits = new Limits(deps.usageLimits ?? {}, deps.logger, deps.metrics.registry);
+  deps.tracing?.reportTo(deps.logger, deps.metrics.registry);
   const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits };
   app.locals[STATE] = state;
 

@@ -66,6 +66,8 @@ export interface OtlpReceiverOptions {
   readonly tls?: { readonly key: string; readonly cert: string; readonly clientCa?: string };
   /** Answer the first this many exports 503 with `retry-after: 0` (kept in `requests`, their spans not taken). */
   readonly busyFirst?: number;
+  /** Answer every export with this status (a collector that refuses everything), its spans not taken. */
+  readonly refuseWith?: number;
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
@@ -83,6 +85,10 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     requests.push({ path: req.url ?? '', headers: req.headers, contentType, body, compressed, clientCertificate: peer });
     if (req.method !== 'POST' || req.url !== '/v1/traces') {
       res.writeHead(404).end();
+      return;
+    }
+    if (options.refuseWith !== undefined) {
+      res.writeHead(options.refuseWith, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 3, message: 'refused by the test' }));
       return;
     }
     if (requests.length <= (options.busyFirst ?? 0)) {

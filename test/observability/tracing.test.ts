@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Tracing } from '../../src/features/tracing/tracing.js';
-import { tracingConfig } from '../../src/features/tracing/tracing-config.js';
+import type { Tracing } from '../../src/features/tracing/tracing.js';
+import { tracingWith } from '../helpers/tracing.js';
 import { metricsHandler } from '../../src/dataplane/server/metrics-handler.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
@@ -52,28 +52,6 @@ kind: GatewayToken
 metadata: {name: alice, namespace: team-ns}
 spec: {group: team-a, secretRef: {name: keys, key: client}}
 `;
-}
-
-/** A Tracing built the way `serve` builds it, from OTEL_* variables (set only while the exporter reads them). */
-function tracingWith(receiver: OtlpReceiver, extra: Record<string, string> = {}, content = false): Tracing {
-  const env: Record<string, string> = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-tenant=team-a',
-    OTEL_SERVICE_NAME: 'gateway-under-test',
-    OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test',
-    OTEL_BSP_SCHEDULE_DELAY: '20',
-    ...extra,
-  };
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return new Tracing(tracingConfig(env)!, { version: 'test', content });
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
 }
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -163,6 +141,7 @@ describe('traces', () => {
       'url.path': '/v1/chat/completions',
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.provider.name': 'openai',
       'gen_ai.response.model': 'upstream-a',
       'gen_ai.usage.input_tokens': 1,
       'gen_ai.usage.output_tokens': 2,
@@ -174,6 +153,8 @@ describe('traces', () => {
     });
     expect(attempt.attributes).toMatchObject({
       'gen_ai.operation.name': 'chat',
+      // Required on GenAI client spans: a backend on a host of its own speaks the OpenAI API.
+      'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'upstream-a',
       'gen_ai.response.model': 'upstream-a',
       'http.request.method': 'POST',
@@ -185,7 +166,17 @@ describe('traces', () => {
       'model_gateway.backend.id': 'team-ns/chat/primary',
       'model_gateway.attempt': 1,
     });
+    // Not a stream: no time to a first chunk.
+    expect(server.attributes['gen_ai.response.time_to_first_chunk']).toBeUndefined();
+    expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeUndefined();
     expect(server.resource).toMatchObject({ 'service.name': 'gateway-under-test', 'service.version': 'test', 'deployment.environment.name': 'test' });
+    // What an OpenTelemetry SDK says of itself on every resource.
+    expect(server.resource).toMatchObject({
+      'telemetry.sdk.name': 'opentelemetry',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.version': expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
+    expect(attempt.resource).toEqual(server.resource);
     // The exporter sent the configured headers (OTEL_EXPORTER_OTLP_HEADERS) to /v1/traces, in protobuf (the default
     // protocol), which the receiver decoded with the official definitions.
     expect(receiver.requests[0]).toMatchObject({ path: '/v1/traces', headers: { 'x-collector-tenant': 'team-a' }, contentType: 'application/x-protobuf' });
@@ -252,6 +243,31 @@ describe('traces', () => {
     expect(Buffer.compare(first!.body, second!.body)).toBe(0);
     expect(Buffer.compare(first!.body, third!.body)).toBe(0);
     expect(receiver.spans.map((s) => s.kind).sort()).toEqual([2, 3]);
+    // Both spans exported, in the end (counted once the exporter has the collector's answer); none failed.
+    const text = await waitUntil(async () => {
+      const t = await gw.metrics.registry.metrics();
+      return /^model_gateway_trace_spans_exported_total 2$/m.test(t) && t;
+    });
+    expect(text).toMatch(/^model_gateway_trace_spans_failed_total 0$/m);
+  });
+
+  it('counts the spans of a collector that refuses every batch, and says so in one log line per window', async () => {
+    const gw = await start({}, { receiver: { refuseWith: 400 } });
+    const failed = async () => Number(/^model_gateway_trace_spans_failed_total (\d+)$/m.exec(await gw.metrics.registry.metrics())?.[1] ?? -1);
+    const warnings = () => gw.logs.filter((l) => String(l.msg).startsWith('trace export failed'));
+    const ask = () => gw.client(CLIENT_KEY.value).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+
+    await ask();
+    await waitUntil(async () => (await failed()) >= 2, 5_000, 'the first two spans counted as failed');
+    await waitUntil(() => warnings().length === 1, 2_000, 'the warning');
+    expect(warnings()[0]).toMatchObject({ level: 40, failedSpans: 2, error: expect.stringContaining('400') });
+    // More refused batches within the window: counted, not logged again.
+    await ask();
+    await ask();
+    await waitUntil(async () => (await failed()) >= 6, 5_000, 'six spans counted as failed');
+    expect(warnings()).toHaveLength(1);
+    expect(await gw.metrics.registry.metrics()).toMatch(/^model_gateway_trace_spans_exported_total 0$/m);
+    expect(receiver.spans).toEqual([]);
   });
 
   it('records prompts and completions only with the content flag, with the backend key masked in them', async () => {
@@ -272,17 +288,44 @@ describe('traces', () => {
       );
       for await (const _ of stream);
 
-      const server = (await spansOf(TRACE, 2)).find((s) => s.kind === SERVER)!;
-      expect(JSON.parse(String(server.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', content: 'what is 2+2?' }]);
-      const output = JSON.parse(String(server.attributes['gen_ai.output.messages'])) as { role: string; content: string }[];
-      expect(output).toEqual([{ role: 'assistant', content: expect.stringMatching(/^from echo \*+$/) }]);
-      const streamed = (await spansOf(streamTrace, 2)).find((s) => s.kind === SERVER)!;
-      expect(streamed.attributes['gen_ai.input.messages']).toContain('and 3+3?');
-      expect(streamed.attributes['gen_ai.output.messages']).toMatch(/^from echo \*+$/);
+      // In the conventions' schema, on the server span and on the attempt (the GenAI client span) alike.
+      const masked = expect.stringMatching(/^from echo \*+$/);
+      for (const span of await spansOf(TRACE, 2)) {
+        expect(JSON.parse(String(span.attributes['gen_ai.input.messages'])), span.name).toEqual([
+          { role: 'user', parts: [{ type: 'text', content: 'what is 2+2?' }] },
+        ]);
+        expect(JSON.parse(String(span.attributes['gen_ai.output.messages'])), span.name).toEqual([
+          { role: 'assistant', parts: [{ type: 'text', content: masked }], finish_reason: 'stop' },
+        ]);
+      }
+      for (const span of await spansOf(streamTrace, 2)) {
+        expect(JSON.parse(String(span.attributes['gen_ai.input.messages'])), span.name).toEqual([
+          { role: 'user', parts: [{ type: 'text', content: 'and 3+3?' }] },
+        ]);
+        expect(JSON.parse(String(span.attributes['gen_ai.output.messages'])), span.name).toEqual([
+          { role: 'assistant', parts: [{ type: 'text', content: masked }], finish_reason: 'stop' },
+        ]);
+      }
       expectNoLeaks({ 'exported spans': receiver.rawText() }, [CLIENT_KEY, PRIMARY_KEY, BACKUP_KEY]);
     } finally {
       await echo.close();
     }
+  });
+
+  it("masks the route's backend keys in a recorded prompt too, as in the completion", async () => {
+    const gw = await start({}, { content: true });
+    // A prompt that quotes the keys of the backend it goes to and of the fallback it could go to.
+    const prompt = `is ${PRIMARY_KEY.value} or "${BACKUP_KEY.value}" a key?`;
+    await gw
+      .client(CLIENT_KEY.value)
+      .chat.completions.create(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] },
+        { headers: { traceparent: traceparent(TRACE, PARENT, true) } },
+      );
+    const spans = await spansOf(TRACE, 2);
+    const input = spans.find((s) => s.kind === SERVER)!.attributes['gen_ai.input.messages'];
+    expect(input).toContain(`is ${'*'.repeat(PRIMARY_KEY.value.length)} or`);
+    expectNoLeaks({ 'exported spans': receiver.rawText() }, [CLIENT_KEY, PRIMARY_KEY, BACKUP_KEY]);
   });
 
   it('starts a new trace when the client sends none, and records each failover attempt with why it failed over', async () => {
@@ -317,7 +360,7 @@ describe('traces', () => {
     expect(server.attributes).toMatchObject({ 'model_gateway.attempts': 2, 'model_gateway.backend': 'backup', 'gen_ai.response.model': 'upstream-b' });
   });
 
-  it('marks the first token of a stream with an event, on the server span and the attempt', async () => {
+  it('records the time to the first chunk of a stream on the server span and on the attempt, as the conventions name it', async () => {
     const gw = await start();
     const stream = await gw
       .client(CLIENT_KEY.value)
@@ -329,14 +372,18 @@ describe('traces', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('from primary');
     const spans = await spansOf(TRACE, 2);
-    for (const span of spans) {
-      const event = span.events.find((e) => e.name === 'gen_ai.first_token');
-      expect(event, span.name).toBeDefined();
-      expect(BigInt(event!.timeUnixNano)).toBeGreaterThan(BigInt(span.startTimeUnixNano));
-      expect(BigInt(event!.timeUnixNano)).toBeLessThanOrEqual(BigInt(span.endTimeUnixNano));
-    }
     const server = spans.find((s) => s.kind === SERVER)!;
-    expect(server.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThan(0);
+    const attempt = spans.find((s) => s.kind === CLIENT)!;
+    for (const span of [server, attempt]) {
+      expect(span.attributes['gen_ai.response.time_to_first_chunk'], span.name).toBeGreaterThan(0);
+      // An event no convention defines is not sent.
+      expect(span.events.map((e) => e.name)).not.toContain('gen_ai.first_token');
+    }
+    // The attempt's is within the attempt (the server span's counts from the request's arrival, a little before it starts).
+    const duration = Number(BigInt(attempt.endTimeUnixNano) - BigInt(attempt.startTimeUnixNano));
+    expect((attempt.attributes['gen_ai.response.time_to_first_chunk'] as number) * 1e9).toBeLessThanOrEqual(duration + 1e6);
+    // The attempt's is measured from its own start, which is after the request's arrival.
+    expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeLessThanOrEqual(server.attributes['gen_ai.response.time_to_first_chunk'] as number);
   });
 
   it('ends the spans of a stream the upstream cut mid-way, the attempt with an error', async () => {
@@ -356,7 +403,7 @@ describe('traces', () => {
     const attempt = spans.find((s) => s.kind === CLIENT)!;
     expect(attempt.statusCode).toBe(ERROR);
     expect(attempt.attributes['error.type']).toEqual(expect.any(String));
-    expect(attempt.events.map((e) => e.name)).toContain('gen_ai.first_token');
+    expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeGreaterThan(0);
     const server = spans.find((s) => s.kind === SERVER)!;
     expect(server.attributes['http.response.status_code']).toBe(200);
     expect(BigInt(attempt.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(server.endTimeUnixNano));

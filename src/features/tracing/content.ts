@@ -1,34 +1,48 @@
-// The opt-in content of a trace (--trace-content): what the client asked and what the model answered, as text
-// for gen_ai.input.messages and gen_ai.output.messages. Pure and bounded: at most CONTENT_CHARS of each, and the
-// backend's credentials masked (the answer is read before the relay masks it). Recorded in the OpenAI shapes the
-// client and the upstream used (the messages or input member; the answer's messages or output, or for a
-// stream the text of its deltas), not re-encoded into the conventions' parts structure.
+// The opt-in content of a trace (--trace-content): what the client asked and what the model answered, for
+// gen_ai.input.messages, gen_ai.system_instructions and gen_ai.output.messages, in the GenAI conventions' JSON
+// schema (messages of typed parts; content-conversions.ts turns the OpenAI shapes into it). Pure and bounded: each
+// value is JSON text of at most CONTENT_CHARS, its longest contents cut first so that it stays valid JSON, and the
+// backend's credentials are masked before anything is cut (the answer is read before the relay masks it).
+import { chatAnswer, inputMessages, type Message, type Part, responsesAnswer, StreamedAnswer } from './content-conversions.js';
 
 export const CONTENT_CHARS = 16 * 1024;
 /** Bytes of a JSON answer kept for parsing: enough for CONTENT_CHARS of content in its envelope. */
 const ANSWER_BYTES = 4 * CONTENT_CHARS;
+const TRUNCATED = '…[truncated]';
 
-/** The `messages` (Chat Completions) or `input` (Responses) member of a JSON request body, as JSON text. */
-export function inputContent(body: Buffer): string | undefined {
+/** A request's recorded content: its messages and, when the API takes them apart, its system instructions. */
+export interface InputContent {
+  readonly messages: string | undefined;
+  readonly systemInstructions: string | undefined;
+}
+
+/** The content of a JSON request body (Chat Completions `messages`, Responses `input` and `instructions`), masked. */
+export function inputContent(body: Buffer, mask: readonly string[]): InputContent | undefined {
+  let doc: unknown;
   try {
-    const doc = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    const value = doc.messages ?? doc.input ?? doc.prompt;
-    return value === undefined ? undefined : clip(JSON.stringify(value));
+    doc = JSON.parse(body.toString('utf8'));
   } catch {
     return undefined;
   }
+  const input = inputMessages(doc);
+  if (input === undefined) return undefined;
+  return {
+    messages: input.messages.length > 0 ? fitted(masked(input.messages, mask)) : undefined,
+    systemInstructions: input.system.length > 0 ? fittedParts(masked(input.system, mask)) : undefined,
+  };
 }
 
-/** Collects an answer's content chunk by chunk: a JSON body (bounded), or the text deltas of an event stream. */
+/** Collects an answer's content chunk by chunk: a JSON body (bounded), or the events of a stream. */
 export class OutputCollector {
-  readonly #stream: boolean;
+  readonly #stream: StreamedAnswer | undefined;
   #json: Buffer[] = [];
   #jsonBytes = 0;
   #pending = '';
-  #text = '';
+  /** A line longer than ANSWER_BYTES is skipped to its end. */
+  #skipping = false;
 
   constructor(stream: boolean) {
-    this.#stream = stream;
+    this.#stream = stream ? new StreamedAnswer(CONTENT_CHARS) : undefined;
   }
 
   push(chunk: Buffer): void {
@@ -39,45 +53,131 @@ export class OutputCollector {
       }
       return;
     }
-    if (this.#text.length >= CONTENT_CHARS) return;
-    const lines = (this.#pending + chunk.toString('utf8')).split('\n');
+    let text = chunk.toString('utf8');
+    if (this.#skipping) {
+      const end = text.indexOf('\n');
+      if (end < 0) return;
+      text = text.slice(end + 1);
+      this.#skipping = false;
+    }
+    const lines = (this.#pending + text).split('\n');
     this.#pending = lines.pop() ?? '';
-    for (const line of lines) this.#event(line);
+    if (this.#pending.length > ANSWER_BYTES) {
+      this.#pending = '';
+      this.#skipping = true;
+    }
+    for (const line of lines) {
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data !== '' && data !== '[DONE]') this.#stream.event(data);
+    }
   }
 
-  /** The content, masked; undefined when the answer had none the gateway can read. */
+  /** gen_ai.output.messages, masked; undefined when the answer had none the gateway can read. */
   text(mask: readonly string[]): string | undefined {
-    let out: string | undefined;
-    if (this.#stream) out = this.#text === '' ? undefined : this.#text;
+    let messages: Message[] | undefined;
+    if (this.#stream) messages = this.#stream.messages();
     else {
       try {
         const doc = JSON.parse(Buffer.concat(this.#json).toString('utf8')) as Record<string, unknown>;
-        const choices = doc.choices as { message?: unknown }[] | undefined;
-        const value = Array.isArray(choices) ? choices.map((c) => c.message) : doc.output;
-        out = value === undefined ? undefined : JSON.stringify(value);
+        messages = chatAnswer(doc) ?? responsesAnswer(doc);
       } catch {
-        out = undefined; // cut at ANSWER_BYTES, or not JSON
+        messages = undefined; // cut at ANSWER_BYTES, or not JSON
       }
     }
-    if (out === undefined) return undefined;
-    for (const m of mask) out = out.replaceAll(m, '*'.repeat(m.length));
-    return clip(out);
-  }
-
-  #event(line: string): void {
-    if (!line.startsWith('data:')) return;
-    const data = line.slice(5).trim();
-    if (data === '' || data === '[DONE]') return;
-    try {
-      const e = JSON.parse(data) as { choices?: { delta?: { content?: unknown } }[]; type?: unknown; delta?: unknown };
-      const delta = e.choices?.[0]?.delta?.content ?? (e.type === 'response.output_text.delta' ? e.delta : undefined);
-      if (typeof delta === 'string') this.#text += delta;
-    } catch {
-      // Not an event the gateway can read (or a line split mid-JSON by a bad upstream): left out.
-    }
+    return messages === undefined || messages.length === 0 ? undefined : fitted(masked(messages, mask));
   }
 }
 
-function clip(text: string): string {
-  return text.length > CONTENT_CHARS ? `${text.slice(0, CONTENT_CHARS)}…[truncated]` : text;
+/** A copy with every string (at any depth) masked: before any cut, so that no part of a secret is left. */
+function masked<T>(value: T, mask: readonly string[]): T {
+  if (mask.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return maskText(v, mask);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+function maskText(text: string, mask: readonly string[]): string {
+  let out = text;
+  for (const m of mask) if (out.includes(m)) out = out.replaceAll(m, '*'.repeat(m.length));
+  return out;
+}
+
+/** Members of a part that hold content, the ones cut to fit (never its type, id or name). */
+const CONTENT_MEMBERS = ['content', 'arguments', 'response', 'uri'];
+
+/**
+ * Messages as JSON text of at most CONTENT_CHARS: whole when they fit; else each content string is cut to the
+ * longest length that fits (found by bisection); when even empty contents do not fit, only the first messages
+ * (and of a lone message, its first parts) that fit are kept.
+ */
+function fitted(messages: readonly Message[]): string {
+  const cutAll = (ms: readonly Message[], cap: number) => ms.map((m) => capMessage(m, cap));
+  const text = cutToFit(messages, cutAll);
+  if (text !== undefined) return text;
+  const keep = prefixFitting(messages.map((m) => JSON.stringify(capMessage(m, 0)).length + 1));
+  if (keep > 0) return cutToFit(messages.slice(0, keep), cutAll) ?? '[]';
+  const first = messages[0]!;
+  const frame = JSON.stringify({ ...first, parts: [] }).length + 2;
+  const parts = prefixFitting(
+    first.parts.map((p) => JSON.stringify(capPart(p, 0)).length + 1),
+    CONTENT_CHARS - frame,
+  );
+  return parts > 0 ? (cutToFit([{ ...first, parts: first.parts.slice(0, parts) }], cutAll) ?? '[]') : '[]';
+}
+
+function fittedParts(parts: readonly Part[]): string {
+  const cutAll = (ps: readonly Part[], cap: number) => ps.map((p) => capPart(p, cap));
+  const text = cutToFit(parts, cutAll);
+  if (text !== undefined) return text;
+  const keep = prefixFitting(parts.map((p) => JSON.stringify(capPart(p, 0)).length + 1));
+  return keep > 0 ? (cutToFit(parts.slice(0, keep), cutAll) ?? '[]') : '[]';
+}
+
+/** How many of the first items fit in `budget` characters of a JSON array, given each one's size with its comma. */
+function prefixFitting(sizes: readonly number[], budget = CONTENT_CHARS): number {
+  let total = 2;
+  let n = 0;
+  while (n < sizes.length && total + sizes[n]! <= budget) total += sizes[n++]!;
+  return n;
+}
+
+function capMessage(m: Message, cap: number): Message {
+  return { ...m, parts: m.parts.map((p) => capPart(p, cap)) };
+}
+
+/** JSON of `value` with its contents cut at the largest cap that fits in CONTENT_CHARS, or undefined when none does. */
+function cutToFit<T>(value: T, cut: (value: T, cap: number) => unknown): string | undefined {
+  const whole = JSON.stringify(value);
+  if (whole.length <= CONTENT_CHARS) return whole;
+  let best = JSON.stringify(cut(value, 0));
+  if (best.length > CONTENT_CHARS) return undefined;
+  let lo = 0;
+  let hi = CONTENT_CHARS;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    const text = JSON.stringify(cut(value, mid));
+    if (text.length <= CONTENT_CHARS) {
+      lo = mid;
+      best = text;
+    } else hi = mid - 1;
+  }
+  return best;
+}
+
+function capPart(part: Part, cap: number): Part {
+  const out: Record<string, unknown> = { ...part };
+  for (const k of CONTENT_MEMBERS) if (k in out) out[k] = capValue(out[k], cap);
+  return out as Part;
+}
+
+function capValue(v: unknown, cap: number): unknown {
+  if (typeof v === 'string') return v.length > cap ? v.slice(0, cap) + TRUNCATED : v;
+  if (Array.isArray(v)) return v.map((x) => capValue(x, cap));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, capValue(x, cap)]));
+  return v;
 }

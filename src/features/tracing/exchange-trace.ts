@@ -8,11 +8,13 @@ import type { Exchange } from '../../dataplane/exchange/exchange.js';
 import type { Family } from '../../model/families.js';
 import type { CompiledBackend, CompiledRoute, CompiledToken } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
-import { inputContent } from './content.js';
+import { type InputContent, inputContent } from './content.js';
+import { contentMasks } from './content-masks.js';
+import { providerName } from './provider-name.js';
 import { type AttributeGroup, attributeGroup } from './otlp-protobuf.js';
 import { type RecordedSpan, recorded, type SpanSettings, startSpan } from './recorded-span.js';
 import type { OwnSpanContext } from './span-ids.js';
-import { A, FIRST_TOKEN_EVENT, OPERATION } from './span-names.js';
+import { A, OPERATION } from './span-names.js';
 
 export interface SpanTools {
   readonly spans: SpanSettings;
@@ -29,7 +31,11 @@ export class ExchangeSpans implements ExchangeTrace {
   readonly #context: Context;
   readonly #x: Exchange;
   #attempt: AttemptSpan | undefined;
+  /** The backend of the latest attempt: the one that answered, or was tried last. */
+  #backend: CompiledBackend | undefined;
   #ttftSeconds: number | undefined;
+  /** The prompt's recorded content (--trace-content), read once from the first attempt's body. */
+  #input: InputContent | undefined;
   #responseModel: string | undefined;
 
   constructor(tools: SpanTools, x: Exchange, span: Span, context: Context) {
@@ -54,8 +60,8 @@ export class ExchangeSpans implements ExchangeTrace {
     const x = this.#x;
     const server = recorded(this.#span);
     if (n === 1 && body && this.#tools.content && server) {
-      const input = inputContent(body);
-      if (input !== undefined) server.set(A.inputMessages, input);
+      this.#input = inputContent(body, contentMasks(x.route, backend));
+      if (this.#input) setInput(server, this.#input);
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
     // The path without its query string: a backend authenticated by a query parameter carries its key there.
@@ -66,19 +72,22 @@ export class ExchangeSpans implements ExchangeTrace {
     if (recording) {
       recording.setAttributeGroup(target.group);
       recording.set(A.attempt, n);
+      // The attempt is the GenAI client span: what it sent is its input, as on the server span.
+      if (this.#input) setInput(recording, this.#input);
     }
     this.#attempt = new AttemptSpan(span);
+    this.#backend = backend;
     return this.#attempt;
   }
 
   /** The first chunk of a streamed answer reached the client. */
   firstChunk(): void {
     if (this.#ttftSeconds !== undefined) return;
-    const seconds = (performance.now() - this.#x.start) / 1e3;
-    this.#ttftSeconds = seconds;
-    // Times are left to the span, whose clock its own start and end use.
-    this.#span.addEvent(FIRST_TOKEN_EVENT, { [A.timeToFirstChunk.name]: seconds });
-    this.#attempt?.firstChunk();
+    // gen_ai.response.time_to_first_chunk, on both spans: from the request's arrival here, from the attempt's
+    // start on the attempt. The conventions define no event for it, so none is sent.
+    const now = performance.now();
+    this.#ttftSeconds = (now - this.#x.start) / 1e3;
+    this.#attempt?.firstChunk(now);
   }
 
   /** The model that answered, as the answer's body names it (read by the tracing transform). */
@@ -117,6 +126,7 @@ export class ExchangeSpans implements ExchangeTrace {
     }
     if (this.#responseModel !== undefined) span.set(A.responseModel, this.#responseModel);
     if (x.backend !== undefined) span.set(A.backend, x.backend);
+    if (this.#backend !== undefined) span.set(A.provider, providerName(this.#backend));
     if (x.attempts > 0) span.set(A.attempts, x.attempts);
     if (x.aborted) span.set(A.aborted, true);
     if (this.#ttftSeconds !== undefined) span.set(A.timeToFirstChunk, this.#ttftSeconds);
@@ -127,6 +137,11 @@ export class ExchangeSpans implements ExchangeTrace {
     }
     span.end();
   }
+}
+
+function setInput(span: RecordedSpan, input: InputContent): void {
+  if (input.messages !== undefined) span.set(A.inputMessages, input.messages);
+  if (input.systemInstructions !== undefined) span.set(A.systemInstructions, input.systemInstructions);
 }
 
 /** The request's usage as the usage feature recorded it (the upstream's counts, or the gateway's estimate). */
@@ -192,6 +207,7 @@ function attemptTarget(backend: CompiledBackend, path: string, op: string): Atte
     const server = serverOf(backend);
     const group = attributeGroup({
       [A.operation.name]: op,
+      [A.provider.name]: providerName(backend),
       [A.requestModel.name]: backend.model,
       [A.method.name]: 'POST',
       [A.serverAddress.name]: server.address,
@@ -222,6 +238,8 @@ function serverName(method: string, route: string): string {
 
 class AttemptSpan implements AttemptTrace {
   readonly #span: Span;
+  /** performance.now() as the attempt started: its request is sent next. */
+  readonly #start = performance.now();
   #label: string | undefined;
   #ended = false;
 
@@ -255,8 +273,8 @@ class AttemptSpan implements AttemptTrace {
     }
   }
 
-  firstChunk(): void {
-    this.#span.addEvent(FIRST_TOKEN_EVENT);
+  firstChunk(now: number): void {
+    recorded(this.#span)?.set(A.timeToFirstChunk, (now - this.#start) / 1e3);
   }
 
   answered(model: string): void {

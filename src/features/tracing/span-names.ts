@@ -34,6 +34,7 @@ export const A = {
   errorType: attributeKey('error.type'),
   // GenAI
   operation: attributeKey('gen_ai.operation.name'),
+  provider: attributeKey('gen_ai.provider.name'),
   requestModel: attributeKey('gen_ai.request.model'),
   responseModel: attributeKey('gen_ai.response.model'),
   inputTokens: attributeKey('gen_ai.usage.input_tokens'),
@@ -41,6 +42,7 @@ export const A = {
   timeToFirstChunk: attributeKey('gen_ai.response.time_to_first_chunk'),
   inputMessages: attributeKey('gen_ai.input.messages', false),
   outputMessages: attributeKey('gen_ai.output.messages', false),
+  systemInstructions: attributeKey('gen_ai.system_instructions', false),
   // The gateway's own
   requestId: attributeKey('model_gateway.request_id'),
   group: attributeKey('model_gateway.group'),
@@ -56,6 +58,3 @@ export const A = {
   aborted: attributeKey('model_gateway.client_aborted'),
   usageEstimated: attributeKey('model_gateway.usage.estimated'),
 } as const;
-
-/** The span event marking the first chunk of a streamed answer (time to first token). */
-export const FIRST_TOKEN_EVENT = 'gen_ai.first_token';

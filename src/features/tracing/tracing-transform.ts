@@ -5,8 +5,8 @@
 import type { AnswerStage, ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
-import { credentialsOf } from '../../dataplane/upstream/credentials.js';
 import { OutputCollector } from './content.js';
+import { contentMasks } from './content-masks.js';
 import { ExchangeSpans } from './exchange-trace.js';
 
 const MODEL = new QuotedKey('model');
@@ -83,7 +83,7 @@ export function tracingTransform(): ExchangeTransform {
           const model = lastModel(tail.bytes());
           if (model !== undefined) spans.answered(model);
           // The stage sees the body before the relay masks the backend's credentials: masked here too.
-          const output = content?.text(credentialsOf(backend).texts);
+          const output = content?.text(contentMasks(x.route, backend));
           if (output !== undefined) spans.output(output);
         },
       };

@@ -9,7 +9,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createOtlpNetworkExportDelegate, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
 import { type ISerializer, JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -33,6 +33,9 @@ import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
 import { recorded, startSpan } from './recorded-span.js';
 import { retrying } from './export-retry.js';
 import { OtlpTransport } from './otlp-transport.js';
+import { ExportReport } from './export-report.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Registry } from 'prom-client';
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -46,15 +49,18 @@ export interface TracingOptions {
 export class Tracing {
   readonly #processor: SpanProcessor;
   readonly #tools: SpanTools;
+  readonly #report = new ExportReport();
   /** Put on every exchange's answer (after the others): first chunk, response model, usage. */
   readonly transform: ExchangeTransform = tracingTransform();
 
   constructor(config: TracingConfig, options: TracingOptions) {
-    const resource = resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }).merge(
-      detectResources({ detectors: [envDetector] }), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES win
-    );
+    // The SDK's default resource (telemetry.sdk.name, .language, .version), then the gateway's service, then
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, which win.
+    const resource = defaultResource()
+      .merge(resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }))
+      .merge(detectResources({ detectors: [envDetector] }));
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
-    this.#processor = new BatchSpanProcessor({ exporter: otlpExporter(config, options.version), ...batch });
+    this.#processor = new BatchSpanProcessor({ exporter: this.#report.wrap(otlpExporter(config, options.version)), ...batch });
     this.#tools = {
       spans: {
         sampler: samplerOf(config),
@@ -95,9 +101,15 @@ export class Tracing {
     next();
   };
 
+  /** Counts exported and failed spans in the registry, and warns of failed exports in the log (export-report.ts). */
+  reportTo(logger: Logger, registry: Registry): void {
+    this.#report.attach(logger, registry);
+  }
+
   /** Exports what is still queued, then stops. */
   async shutdown(): Promise<void> {
     await this.#processor.shutdown();
+    this.#report.flush();
   }
 }
 
