@@ -39,7 +39,7 @@ export interface AppDeps {
   readonly tables: TableHolder;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** True once the first complete config snapshot is compiled and while not draining. */
+  /** True once the first complete config snapshot is compiled and while not draining (/readyz also waits for the limits store). */
   readonly isReady: () => boolean;
   readonly limits?: AppLimits;
   /**
@@ -122,7 +122,8 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   routes.add(app, 'get', '/readyz', (_req, res) => {
-    const ready = deps.isReady();
+    // Not before the counters can count: traffic sent the moment a replica is ready must meet its limits.
+    const ready = deps.isReady() && usageLimits.answered;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
 
