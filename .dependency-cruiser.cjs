@@ -31,6 +31,13 @@ module.exports = {
       comment: 'the OpenTelemetry SDK stays in features/tracing/; the data plane reports through dataplane/exchange/trace-hooks.ts',
     },
     {
+      name: 'one-call-path-to-upstreams',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/dataplane/handlers/upstream-call\\.ts$', '^src/dataplane/upstream/'] },
+      to: { path: '^src/dataplane/upstream/forward\\.ts$' },
+      comment: 'every upstream call goes through dataplane/handlers/upstream-call.ts, where its transforms (limits, usage, tracing) are assembled',
+    },
+    {
       name: 'nothing-imports-the-entry-points',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/cli\\.ts$', '^src/cli/'] },

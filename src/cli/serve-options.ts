@@ -274,7 +274,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     default: '50ms',
     key: 'limitsStoreTimeoutMs',
     description:
-      'Deadline of every call to the limits store (Redis): no request waits longer for it. A call past it fails open (the request passes uncounted) unless --limits-fail-closed.',
+      'Deadline of every call to the limits store (Redis): no request waits longer for it (before the store first answered at start, up to 2 s). A call past it fails open (the request passes uncounted) unless --limits-fail-closed.',
     parse: (t) => {
       const ms = parseDrain(t);
       if (ms < 1 || ms > 10_000) throw new Error(`must be a duration from 1ms to 10s (got "${t}")`);

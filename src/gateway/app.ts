@@ -10,6 +10,7 @@ import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from '../datapl
 import { exchangeOf } from '../dataplane/exchange/exchange.js';
 import { errors, sendError, toGatewayError } from '../model/errors.js';
 import { familyHandler } from '../dataplane/handlers/family-handler.js';
+import { upstreamCaller } from '../dataplane/handlers/upstream-call.js';
 import { FAMILY_PATHS } from '../model/families.js';
 import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
 import { idOnEveryHead, requestId } from '../dataplane/request/request-id.js';
@@ -38,7 +39,7 @@ export interface AppDeps {
   readonly tables: TableHolder;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** True once the first complete config snapshot is compiled and while not draining. */
+  /** True once the first complete config snapshot is compiled and while not draining (/readyz also waits for the limits store). */
   readonly isReady: () => boolean;
   readonly limits?: AppLimits;
   /**
@@ -122,7 +123,8 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   routes.add(app, 'get', '/readyz', (_req, res) => {
-    const ready = deps.isReady();
+    // Not before the counters can count: traffic sent the moment a replica is ready must meet its limits.
+    const ready = deps.isReady() && usageLimits.answered;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
 
@@ -137,22 +139,21 @@ export function createApp(deps: AppDeps): Express {
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
   const usage = usageTransforms(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}));
-  const handlerDeps = {
+  // The one call path to upstreams, for the create calls and the follow-ups alike (dataplane/handlers/upstream-call.ts).
+  const call = upstreamCaller({
     upstream,
     identities,
     metrics: deps.metrics,
     health,
-    limits,
-    random: deps.random ?? Math.random,
     // Every exchange's transforms; features add per-request ones: the sealed ids of videos and responses, usage
     // (before limits, which settle from it), limits.
     // Tracing, when on, reads every answer after the others.
     transforms: deps.tracing ? [firstTokenTimer(deps.metrics), deps.tracing.transform] : [firstTokenTimer(deps.metrics)],
     factories: [sealedCreateTransforms(sealer), allFamilies(usage), allFamilies(limitsTransforms(usageLimits))],
-    budget,
-  };
+  });
+  const handlerDeps = { call, health, limits, random: deps.random ?? Math.random, budget };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
-  registerSealedRoutes(app, routes, auth, { ...handlerDeps, sealer, usage });
+  registerSealedRoutes(app, routes, auth, { call, sealer, limits, budget });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
   app.use((req: Request, _res: Response, next: NextFunction) => {

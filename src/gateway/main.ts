@@ -79,7 +79,7 @@ export interface GatewayHandle {
   readonly pipeline: ConfigPipeline;
   /** Resolves after the first complete config load; rejects if the source cannot produce one. */
   readonly ready: Promise<void>;
-  /** Readiness as /readyz reports it: loaded and not draining. */
+  /** Readiness as /readyz reports it: loaded, the limits store answered, and not draining. */
   isReady(): boolean;
   /**
    * Graceful shutdown: readiness fails, the API port stops accepting, in-flight requests (streams included)
@@ -112,7 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     pipeline.onCompiled(() => memory.notify());
     cleanups.push(async () => memory.stop());
     let draining = false;
-    const isReady = () => pipeline.loaded && !draining;
+    const loaded = () => pipeline.loaded && !draining;
 
     const metricsServer =
       options.metricsPort === null
@@ -128,7 +128,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       identities,
       logger,
       metrics,
-      isReady,
+      isReady: loaded,
       limits: options.limits ?? DEFAULT_LIMITS,
       ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
@@ -141,8 +141,15 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       const tracing = options.tracing;
       cleanups.push(() => tracing.shutdown());
     }
-    // Serve at once either way; without the store, limits fail open (or closed) until it answers.
-    if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(2_000))) logger.warn('limits store (Redis) not reachable at startup');
+    // Live at once; ready only once the limits store has answered too (as /readyz says), so that the first burst of
+    // traffic is counted. Requests that come before wait for it a moment (features/limits/redis-store.ts).
+    const limits = limitsOf(app);
+    const isReady = () => loaded() && limits.answered;
+    if (options.usageLimits?.redisUrl) {
+      void limits.ready(2_000).then((answered) => {
+        if (!answered && !draining) logger.warn('limits store (Redis) not reachable at startup; not ready until it answers');
+      });
+    }
     const api = await listenDrainable(app, {
       host,
       port: options.port ?? 8080,
@@ -159,9 +166,17 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()), credentials: identities });
     const ready = source.start(demo.apply).then(async () => {
       await demo.settled(); // the first snapshot may be waiting for the demo backend to listen
-      logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
     });
-    ready.catch((err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'));
+    ready.then(
+      async () => {
+        if (!limits.answered) {
+          logger.info({ configVersion: tables.get()?.version }, 'first config loaded; not ready until the limits store (Redis) answers');
+          if (!(await limits.ready())) return; // closed first
+        }
+        logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
+      },
+      (err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'),
+    );
     logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined }, 'model-gateway listening');
 
     let closing: Promise<DrainResult> | undefined;

@@ -101,7 +101,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.tracing ? { tracing: options.tracing } : {}),
     identities,
   });
-  // With Redis, the first requests would pass uncounted (fail open) until the connection is up: tests count on it.
+  // With Redis, the app is not ready until its store has answered; tests start counting at once, so wait for it.
   if (options.usageLimits?.redisUrl && !(await limitsOf(app).ready(5_000))) throw new Error('the test Redis did not answer');
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');

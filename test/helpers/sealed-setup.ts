@@ -13,6 +13,8 @@ export interface SealedManifestOptions {
   responses: string;
   /** Models in the team group (default all). */
   groupModels?: string[];
+  /** The team group's limits, as a YAML flow mapping (e.g. `{requestsPerMinute: 1}`); absent: none. */
+  groupLimits?: string;
 }
 
 export function sealedManifests(o: SealedManifestOptions): string {
@@ -71,7 +73,7 @@ spec:
 apiVersion: modelgateway.io/v1alpha1
 kind: Group
 metadata: {name: team}
-spec: {models: [${models.join(', ')}]}
+spec: {models: [${models.join(', ')}]${o.groupLimits ? `, limits: ${o.groupLimits}` : ''}}
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: GatewayToken

@@ -1,6 +1,6 @@
 // The one place per-request policy plugs into an exchange. The model rename, sealed ids, usage, limits, time to
-// first token and tracing are transforms. For each request the handler collects the
-// transforms that apply (from the data plane and from the features wired in gateway/app.ts), runs every
+// first token and tracing are transforms. For each upstream call, handlers/upstream-call.ts collects the
+// transforms that apply (the caller's own and those of the features wired in gateway/app.ts), runs every
 // `prepare` before the first upstream call, builds each backend's body from their `members`, and forwarding puts
 // each `answer` stage on the answer that is relayed.
 import type { Transform } from 'node:stream';
@@ -77,8 +77,16 @@ export interface ExchangeTransform {
   answer?(answer: Answer): AnswerStage | undefined;
 }
 
+/** What an upstream call does, for the features that treat calls differently (limits, usage, sealed ids). */
+export interface CallKind {
+  /** The family's own create call (POST /v1/<family>); false for a follow-up on an object by its sealed id. */
+  readonly create: boolean;
+  /** The call makes something the upstream charges for: every create, and a video remix (a new generation). */
+  readonly consumes: boolean;
+}
+
 /** Makes the transforms of one exchange; undefined when it has none for this request. */
-export type TransformFactory = (x: Routed) => ExchangeTransform | undefined;
+export type TransformFactory = (x: Routed, kind: CallKind) => ExchangeTransform | undefined;
 
 /** The members every transform sets for one backend, merged in order (a later transform wins a conflict). */
 export function membersFor(transforms: readonly ExchangeTransform[], backend: CompiledBackend): Readonly<Record<string, string>> | undefined {

@@ -1,36 +1,36 @@
-// The handler shared by every POST family: read the payload once, resolve and authorize the model, let the
-// exchange's transforms prepare the call (a feature may refuse it or pin its backend), and forward. Thin on
-// purpose; the work lives in request/, the transforms and upstream/.
+// The handler shared by every POST family: read the payload once, resolve and authorize the model, and make the
+// create call through upstream-call.ts (where the features' transforms prepare it: a feature may refuse it or pin
+// its backend). Thin on purpose; the work lives in request/, the transforms and upstream/.
 import type { Request, Response } from 'express';
 import { errors } from '../../model/errors.js';
 import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/families.js';
 import type { AppLimits } from '../../model/limits.js';
-import { authenticatedOf, clientGone, type Routed, routed } from '../exchange/exchange.js';
+import { authenticatedOf, clientGone, routed } from '../exchange/exchange.js';
 import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
-import { type ExchangeTransform, membersFor, type RequestPlan, type TransformFactory } from '../exchange/transform.js';
+import { type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
+import type { BackendHealth } from '../policy/health.js';
 import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
 import type { JsonBody } from '../request/json-body.js';
 import { bodyBuilder, modelRename, type Payload, readPayload } from '../request/payload.js';
 import { readBody } from '../request/read-body.js';
-import { type ForwardDeps, forward } from '../upstream/forward.js';
+import type { CallUpstream } from './upstream-call.js';
 
-export interface FamilyHandlerDeps extends ForwardDeps {
+export interface FamilyHandlerDeps {
+  readonly call: CallUpstream;
   readonly limits: AppLimits;
   readonly random: Random;
-  /** Transforms every exchange gets (time to first token, tracing), after the per-request ones. */
-  readonly transforms: readonly ExchangeTransform[];
-  /** Per-request transforms by family, one map per feature wired in gateway/app.ts (sealed ids, limits), in order. */
-  readonly factories?: readonly Partial<Record<Family, TransformFactory>>[];
+  readonly health?: BackendHealth;
   /** Process-wide cap on buffered request bodies; absent: no cap. */
   readonly budget?: BodyBudget;
 }
+
+const CREATE: CallKind = { create: true, consumes: true };
 
 export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
   const path = FAMILY_PATHS[family];
   const publicPath = `/v1${path}`;
   const accept = { multipart: MULTIPART_FAMILIES.has(family), path: publicPath };
-  const factories = (deps.factories ?? []).flatMap((byFamily) => byFamily[family] ?? []);
   return async (req: Request, res: Response): Promise<void> => {
     const x = authenticatedOf(res);
     x.family = family;
@@ -48,24 +48,20 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const r = routed(x, route, family); // a known model: safe as a metrics label from here on, even when refused below
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.endpoints.has(family)) throw errors.familyNotServed(route.model, publicPath);
-    const transforms = exchangeTransforms(r, payload.model, factories, deps.transforms);
     const plan = new PayloadPlan(payload, planAttempts(route.backends, deps.random, deps.health));
-    for (const t of transforms) {
-      const pending = t.prepare?.(plan);
-      if (pending) await pending;
-    }
     const q = req.url.indexOf('?');
-    await forward(deps, r, req, res, {
+    await deps.call(r, req, res, {
+      kind: CREATE,
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
-      backends: plan.backends,
-      streaming: plan.stream,
-      body: counted(
-        bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
-        payload.raw,
-        reservation,
-      ),
-      transforms,
+      own: payload.model === route.model ? ownNameRename(route) : modelRename(payload.model),
+      plan,
+      body: (transforms) =>
+        counted(
+          bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
+          payload.raw,
+          reservation,
+        ),
     });
   };
 }
@@ -107,17 +103,6 @@ function ownNameRename(route: CompiledRoute): ExchangeTransform {
   let rename = ownNameRenames.get(route);
   if (!rename) ownNameRenames.set(route, (rename = modelRename(route.model)));
   return rename;
-}
-
-/** The model rename, then the features' transforms for this request, then those every exchange gets. */
-function exchangeTransforms(x: Routed, model: string, factories: readonly TransformFactory[], always: readonly ExchangeTransform[]): ExchangeTransform[] {
-  const out = [model === x.route.model ? ownNameRename(x.route) : modelRename(model)];
-  for (const factory of factories) {
-    const own = factory(x);
-    if (own) out.push(own);
-  }
-  for (const t of always) out.push(t);
-  return out;
 }
 
 /** Counts each rewritten body (a copy beside the client's bytes, held for failover replays) against the budget once. */

@@ -4,7 +4,8 @@
 // sealing, usage, …), the client leaving aborting the upstream request (through the exchange's end hook). A compressed
 // answer is decoded on the way (content-decoding.ts), and the backend's credentials are masked in everything
 // relayed (credentials.ts), after every transform. Streams that fail after their status line went out end with an
-// SSE error event; a non-streaming response is cut at the route's total deadline.
+// SSE error event; a non-streaming response is cut at the route's total deadline. Called only through
+// dataplane/handlers/upstream-call.ts, which assembles and prepares the transforms.
 import type { Request, Response } from 'express';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream';

@@ -13,14 +13,19 @@ import { refusalError, shedError, storeDownError } from './limit-errors.js';
 import { Admission, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
 
-/** The transform factory of every family: none for a request with no limit anywhere on its path. */
+/**
+ * The transform factory of every family: none for a request with no limit anywhere on its path. A call that
+ * consumes nothing (a follow-up that reads, deletes or cancels) counts as a request and an in-flight slot, and token
+ * limits never refuse it.
+ */
 export function limitsTransforms(limits: Limits): TransformFactory {
-  return (x) => {
+  return (x, kind) => {
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);
-    const rules = perModel ? [...own, ...perModel] : own;
+    const all = perModel ? [...own, ...perModel] : own;
+    const rules = kind.consumes ? all : all.filter(countsRequests);
     if (rules.length === 0 && !x.route.backends.some(hasLimits)) return undefined;
-    return { prepare: (plan) => prepare(limits, x, plan, rules) };
+    return { prepare: (plan) => prepare(limits, x, plan, rules, kind.consumes) };
   };
 }
 
@@ -28,9 +33,13 @@ function hasLimits(b: CompiledBackend): boolean {
   return b.limits.length > 0;
 }
 
-async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: readonly LimitRule[]): Promise<void> {
+function countsRequests(rule: LimitRule): boolean {
+  return rule.metric !== 'tokens';
+}
+
+async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: readonly LimitRule[], consumes: boolean): Promise<void> {
   const { limiter } = limits;
-  const tokens = reservedTokens(x.family, plan, x.route.defaultMaxOutputTokens);
+  const tokens = consumes ? reservedTokens(x.family, plan, x.route.defaultMaxOutputTokens) : 0;
   const client = rules.length > 0 ? await admitted(limits, rules, tokens) : undefined;
   // Backends in plan order: drop those at their limit and reserve on the first that admits. The backends after it
   // stay as fallbacks; the reserved one is charged the request's usage whichever of them serves it.
@@ -40,8 +49,9 @@ async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: read
   try {
     for (; from < plan.backends.length; from++) {
       const b = plan.backends[from]!;
-      if (b.limits.length === 0) break;
-      const r = await tryAdmit(limits, b.limits, tokens);
+      const backendRules = consumes ? b.limits : b.limits.filter(countsRequests);
+      if (backendRules.length === 0) break;
+      const r = await tryAdmit(limits, backendRules, tokens);
       if (r instanceof Admission) {
         backend = r;
         break;

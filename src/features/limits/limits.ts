@@ -21,6 +21,8 @@ export interface LimitsOptions {
 }
 
 const DEFAULT_STORE_TIMEOUT_MS = 50;
+/** A request arriving before the shared store first answered waits this long for it (then fails open or closed). */
+const STARTUP_WAIT_MS = 2_000;
 const DEFAULT_SYNC_MS = 1000;
 /** At most one "store failing" log line per this interval; the metric counts every failure. */
 const LOG_EVERY_MS = 10_000;
@@ -46,6 +48,7 @@ export class Limits {
       ? new RedisStore({
           url: options.redisUrl,
           timeoutMs,
+          startupWaitMs: STARTUP_WAIT_MS,
           onState: stateLog(logger),
         })
       : new MemoryStore();
@@ -72,8 +75,13 @@ export class Limits {
     this.#timer.unref();
   }
 
-  /** Waits (at most `ms`) for the shared store's connection; true at once for the in-process store. */
-  async ready(ms: number): Promise<boolean> {
+  /** True once the counters can be counted: at once in process; with Redis, once it has answered (readiness). */
+  get answered(): boolean {
+    return this.#store instanceof RedisStore ? this.#store.answered : true;
+  }
+
+  /** Waits (at most `ms`, if given) for the store's first answer; false when it did not come or the store closed. */
+  async ready(ms?: number): Promise<boolean> {
     return this.#store instanceof RedisStore ? this.#store.ready(ms) : true;
   }
 

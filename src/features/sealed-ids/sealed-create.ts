@@ -20,8 +20,10 @@ export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledTok
 
 export function sealedCreateTransforms(sealer: IdSealer): Partial<Record<Family, TransformFactory>> {
   return {
-    videos: (x) => ({ answer: (a) => sealStage('video', sealer, x.token, a) }),
-    responses: (x) => {
+    // A follow-up seals its answer itself (sealed-routes.ts), with the id the client presented.
+    videos: (x, kind) => (kind.create ? { answer: (a) => sealStage('video', sealer, x.token, a) } : undefined),
+    responses: (x, kind) => {
+      if (!kind.create) return undefined;
       let members: Readonly<Record<string, string>> | undefined;
       let known: SealContext['known'];
       const t: ExchangeTransform = {

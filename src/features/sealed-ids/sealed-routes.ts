@@ -1,31 +1,30 @@
 // Follow-up calls on sealed ids: the id in the path must verify and belong to the calling token (else 404
 // not_found, and nothing reaches an upstream); the call then goes to the one backend holding the object, with
 // the upstream id in the path, the client's query string as it came (variant, stream, starting_after, after,
-// limit, order, include) and the answer's ids sealed again. GET /v1/videos (list) is refused: the upstream's
-// list spans every token of the shared upstream account.
+// limit, order, include) and the answer's ids sealed again. The call goes through the same path as every create
+// (dataplane/handlers/upstream-call.ts), so limits count it and usage records a remix. GET /v1/videos (list) is
+// refused: the upstream's list spans every token of the shared upstream account.
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { AppLimits } from '../../model/limits.js';
 import type { Family } from '../../model/families.js';
-import { forward, type ForwardDeps } from '../../dataplane/upstream/forward.js';
 import type { SealedBody } from './sealing-transforms.js';
 import { resolveOwned } from './owned-object.js';
 import type { IdSealer, SealedKind } from './sealed-id.js';
 import type { BodyBudget } from '../../dataplane/request/body-budget.js';
 import { authenticatedOf, clientGone, exchangeOf, routed } from '../../dataplane/exchange/exchange.js';
-import type { ExchangeTransform, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { CallKind, ExchangeTransform, RequestPlan } from '../../dataplane/exchange/transform.js';
+import type { CallUpstream } from '../../dataplane/handlers/upstream-call.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
 import { checkContentType } from '../../dataplane/request/payload.js';
 import { readBody } from '../../dataplane/request/read-body.js';
 import type { RouteRegistry } from '../../dataplane/server/route-registry.js';
 import { sealStage } from './sealed-create.js';
 import { sealedErrors } from './sealed-errors.js';
 
-export interface SealedRouteDeps extends ForwardDeps {
+export interface SealedRouteDeps {
+  readonly call: CallUpstream;
   readonly sealer: IdSealer;
   readonly limits: AppLimits;
-  /** Transforms every exchange gets (time to first token), after the sealing one. */
-  readonly transforms: readonly ExchangeTransform[];
-  /** Usage, for the follow-ups that create something (a remix makes a new video); reads and cancels consume nothing. */
-  readonly usage?: TransformFactory;
   readonly budget?: BodyBudget;
 }
 
@@ -37,9 +36,12 @@ interface FollowUp {
   readonly answer: SealedBody;
   /** Whether the client's body is forwarded (remix, cancel). */
   readonly withBody: boolean;
-  /** Whether the call consumes (and so records usage). */
-  readonly creates?: boolean;
+  /** A remix makes a new video (usage, token limits); reads, deletes and cancels consume nothing. */
+  readonly call: CallKind;
 }
+
+const READS: CallKind = { create: false, consumes: false };
+const GENERATES: CallKind = { create: false, consumes: true };
 
 const FAMILY: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
 const COLLECTION: Readonly<Record<SealedKind, string>> = { video: '/videos/', response: '/responses/' };
@@ -50,15 +52,15 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
     exchangeOf(res).family = 'videos';
     throw sealedErrors.listNotSupported();
   });
-  add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
-  add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false });
-  add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false });
-  add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, creates: true });
-  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
-  add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false });
-  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true });
+  add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
+  add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
+  add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false, call: READS });
+  add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, call: GENERATES });
+  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS });
+  add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS });
+  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS });
   // input_items pages hold item ids (the pagination cursors): relayed untouched.
-  add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false });
+  add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false, call: READS });
 }
 
 function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
@@ -87,16 +89,41 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     // The one backend above answers; its ids (and error texts) give back the id the client sent.
     const known = { upstreamId: ref.upstreamId, sealedId };
     const seal: ExchangeTransform = { answer: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
-    const usage = f.creates ? deps.usage?.(r) : undefined;
-    await forward(deps, r, req, res, {
+    await deps.call(r, req, res, {
+      kind: f.call,
       // HEAD stays HEAD (express serves HEAD on GET routes).
       method: req.method,
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
+      own: seal,
       // The object exists on this backend only: no failover to another one.
-      backends: [backend],
+      plan: new FollowUpPlan(backend, body?.body.length ?? 0),
       streaming: false,
-      body: () => body,
-      transforms: usage ? [seal, usage, ...deps.transforms] : [seal, ...deps.transforms],
+      body: () => () => body,
     });
   };
+}
+
+/** A follow-up as the transforms read it: one backend, and no member of its body read (the body goes as it came). */
+class FollowUpPlan implements RequestPlan {
+  readonly json = undefined;
+  readonly stream = false;
+  readonly bytes: number;
+  backends: readonly CompiledBackend[];
+
+  constructor(backend: CompiledBackend, bytes: number) {
+    this.backends = [backend];
+    this.bytes = bytes;
+  }
+
+  member(): undefined {
+    return undefined;
+  }
+
+  integer(): undefined {
+    return undefined;
+  }
+
+  raw(): undefined {
+    return undefined;
+  }
 }

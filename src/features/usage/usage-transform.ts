@@ -24,9 +24,13 @@ const TIMED = new Set<Family>(['audio.transcriptions', 'audio.translations', 'vi
 /** Text answers are kept whole up to this size for an estimate; a longer one is estimated from its tail, scaled. */
 const KEEP_FOR_ESTIMATE = 2 * SAMPLE_BYTES;
 
-/** The usage transform of every family. `onRecord` sees each request's usage (metrics). */
+/**
+ * The usage transform of every family. `onRecord` sees each request's usage (metrics). Follow-ups that consume
+ * nothing (reads, deletes, cancels) record nothing; a remix is recorded like a create.
+ */
 export function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
-  return (x) => {
+  return (x, kind) => {
+    if (!kind.consumes) return undefined;
     const tap = new UsageTap(x);
     x.onUsage((u) => onRecord(x, u));
     return tap;
