@@ -17,9 +17,11 @@ function error(argv: string[], env: Record<string, string> = {}): string {
 }
 
 describe('serve options', () => {
-  it('takes the limits store from MG_REDIS_URL and refuses what is not a Redis URL or a sane deadline', () => {
+  it('takes the limits store from MG_REDIS_URL, the lease and usage timings, and refuses what is not a Redis URL or a sane duration', () => {
     expect(options([], { MG_REDIS_URL: 'redis://:pw@redis:6379/0' }).redisUrl).toBe('redis://:pw@redis:6379/0');
     expect(options(['--limits-store-timeout', '200ms', '--limits-fail-closed'])).toMatchObject({ limitsStoreTimeoutMs: 200, limitsFailClosed: true });
+    expect(options(['--lease-duration', '4s', '--usage-status-interval', '2s'])).toMatchObject({ leaseDurationMs: 4_000, usageStatusIntervalMs: 2_000 });
+    expect(error(['--lease-duration', '1s'])).toBe('--lease-duration must be a duration from 3s to 5m (got "1s")');
     expect(options(['--usage-metrics-per-token'])).toMatchObject({ usageMetricsPerToken: true });
     const bad = parseServeArgs(['--redis-url', 'http://redis:6379'], {});
     expect(bad).toEqual({ kind: 'error', message: '--redis-url must be a redis:// or rediss:// URL' });
@@ -44,6 +46,8 @@ describe('serve options', () => {
       'max-buffered-bytes': 'MG_MAX_BUFFERED_BYTES',
       'leader-election': 'MG_LEADER_ELECTION',
       'lease-name': 'MG_LEASE_NAME',
+      'lease-duration': 'MG_LEASE_DURATION',
+      'usage-status-interval': 'MG_USAGE_STATUS_INTERVAL',
       'id-keys': 'MG_ID_KEYS',
       'id-keys-file': 'MG_ID_KEYS_FILE',
       workers: 'MG_WORKERS',
@@ -64,6 +68,8 @@ describe('serve options', () => {
       secretSelector: 'modelgateway.io/secret=true',
       leaderElection: true,
       leaseName: 'model-gateway',
+      leaseDurationMs: 15_000,
+      usageStatusIntervalMs: 30_000,
       workers: 1,
       namespaces: undefined,
       kubeconfig: undefined,

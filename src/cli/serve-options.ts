@@ -41,6 +41,10 @@ export interface ServeOptions {
   readonly maxBufferedBytes: number | undefined;
   readonly leaderElection: boolean;
   readonly leaseName: string;
+  /** How long a Lease holds without renewal before a standby takes over (renew deadline and retry period follow). */
+  readonly leaseDurationMs: number;
+  /** Between two rounds of status.usage writes. */
+  readonly usageStatusIntervalMs: number;
   /** Leader-election identity (POD_NAME; no flag). */
   readonly podName: string | undefined;
   /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Checked here, decoded by parseIdKeys (routing/id-keys). */
@@ -214,6 +218,25 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     parse: parseDnsName,
   }),
   spec({
+    flag: 'lease-duration',
+    env: 'MG_LEASE_DURATION',
+    value: 'DURATION',
+    default: '15s',
+    key: 'leaseDurationMs',
+    description:
+      "How long a standby waits for a silent leader's Lease before taking over (a crashed leader's status writes resume after about this long); the leader renews every 2/15 of it and stops writing after 2/3 of it without renewal, as client-go's 15s/10s/2s.",
+    parse: (t) => parseDurationBetween(t, 3_000, 300_000, '3s to 5m'),
+  }),
+  spec({
+    flag: 'usage-status-interval',
+    env: 'MG_USAGE_STATUS_INTERVAL',
+    value: 'DURATION',
+    default: '30s',
+    key: 'usageStatusIntervalMs',
+    description: "How often the leader writes the limits' counts into status.usage of Groups and GatewayTokens (only objects whose counts changed).",
+    parse: (t) => parseDurationBetween(t, 1_000, 3_600_000, '1s to 1h'),
+  }),
+  spec({
     flag: 'id-keys',
     env: 'MG_ID_KEYS',
     value: 'K1,K2',
@@ -275,11 +298,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'limitsStoreTimeoutMs',
     description:
       'Deadline of every call to the limits store (Redis): no request waits longer for it (before the store first answered at start, up to 2 s). A call past it fails open (the request passes uncounted) unless --limits-fail-closed.',
-    parse: (t) => {
-      const ms = parseDrain(t);
-      if (ms < 1 || ms > 10_000) throw new Error(`must be a duration from 1ms to 10s (got "${t}")`);
-      return ms;
-    },
+    parse: (t) => parseDurationBetween(t, 1, 10_000, '1ms to 10s'),
   }),
   spec({
     flag: 'limits-fail-closed',
@@ -364,6 +383,12 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     };
   }
   return { kind: 'options', options };
+}
+
+function parseDurationBetween(t: string, min: number, max: number, range: string): number {
+  const ms = parseDrain(t);
+  if (ms < min || ms > max) throw new Error(`must be a duration from ${range} (got "${t}")`);
+  return ms;
 }
 
 /** `--help` text: every flag with its environment variable, default and meaning. */

@@ -105,6 +105,15 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
         registry: metrics.registry,
         usage,
         credentials,
+        tuning: {
+          // client-go's ratio (15 s / 10 s / 2 s): renew well inside the lease, step down before a standby may take over.
+          election: {
+            leaseDurationMs: options.leaseDurationMs,
+            renewDeadlineMs: Math.round((options.leaseDurationMs * 2) / 3),
+            retryPeriodMs: Math.round((options.leaseDurationMs * 2) / 15),
+          },
+          usageIntervalMs: options.usageStatusIntervalMs,
+        },
       }),
   };
 }

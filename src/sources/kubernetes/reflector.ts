@@ -74,6 +74,8 @@ export class Reflector {
   #current: { abort(): void } | undefined;
   #loop: Promise<void> | undefined;
   #nextRelistAt = 0;
+  /** Whether the last failure was an outage error (no answer, or a 5xx). */
+  #outageFailures = false;
   readonly #o: Required<Omit<ReflectorOptions, 'logger'>> & { logger: Logger | undefined };
 
   constructor(options: ReflectorOptions) {
@@ -138,13 +140,19 @@ export class Reflector {
       } catch (err) {
         if (this.#stop.signal.aborted) break;
         this.stats.errors++;
+        const outage = isOutageError(err);
+        // An answer after outage errors starts from the first delay: a restarted API server answers 403 (its RBAC
+        // authorizer not yet synced) or 404 (CRDs not yet served) for a moment, and inheriting the delay the outage
+        // grew to (up to 30 s, not woken by the server's return) kept one kind stale for that long.
+        if (!outage && this.#outageFailures) backoff.reset();
+        this.#outageFailures = outage;
         const delay = backoff.next();
         if (isGone(err)) this.#rv = undefined;
         logger?.warn(
           { resource: endpoint.description, err: describe(err), retryInMs: delay },
           'kubernetes list/watch failed; keeping the last snapshot and retrying',
         );
-        await this.#pause(delay, isOutageError(err));
+        await this.#pause(delay, outage);
       }
     }
   }

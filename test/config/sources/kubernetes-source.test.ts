@@ -293,4 +293,22 @@ describe('KubernetesSource', () => {
       expect(Math.max(...Object.values(seen))).toBeLessThanOrEqual(2000);
     }, 60_000);
   });
+
+  // Found against a real kube-apiserver (test/envtest/outage.test.ts): restarted, it answered one list 403 before
+  // its RBAC authorizer had synced. That 403 is not an outage error, so the reflector waited out the delay its
+  // outage failures had grown to, and its kind stayed stale for seconds after the server was back.
+  it('a 403 from a server just back from an outage is retried after the first delay, not the outage-grown one', async () => {
+    const { api, source, rec } = await setup({ backoff: { initialMs: 100, maxMs: 8000 } });
+    applyEveryKind(api, NS);
+    await source.start(rec.onSnapshot);
+    await waitUntil(() => api.openWatches === 4, 5000, 'four open watches');
+    await goDown(api, 'refused');
+    await waitUntil(() => source.stats().every((s) => s.stats.errors >= 7), 30_000, '7 failures of every reflector');
+    // The first request after the return (a probe, before any success has woken the others) gets the 403.
+    const forbidden = api.failRequests({}, 403, 1);
+    await comeBack(api, 'refused');
+    const seen = await changeEveryKind(api, rec, NS, 15_000);
+    expect(forbidden.remaining).toBe(0); // the 403 was given
+    expect(Math.max(...Object.values(seen))).toBeLessThanOrEqual(2000);
+  }, 60_000);
 });
