@@ -30,6 +30,11 @@ describe('toStructuralSchema', () => {
     expect(out.properties.extra).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
   });
 
+  it('emits an empty object without a properties map, as the API server stores it (else server-side apply conflicts)', () => {
+    const out = convert(z.object({ none: z.object({}).strict().optional() })) as any;
+    expect(out.properties.none).toEqual({ type: 'object' });
+  });
+
   it("drops zod's date-time regex in favour of the format the API server checks", () => {
     const out = convert(z.object({ at: z.iso.datetime({ offset: true }) })) as any;
     expect(out.properties.at).toEqual({ type: 'string', format: 'date-time' });

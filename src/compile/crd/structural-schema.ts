@@ -57,6 +57,9 @@ export function toStructuralSchema(schema: JsonSchema, path = '(root)'): JsonSch
     if (!ALLOWED.has(key)) throw new Error(`${path}: keyword "${key}" is not allowed in a CRD schema`);
     switch (key) {
       case 'properties':
+        // The API server stores no empty properties map: emitted, the file differs from the stored CRD, and a
+        // server-side apply over a client-side one conflicts on .spec.versions.
+        if (Object.keys(value as JsonSchema).length === 0) break;
         out.properties = Object.fromEntries(
           Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [name, toStructuralSchema(sub, `${path}.${name}`)]),
         );
