@@ -12,8 +12,8 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 export const ENVTEST_KUBE_VERSION = '1.26.0';
 
 export interface ChartCopies {
-  /** `helm template` of charts/<chart> for ENVTEST_KUBE_VERSION; extra arguments (e.g. --namespace, -f) appended. */
-  template(chart: 'model-gateway' | 'model-gateway-crds', args?: string[]): string;
+  /** `helm template` of charts/<chart> for ENVTEST_KUBE_VERSION as release `release` (default: the chart's name). */
+  template(chart: 'model-gateway' | 'model-gateway-crds', args?: string[], release?: string): string;
   remove(): void;
 }
 
@@ -29,8 +29,8 @@ export function chartCopiesForEnvtest(): ChartCopies {
   }
   const helm = k8sTool('helm');
   return {
-    template: (chart, args = []) => {
-      const r = spawnSync(helm, ['template', chart, join(dir, chart), '--kube-version', ENVTEST_KUBE_VERSION, ...args], {
+    template: (chart, args = [], release = chart) => {
+      const r = spawnSync(helm, ['template', release, join(dir, chart), '--kube-version', ENVTEST_KUBE_VERSION, ...args], {
         encoding: 'utf8',
         timeout: 60_000,
       });

@@ -51,14 +51,28 @@ describeEnvtest('the charts on a real kube-apiserver', () => {
     return r.stdout;
   };
 
-  /** Every object of a rendered stream is accepted by a server dry run, client-side and server-side, strictly. */
-  const passesDryRuns = (rendered: string) => {
+  const dryRun = (mode: string[], rendered: string) =>
+    server.kubectl(['apply', ...mode, '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], rendered);
+
+  /**
+   * Every object of every rendered scenario is accepted by a server dry run, client-side and server-side, strictly:
+   * one kubectl call per mode for all of them; when one fails, the scenarios it refuses are found and named.
+   */
+  const passDryRuns = (scenarios: Record<string, string>) => {
+    const rendered = Object.values(scenarios).join('\n---\n');
     const objects = objectsOf(rendered);
     expect(objects.length).toBeGreaterThan(0);
-    const clientSide = ok(['apply', '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], rendered);
-    const serverSide = ok(['apply', '--server-side', '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], rendered);
-    for (const out of [clientSide, serverSide]) {
-      const names = out.trim().split('\n');
+    // Each object once, so that what kubectl reports names one object of one scenario.
+    const ids = objects.map((o) => `${o.kind}/${o.namespace ?? ''}/${o.name}`);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    for (const mode of [[], ['--server-side']]) {
+      const r = dryRun(mode, rendered);
+      if (r.status !== 0) {
+        const refused = Object.keys(scenarios).filter((name) => dryRun(mode, scenarios[name]!).status !== 0);
+        expect.fail(`the ${mode.length ? 'server' : 'client'}-side dry run refused scenario(s) ${refused.join(', ')}: ${r.stderr}`);
+      }
+      expect(r.stderr, 'kubectl warned').not.toMatch(/Warning/i);
+      const names = r.stdout.trim().split('\n');
       expect(names).toHaveLength(objects.length);
       for (const o of objects)
         expect(
@@ -79,21 +93,30 @@ describeEnvtest('the charts on a real kube-apiserver', () => {
   it('the CRD chart: every CRD passes the dry runs', () => {
     const rendered = charts.template('model-gateway-crds');
     expect(objectsOf(rendered).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition']);
-    passesDryRuns(rendered);
+    passDryRuns({ 'model-gateway-crds': rendered });
   });
 
-  it.each([['(the defaults, no values file)'], ...CI_VALUES.map((f) => [f])])('charts/model-gateway with %s: every object passes the dry runs', (values) => {
-    const args = ['--namespace', NAMESPACE, ...(values.endsWith('.yaml') ? ['-f', join(repoRoot, 'charts/model-gateway/ci', values)] : [])];
-    const rendered = charts.template('model-gateway', args);
-    const objects = objectsOf(rendered);
+  it('charts/model-gateway with the defaults and with each ci/*-values.yaml: every object passes the dry runs', () => {
+    // One release per scenario, named for it, in one stream: two kubectl calls check them all.
+    const scenarios: [string, string[]][] = [
+      ['defaults', []],
+      ...CI_VALUES.map((f): [string, string[]] => [f.replace(/-values\.yaml$/, ''), ['-f', join(repoRoot, 'charts/model-gateway/ci', f)]]),
+    ];
+    const rendered = Object.fromEntries(
+      scenarios.map(([release, args]) => [release, charts.template('model-gateway', ['--namespace', NAMESPACE, ...args], release)]),
+    );
+    const objects = objectsOf(Object.values(rendered).join('\n---\n'));
+    for (const [release] of scenarios)
+      expect(
+        objects.some((o) => o.name.startsWith(`${release}-`)),
+        release,
+      ).toBe(true);
     // Objects need their namespace, and the ServiceMonitor its CRD, before the server will look at them.
     const namespaces = [...new Set([NAMESPACE, ...objects.flatMap((o) => (o.namespace ? [o.namespace] : []))])];
-    const existing = ok(['get', 'namespaces', '-o', 'name']);
-    for (const ns of namespaces) if (!existing.includes(`namespace/${ns}\n`)) ok(['create', 'namespace', ns]);
-    if (objects.some((o) => o.kind === 'ServiceMonitor') && server.kubectl(['get', 'crd', SERVICE_MONITOR_CRD.metadata.name]).status !== 0) {
-      ok(['apply', '-f', '-'], JSON.stringify(SERVICE_MONITOR_CRD));
-      ok(['wait', '--for=condition=Established', '--timeout=30s', `crd/${SERVICE_MONITOR_CRD.metadata.name}`]);
-    }
-    passesDryRuns(rendered);
+    expect(objects.some((o) => o.kind === 'ServiceMonitor')).toBe(true);
+    const namespaceObjects = namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+    ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...namespaceObjects, SERVICE_MONITOR_CRD] }));
+    ok(['wait', '--for=condition=Established', '--timeout=30s', `crd/${SERVICE_MONITOR_CRD.metadata.name}`]);
+    passDryRuns(rendered);
   });
 });
