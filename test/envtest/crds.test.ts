@@ -126,6 +126,62 @@ describeEnvtest('the CRDs on a real kube-apiserver', () => {
     expect(r.stdout).not.toMatch(/created|configured/);
   });
 
+  it('admits a route with a backend of every auth kind, headers and query parameters of both forms, Azure paths', () => {
+    ok(['create', 'namespace', 'auth-kinds']);
+    const auths = [
+      { bearer: { secretRef: ref } },
+      { header: { name: 'api-key', secretRef: ref } },
+      { query: { name: 'key', secretRef: ref } },
+      { none: {} },
+      { awsSigV4: { region: 'us-east-1' } },
+      { gcp: {} },
+      { azureAD: { tenantId: 't', clientId: 'c', secretRef: ref } },
+    ];
+    const backends = [
+      ...auths.map((auth, i) => ({ ...backend, name: `b${i}`, auth })),
+      {
+        ...backend,
+        name: 'key',
+        apiKeySecretRef: ref,
+        headers: [
+          { name: 'anthropic-version', value: '2023-06-01' },
+          { name: 'OpenAI-Project', secretRef: ref },
+        ],
+      },
+      {
+        ...backend,
+        name: 'azure',
+        pathStyle: 'azureDeployments',
+        query: [
+          { name: 'api-version', value: '2024-10-21' },
+          { name: 'x', secretRef: ref },
+        ],
+      },
+    ];
+    const routeObject = {
+      apiVersion: 'modelgateway.io/v1alpha1',
+      kind: 'ModelRoute',
+      metadata: { name: 'every-kind', namespace: 'auth-kinds' },
+      spec: { backends },
+    };
+    expect(ok(['apply', '--validate=strict', '-f', '-'], JSON.stringify(routeObject))).toContain('modelroute.modelgateway.io/every-kind created');
+    const stored = JSON.parse(ok(['get', '-n', 'auth-kinds', 'modelroute', 'every-kind', '-o', 'json']));
+    expect(stored.spec.backends.map((b: { auth?: object }) => Object.keys(b.auth ?? {})[0])).toEqual([
+      ...auths.map((a) => Object.keys(a)[0]),
+      undefined,
+      undefined,
+    ]);
+    // An empty auth kind stays empty: a field in it is refused, as the gateway refuses it.
+    const withField = {
+      ...routeObject,
+      metadata: { name: 'none-with-field', namespace: 'auth-kinds' },
+      spec: { backends: [{ ...backend, auth: { none: { x: 1 } } }] },
+    };
+    const refused = server.kubectl(['apply', '--validate=strict', '-f', '-'], JSON.stringify(withField));
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/spec\.backends\[0\]\.auth\.none: Too many: 1: must have at most 0 items/);
+  });
+
   it("refuses a Group's per-model limit that names only the model (minProperties), and admits one with a limit", () => {
     ok(['create', 'namespace', 'group-limits']);
     const group = (entry: Record<string, unknown>) =>

@@ -3,6 +3,7 @@
 // properties as message types with exactly those fields, additionalProperties as maps. A rule that does not compile
 // makes the whole CRD unapplicable (a real v1.26 server refused `size(self)` on an object), and unit tests that only
 // evaluate rules on sample values never notice. The walk covers any rule added later without touching this file.
+// (A rule that compiles can still fail at admission on an object declared with no fields: crd-definitions.test.ts.)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ASTNode, Environment } from '@marcbachmann/cel-js';

@@ -30,9 +30,10 @@ describe('toStructuralSchema', () => {
     expect(out.properties.extra).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
   });
 
-  it('emits an empty object without a properties map, as the API server stores it (else server-side apply conflicts)', () => {
-    const out = convert(z.object({ none: z.object({}).strict().optional() })) as any;
-    expect(out.properties.none).toEqual({ type: 'object' });
+  it('emits an object with no fields as one that CEL can read: no properties map, unknown fields kept, none allowed', () => {
+    const out = convert(z.object({ none: z.object({}).strict().optional(), open: z.object({}).optional() })) as any;
+    expect(out.properties.none).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, maxProperties: 0 });
+    expect(out.properties.open).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
   });
 
   it("drops zod's date-time regex in favour of the format the API server checks", () => {
