@@ -30,6 +30,12 @@ describe('toStructuralSchema', () => {
     expect(out.properties.extra).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
   });
 
+  it('emits an object with no fields as one that CEL can read: no properties map, unknown fields kept, none allowed', () => {
+    const out = convert(z.object({ none: z.object({}).strict().optional(), open: z.object({}).optional() })) as any;
+    expect(out.properties.none).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, maxProperties: 0 });
+    expect(out.properties.open).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  });
+
   it("drops zod's date-time regex in favour of the format the API server checks", () => {
     const out = convert(z.object({ at: z.iso.datetime({ offset: true }) })) as any;
     expect(out.properties.at).toEqual({ type: 'string', format: 'date-time' });

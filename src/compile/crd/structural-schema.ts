@@ -57,6 +57,9 @@ export function toStructuralSchema(schema: JsonSchema, path = '(root)'): JsonSch
     if (!ALLOWED.has(key)) throw new Error(`${path}: keyword "${key}" is not allowed in a CRD schema`);
     switch (key) {
       case 'properties':
+        // The API server stores no empty properties map: emitted, the file differs from the stored CRD, and a
+        // server-side apply over a client-side one conflicts on .spec.versions.
+        if (Object.keys(value as JsonSchema).length === 0) break;
         out.properties = Object.fromEntries(
           Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [name, toStructuralSchema(sub, `${path}.${name}`)]),
         );
@@ -92,6 +95,13 @@ export function toStructuralSchema(schema: JsonSchema, path = '(root)'): JsonSch
     throw new Error(`${path}: every node of a structural schema needs a type`);
   }
   if (out.properties && out.additionalProperties) throw new Error(`${path}: properties and additionalProperties are mutually exclusive`);
+  if (out.type === 'object' && !out.properties && !out.additionalProperties && out['x-kubernetes-preserve-unknown-fields'] !== true) {
+    // An object with no fields (z.object({})): the API server's CEL cannot read one with neither properties nor
+    // additionalProperties ("invalid object type" in every rule that looks at its parent), but it can read one that
+    // keeps unknown fields; maxProperties: 0 then refuses any field, as a strict zod object does.
+    out['x-kubernetes-preserve-unknown-fields'] = true;
+    if (schema.additionalProperties === false) out.maxProperties = 0;
+  }
   return out;
 }
 

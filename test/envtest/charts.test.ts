@@ -1,0 +1,122 @@
+// Both charts rendered by helm for a real kube-apiserver v1.26 (with the defaults and every ci/*-values.yaml): every
+// rendered object passes the server's validation with strict field validation, client-side and server-side (server
+// dry run: nothing is stored, so the scenarios share one server). The ServiceMonitor is checked only for its kind
+// and metadata: its CRD here is a stand-in that keeps any spec (prometheus-operator's schema is not in this repo).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type ChartCopies, chartCopiesForEnvtest, ENVTEST_KUBE_VERSION, objectsOf, repoRoot } from './charts-for-envtest.js';
+import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+
+const NAMESPACE = 'model-gateway';
+const CI_VALUES = readdirSync(join(repoRoot, 'charts/model-gateway/ci'))
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
+
+const SERVICE_MONITOR_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'servicemonitors.monitoring.coreos.com' },
+  spec: {
+    group: 'monitoring.coreos.com',
+    scope: 'Namespaced',
+    names: { kind: 'ServiceMonitor', listKind: 'ServiceMonitorList', plural: 'servicemonitors', singular: 'servicemonitor' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+      },
+    ],
+  },
+};
+
+describeEnvtest('the charts on a real kube-apiserver', () => {
+  let server: Envtest;
+  let charts: ChartCopies;
+  beforeAll(() => {
+    charts = chartCopiesForEnvtest();
+    server = startEnvtest();
+  }, 120_000);
+  afterAll(() => {
+    server?.stop();
+    charts?.remove();
+  });
+
+  const ok = (args: string[], input?: string) => {
+    const r = server.kubectl(args, input);
+    expect(r.status, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
+    expect(r.stderr, `kubectl ${args.join(' ')} warned`).not.toMatch(/Warning/i);
+    return r.stdout;
+  };
+
+  const dryRun = (mode: string[], rendered: string) =>
+    server.kubectl(['apply', ...mode, '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], rendered);
+
+  /**
+   * Every object of every rendered scenario is accepted by a server dry run, client-side and server-side, strictly:
+   * one kubectl call per mode for all of them; when one fails, the scenarios it refuses are found and named.
+   */
+  const passDryRuns = (scenarios: Record<string, string>) => {
+    const rendered = Object.values(scenarios).join('\n---\n');
+    const objects = objectsOf(rendered);
+    expect(objects.length).toBeGreaterThan(0);
+    // Each object once, so that what kubectl reports names one object of one scenario.
+    const ids = objects.map((o) => `${o.kind}/${o.namespace ?? ''}/${o.name}`);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    for (const mode of [[], ['--server-side']]) {
+      const r = dryRun(mode, rendered);
+      if (r.status !== 0) {
+        const refused = Object.keys(scenarios).filter((name) => dryRun(mode, scenarios[name]!).status !== 0);
+        expect.fail(`the ${mode.length ? 'server' : 'client'}-side dry run refused scenario(s) ${refused.join(', ')}: ${r.stderr}`);
+      }
+      expect(r.stderr, 'kubectl warned').not.toMatch(/Warning/i);
+      const names = r.stdout.trim().split('\n');
+      expect(names).toHaveLength(objects.length);
+      for (const o of objects)
+        expect(
+          names.some((n) => n.endsWith(`/${o.name}`) && n.toLowerCase().startsWith(o.kind.toLowerCase())),
+          `${o.kind}/${o.name}`,
+        ).toBe(true);
+    }
+  };
+
+  it(`talks to a v${ENVTEST_KUBE_VERSION} server`, () => {
+    // Not through ok(): kubectl warns that it is more than one minor version newer than this server.
+    const r = server.kubectl(['version', '-o', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    const version = JSON.parse(r.stdout).serverVersion;
+    expect(`${version.major}.${version.minor}.0`).toBe(ENVTEST_KUBE_VERSION);
+  });
+
+  it('the CRD chart: every CRD passes the dry runs', () => {
+    const rendered = charts.template('model-gateway-crds');
+    expect(objectsOf(rendered).map((o) => o.kind)).toEqual(['CustomResourceDefinition', 'CustomResourceDefinition', 'CustomResourceDefinition']);
+    passDryRuns({ 'model-gateway-crds': rendered });
+  });
+
+  it('charts/model-gateway with the defaults and with each ci/*-values.yaml: every object passes the dry runs', () => {
+    // One release per scenario, named for it, in one stream: two kubectl calls check them all.
+    const scenarios: [string, string[]][] = [
+      ['defaults', []],
+      ...CI_VALUES.map((f): [string, string[]] => [f.replace(/-values\.yaml$/, ''), ['-f', join(repoRoot, 'charts/model-gateway/ci', f)]]),
+    ];
+    const rendered = Object.fromEntries(
+      scenarios.map(([release, args]) => [release, charts.template('model-gateway', ['--namespace', NAMESPACE, ...args], release)]),
+    );
+    const objects = objectsOf(Object.values(rendered).join('\n---\n'));
+    for (const [release] of scenarios)
+      expect(
+        objects.some((o) => o.name.startsWith(`${release}-`)),
+        release,
+      ).toBe(true);
+    // Objects need their namespace, and the ServiceMonitor its CRD, before the server will look at them.
+    const namespaces = [...new Set([NAMESPACE, ...objects.flatMap((o) => (o.namespace ? [o.namespace] : []))])];
+    expect(objects.some((o) => o.kind === 'ServiceMonitor')).toBe(true);
+    const namespaceObjects = namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+    ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...namespaceObjects, SERVICE_MONITOR_CRD] }));
+    ok(['wait', '--for=condition=Established', '--timeout=30s', `crd/${SERVICE_MONITOR_CRD.metadata.name}`]);
+    passDryRuns(rendered);
+  });
+});
