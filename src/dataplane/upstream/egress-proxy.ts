@@ -23,6 +23,16 @@ export function envProxyAgent(options: EnvHttpProxyAgent.Options = {}): Dispatch
   return new EnvHttpProxyAgent(options);
 }
 
+/**
+ * The variables for node's own http clients (an http(s).Agent's `proxyEnv`), read as EnvHttpProxyAgent reads them:
+ * lower case first, and HTTP_PROXY for https origins too when HTTPS_PROXY is unset, which node alone would not do.
+ */
+export function nodeProxyEnv(env: Env = process.env): Record<string, string> {
+  const http = env['http_proxy'] ?? env['HTTP_PROXY'] ?? '';
+  const https = env['https_proxy'] ?? env['HTTPS_PROXY'] ?? '';
+  return { HTTP_PROXY: http, HTTPS_PROXY: https || http, NO_PROXY: env['no_proxy'] ?? env['NO_PROXY'] ?? '' };
+}
+
 let shared: { readonly variables: string; readonly agent: Dispatcher } | undefined;
 
 /**

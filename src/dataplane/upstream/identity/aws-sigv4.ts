@@ -2,7 +2,11 @@
 // AWS SDK's own), the body's SHA-256 included (x-amz-content-sha256). Credentials: keys from a Secret, or the pod's
 // identity through the AWS SDK's default chain (environment, IRSA web identity token file, EKS Pod Identity,
 // instance metadata), which caches and renews them before they expire.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { IdentityAuth } from '../../../model/backend-auth.js';
+import { nodeProxyEnv, proxyConfigured } from '../egress-proxy.js';
 import type { AddedSecret, Identity, SignableRequest } from './signed-request.js';
 
 type AwsAuth = Extract<IdentityAuth, { kind: 'awsSigV4' }>;
@@ -66,7 +70,9 @@ export class AwsSigV4Identity implements Identity {
     this.#signer ??= (async () => {
       const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/hash-node')]);
       const keys = this.#auth.keys;
-      const credentials: AwsCredentialIdentityProvider = keys ? async () => keys : (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
+      const credentials: AwsCredentialIdentityProvider = keys
+        ? async () => keys
+        : (await import('@aws-sdk/credential-providers')).fromNodeProviderChain(await chainOptions());
       const signer = new SignatureV4({ credentials, region: this.#auth.region, service: this.#auth.service, sha256: Hash.bind(null, 'sha256') });
       return { signer: signer as unknown as Signer, credentials };
     })();
@@ -75,6 +81,20 @@ export class AwsSigV4Identity implements Identity {
     });
     return this.#signer;
   }
+}
+
+/**
+ * The chain's AWS API calls (STS for IRSA and assumed roles, SSO) through the egress proxy, since the SDK's clients
+ * read no proxy variables. The container (Pod Identity) and instance-metadata providers never use this handler.
+ */
+async function chainOptions(): Promise<{ clientConfig?: { requestHandler: NodeHttpHandler } }> {
+  if (!proxyConfigured()) return {};
+  const proxyEnv = nodeProxyEnv();
+  const handler = new (await import('@smithy/node-http-handler')).NodeHttpHandler({
+    httpAgent: new HttpAgent({ proxyEnv }),
+    httpsAgent: new HttpsAgent({ proxyEnv }),
+  });
+  return { clientConfig: { requestHandler: handler } };
 }
 
 /** RFC 3986 encoding, as SigV4 canonicalizes: everything but unreserved characters percent-encoded. */
