@@ -3,12 +3,12 @@
 // timeout (routes almost always share the default, so in practice it is one pool per origin). Requests go through
 // undici's dispatcher API, not request(): the answer's body is handed to one consumer without a stream
 // (upstream-body.ts). Behind an egress proxy (HTTPS_PROXY / HTTP_PROXY set), each such pool is undici's
-// EnvHttpProxyAgent instead, which tunnels through the proxy unless NO_PROXY names the origin (egress-proxy.ts).
+// EnvHttpProxyAgent instead, which tunnels through the proxy unless NO_PROXY names the origin (egress/egress-proxy.ts).
 import { type Dispatcher, Pool } from 'undici';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { SHUTDOWN_CODE } from '../policy/retry-policy.js';
 import type { AbortListener, AttemptSignal } from './attempt-abort.js';
-import { envProxyAgent, proxyConfigured } from './egress-proxy.js';
+import { envProxyAgent, proxyConfigured } from './egress/egress-proxy.js';
 import { type BodyController, UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamRequest {

@@ -6,7 +6,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { IdentityAuth } from '../../../model/backend-auth.js';
-import { nodeProxyEnv, proxyConfigured } from '../egress-proxy.js';
+import { nodeProxyEnv, proxyConfigured } from '../egress/egress-proxy.js';
 import type { AddedSecret, Identity, SignableRequest } from './signed-request.js';
 
 type AwsAuth = Extract<IdentityAuth, { kind: 'awsSigV4' }>;

@@ -3,7 +3,7 @@
 // Workload Identity and GCE through the metadata server, GOOGLE_APPLICATION_CREDENTIALS).
 import { fetch } from 'undici';
 import type { IdentityAuth } from '../../../model/backend-auth.js';
-import { tokenDispatcher } from '../egress-proxy.js';
+import { tokenDispatcher } from '../egress/egress-proxy.js';
 import type { IssuedToken } from './token-cache.js';
 
 type GcpAuth = Extract<IdentityAuth, { kind: 'gcp' }>;
