@@ -1,7 +1,7 @@
 // Import rules for src/ (checked by `npm run lint:imports`, part of `npm test`): the flow runs one way, from the
 // model through config compilation and sources to the runtime and controller, and, separately, the data plane,
 // which sees the config side only through model/. Composition (gateway/, cli/) wires the two together.
-// Folder circles are checked too (test/architecture/folder-cycles.test.ts reads this tool's output).
+// Folder circles are checked too (test/architecture/imports.test.ts reads this tool's output, with folder-cycles.ts).
 const layer = (name, mayImport) => ({
   name: `${name}-imports`,
   comment: `src/${name}/ may import only ${mayImport.join(', ') || 'itself'} (and node/npm modules)`,

@@ -9,7 +9,7 @@ const [dist, url, namespace] = process.argv.slice(2);
 const mb = (n) => n / 2 ** 20;
 const empty = process.memoryUsage().rss;
 const { KubeConfig } = await import(`${dist}/config/sources/kube-client.js`);
-const { KubernetesGatewaySource } = await import(`${dist}/config/sources/kubernetes-gateway-source.js`);
+const { KubernetesSourceWithStatus } = await import(`${dist}/gateway/kubernetes-source-with-status.js`);
 const { ConfigPipeline } = await import(`${dist}/config/pipeline.js`);
 const { TableHolder } = await import(`${dist}/config/table.js`);
 const { createLogger } = await import(`${dist}/observability/logger.js`);
@@ -31,7 +31,7 @@ const pipeline = new ConfigPipeline({ tables, logger, metrics });
 const memory = new MemoryRelease({ gc: globalThis.gc });
 pipeline.onCompiled(() => memory.notify());
 const baseline = process.memoryUsage().rss;
-const source = new KubernetesGatewaySource({
+const source = new KubernetesSourceWithStatus({
   kubeConfig: kc,
   namespaces: [namespace],
   secretSelector: 'modelgateway.io/secret=true',

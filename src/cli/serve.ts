@@ -76,7 +76,7 @@ async function selectSource(options: ServeOptions): Promise<SourceChoice> {
 async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   // Loaded only for this source: the Kubernetes client's modules cost memory the file source does not need.
   const { loadKubeConfig, resolveWatchScope } = await import('../sources/kubernetes/kube-config.js');
-  const { KubernetesGatewaySource } = await import('../controller/kubernetes-gateway-source.js');
+  const { KubernetesSourceWithStatus } = await import('../gateway/kubernetes-source-with-status.js');
   let kubeConfig: KubeConfig;
   try {
     kubeConfig = loadKubeConfig(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {});
@@ -92,7 +92,7 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   const identity = `${options.podName ?? hostname()}${cluster.isWorker ? `/worker-${cluster.worker?.id}` : ''}`;
   return {
     factory: ({ logger, metrics, pipeline, usage, credentials }) =>
-      new KubernetesGatewaySource({
+      new KubernetesSourceWithStatus({
         kubeConfig,
         namespaces,
         secretSelector: options.secretSelector,

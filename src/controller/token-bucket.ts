@@ -1,6 +1,6 @@
 // A token bucket for the status writer: `ratePerSecond` writes on average, bursts up to `burst`. Keeps a change of
 // thousands of objects from turning into thousands of simultaneous API requests.
-import { sleep } from '../sources/kubernetes/backoff.js';
+import { setTimeout as delay } from 'node:timers/promises';
 
 export class TokenBucket {
   #tokens: number;
@@ -33,7 +33,11 @@ export class TokenBucket {
     for (;;) {
       const wait = this.tryTake();
       if (wait === 0) return true;
-      if (!(await sleep(wait, signal))) return false;
+      try {
+        await delay(wait, undefined, { signal });
+      } catch {
+        return false; // aborted
+      }
     }
   }
 }

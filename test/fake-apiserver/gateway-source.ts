@@ -1,6 +1,6 @@
 // The gateway's Kubernetes source as `serve --source kubernetes` builds it (status reporting, leader election,
 // the default Secret selector and Lease name), pointed at a fake API server: for startGateway's `source`.
-import { KubernetesGatewaySource, type KubernetesGatewaySourceOptions } from '../../src/controller/kubernetes-gateway-source.js';
+import { KubernetesSourceWithStatus, type KubernetesSourceWithStatusOptions } from '../../src/gateway/kubernetes-source-with-status.js';
 import type { GatewayOptions } from '../../src/gateway/main.js';
 import { kubeConfigFor } from './kubeconfig.js';
 
@@ -8,10 +8,10 @@ export function fakeClusterSource(
   serverURL: string,
   namespace: string,
   identity: string,
-  tuning?: KubernetesGatewaySourceOptions['tuning'],
+  tuning?: KubernetesSourceWithStatusOptions['tuning'],
 ): GatewayOptions['source'] {
   return ({ logger, metrics, pipeline, usage, credentials }) =>
-    new KubernetesGatewaySource({
+    new KubernetesSourceWithStatus({
       kubeConfig: kubeConfigFor(serverURL, namespace),
       namespaces: [namespace],
       secretSelector: 'modelgateway.io/secret=true',

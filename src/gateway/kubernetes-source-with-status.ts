@@ -1,19 +1,19 @@
-// The Kubernetes config source as `serve` runs it: the watching source, plus status reporting (leader election
-// and the status writer) fed by every compile of the pipeline, plus their metrics. One ConfigSource to the
-// gateway: start() resolves on the first complete sync; stop() hands the Lease over and stops watching.
+// Composition of the Kubernetes config source as `serve` runs it: the watching source (sources/), plus status
+// reporting (controller/: leader election and the status writer) fed by every compile of the pipeline, plus their
+// metrics. One ConfigSource to the gateway: start() resolves on the first complete sync; stop() hands the Lease over.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../observability/logger.js';
 import { sharedMetric } from '../observability/shared-metric.js';
 import type { ConfigPipeline } from '../runtime/pipeline.js';
-import { type CredentialProblems, withCredentialConditions } from './credential-conditions.js';
-import { KubernetesStatus } from './kubernetes-status.js';
+import { type CredentialProblems, withCredentialConditions } from '../controller/credential-conditions.js';
+import { KubernetesStatus } from '../controller/kubernetes-status.js';
 import type { KubeConfig } from '../sources/kubernetes/kube-client.js';
 import type { NamespaceScope } from '../sources/kubernetes/kube-config.js';
 import { KubernetesSource, type KubernetesSourceOptions } from '../sources/kubernetes/kubernetes-source.js';
 import type { ConfigSnapshot, ConfigSource } from '../sources/source.js';
 import type { ObjectUsage } from '../model/usage-limits.js';
 
-export interface KubernetesGatewaySourceOptions {
+export interface KubernetesSourceWithStatusOptions {
   readonly kubeConfig: KubeConfig;
   readonly namespaces: NamespaceScope;
   readonly secretSelector: string;
@@ -39,12 +39,12 @@ export interface KubernetesGatewaySourceOptions {
   };
 }
 
-export class KubernetesGatewaySource implements ConfigSource {
+export class KubernetesSourceWithStatus implements ConfigSource {
   readonly source: KubernetesSource;
   readonly status: KubernetesStatus;
   readonly #unsubscribe: () => void;
 
-  constructor(o: KubernetesGatewaySourceOptions) {
+  constructor(o: KubernetesSourceWithStatusOptions) {
     const logger = o.logger.child({ component: 'kubernetes' });
     const { election, qps, burst, usageIntervalMs, ...sourceTuning } = o.tuning ?? {};
     this.source = new KubernetesSource({ kubeConfig: o.kubeConfig, namespaces: o.namespaces, secretSelector: o.secretSelector, logger, ...sourceTuning });
