@@ -7,7 +7,7 @@ import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/famil
 import type { AppLimits } from '../../model/limits.js';
 import { authenticatedOf, clientGone, routed } from '../exchange/exchange.js';
 import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
-import { type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
+import { bodiesFor, type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
 import type { BackendHealth } from '../policy/health.js';
 import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
@@ -58,7 +58,10 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
       plan,
       body: (transforms) =>
         counted(
-          bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
+          bodiesFor(
+            transforms,
+            bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
+          ),
           payload.raw,
           reservation,
         ),

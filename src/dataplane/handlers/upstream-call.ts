@@ -43,6 +43,12 @@ export function upstreamCaller(deps: ForwardDeps & CallTransforms): CallUpstream
       if (t) transforms.push(t);
     }
     for (const t of deps.transforms) transforms.push(t);
+    // The first transform that can estimate the usage does, when no answer handler returns it (the usage feature).
+    for (const t of transforms) {
+      if (!t.unreported) continue;
+      x.estimateUsage(t);
+      break;
+    }
     const { plan } = call;
     for (const t of transforms) {
       const pending = t.prepare?.(plan);

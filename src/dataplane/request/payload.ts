@@ -6,7 +6,7 @@ import type { AppLimits } from '../../model/limits.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from './multipart.js';
 import { errors } from '../../model/errors.js';
-import type { ExchangeTransform } from '../exchange/transform.js';
+import type { ExchangeTransform, OutgoingBody } from '../exchange/transform.js';
 import { readJsonBody, type JsonBody } from './json-body.js';
 import { WantedKeys } from './json-scan.js';
 
@@ -37,12 +37,6 @@ export type Payload =
       readonly model: string;
     }
   | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
-
-/** A request body as sent to one backend. */
-export interface OutgoingBody {
-  readonly body: Buffer;
-  readonly contentType: string | undefined;
-}
 
 const MULTIPART = /^multipart\/form-data\b/i;
 const ANY_MULTIPART = /^\s*multipart\//i;

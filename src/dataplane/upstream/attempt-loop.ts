@@ -11,7 +11,7 @@ import type { AttemptTrace } from '../exchange/trace-hooks.js';
 import type { RequestTiming } from '../observe/request-timing.js';
 import type { BackendHealth } from '../policy/health.js';
 import { outcomeLabel, requestBudgetMs } from '../policy/retry-policy.js';
-import type { OutgoingBody } from '../request/payload.js';
+import type { OutgoingBody } from '../exchange/transform.js';
 import { untilAborted } from './attempt-abort.js';
 import { type BackendCredentials, credentialsOf, withAdded } from './credentials.js';
 import { type FailoverResult, runFailover } from './failover.js';

@@ -1,6 +1,6 @@
 // Forwards one exchange to the planned backends and relays the answer that was chosen, one step per file: the
 // attempts under the route's failover policy (attempt-loop.ts), the refusals and the head of the answer
-// (response-head.ts), the body through the transforms' answer stages (answer-stages.ts; decoded on the way when
+// (response-head.ts), the body through the transforms' answer handlers (answer-handlers.ts; decoded on the way when
 // compressed, content-decoding.ts) and the credential mask (credential-mask.ts) with back-pressure and deadlines
 // (relay.ts, body-deadlines.ts), and failures told as the client can still be told them (error-retelling.ts).
 // Called only through dataplane/handlers/upstream-call.ts, which assembles and prepares the transforms.
@@ -12,7 +12,7 @@ import type { Routed } from '../exchange/exchange.js';
 import type { Answer, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming } from '../observe/request-timing.js';
 import { finalError, SHUTDOWN_CODE } from '../policy/retry-policy.js';
-import { answerStages } from './answer-stages.js';
+import { answerHandlers } from './answer-handlers.js';
 import { type AttemptCall, type AttemptDeps, sendAttempts } from './attempt-loop.js';
 import { errorCode } from './attempt-outcome.js';
 import { BodyDeadlines } from './body-deadlines.js';
@@ -29,7 +29,7 @@ export type ForwardDeps = AttemptDeps;
 
 /** One call upstream for an exchange whose route is known. */
 export interface ForwardCall extends AttemptCall {
-  /** The exchange's transforms; their answer stages are put on the relayed answer, in order. */
+  /** The exchange's transforms; their answer handlers read the relayed answer, in order. */
   readonly transforms: readonly ExchangeTransform[];
 }
 
@@ -50,14 +50,14 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     trace?.end();
     if (result.reason === 'client-gone') return;
     const e = finalError(result.last, model, result.attempts, result.backend?.name);
-    return failUnrelayed(res, committed, result.attempts, new GatewayError(e.status, e.message, { code: e.code }), progress);
+    return failUnrelayed(res, committed, result.attempts, new GatewayError(e.status, e.message, { code: e.code }), call.transforms, progress);
   }
 
   const { response, backend } = result;
   const redirect = redirectRefusal(response, model);
   if (redirect) {
     response.body.destroy();
-    return failUnrelayed(res, committed, result.attempts, redirect, progress);
+    return failUnrelayed(res, committed, result.attempts, redirect, call.transforms, progress);
   }
   const contentType = String(response.headers['content-type'] ?? '');
   const isStream = contentType.startsWith('text/event-stream');
@@ -67,12 +67,12 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const credentials = sentWith ?? credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
   const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
-  const { rewrites, editors, observers } = answerStages(call.transforms, answer);
-  const refusal = codingRefusal(coding, model, retell || rewrites.length > 0 || editors.length > 0 || credentials.needles.length > 0);
+  const { rewrites, handlers, edits } = answerHandlers(call.transforms, answer);
+  const refusal = codingRefusal(coding, model, retell || rewrites.length > 0 || edits || credentials.needles.length > 0);
   if (refusal) {
     for (const r of rewrites) r.destroy();
     response.body.destroy();
-    return failUnrelayed(res, committed, result.attempts, refusal, progress);
+    return failUnrelayed(res, committed, result.attempts, refusal, call.transforms, progress);
   }
   const decoded = coding.kind === 'decodable';
   const hasBody = call.method !== 'HEAD' && response.statusCode !== 204 && response.statusCode !== 304;
@@ -80,7 +80,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   // Errors anywhere in the chain reach its last stage (pipeline destroys every stream with the first error).
   if (chain.length > 0) pipeline([response.body.readable(), ...chain], () => {});
   const chainEnd = chain.length === 0 ? undefined : chain[chain.length - 1]!;
-  if (retell) return retellUpstreamError(res, response.statusCode, chainEnd ?? response.body.readable(), credentials.needles, progress);
+  if (retell) return retellUpstreamError(res, response.statusCode, chainEnd ?? response.body.readable(), credentials.needles, call.transforms, progress);
 
   const gatewayMs = timing.gatewayMs();
   if (!committed) {
@@ -88,7 +88,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       requestId: x.id,
       backend: backend.name,
       attempts: result.attempts,
-      keepLength: chain.length === 0 && editors.length === 0,
+      keepLength: chain.length === 0 && !edits,
       decoded,
       mask: credentials.texts,
       gatewayMs,
@@ -111,10 +111,9 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const totalMs = call.streaming || !contentType.includes('json') ? undefined : Math.max(0, timeouts.totalMs - (performance.now() - x.start));
   const watch = new BodyDeadlines(response.body, timeouts.streamIdleMs, totalMs);
   const failure = await relay(chainEnd ? streamSource(chainEnd) : response.body, res, x, {
-    trailer: isStream ? (err) => streamFailure(err, timeouts, progress) : undefined,
+    trailer: isStream ? (err) => streamFailure(err, timeouts, call.transforms, progress) : undefined,
     mask: CredentialMask.of(credentials),
-    editors,
-    observers,
+    handlers,
     watch,
   });
   watch.stop();

@@ -1,8 +1,8 @@
 // Limits as an exchange transform. `prepare` admits the request against its token's and group's rules (and the
 // group's per-model ones), then against the rules of the backends in plan order: a backend at its upstream
 // account's limit is dropped from the plan (the request fails over before the upstream would answer 429), and
-// when none is left the request is shed with 429. Token reservations settle when the usage is recorded
-// (`onUsage`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
+// when none is left the request is shed with 429. Token reservations settle with the request's final usage
+// (`onSettled`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
@@ -70,7 +70,8 @@ async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: read
   if (from > 0) plan.backends = plan.backends.slice(from);
   const held = [client, backend].filter((a): a is Admission => a !== undefined);
   if (held.length === 0) return;
-  x.onUsage((u: Usage) => {
+  x.onSettled((u: Usage | undefined) => {
+    if (!u) return; // a call nothing measured (a follow-up that reads) keeps what it reserved: none
     const used = u.inputTokens + u.outputTokens;
     for (const a of held) limiter.settle(a, used);
   });

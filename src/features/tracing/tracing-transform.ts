@@ -1,8 +1,8 @@
 // What a trace learns from the answer's body, as an exchange transform that only observes: the first chunk of a
 // stream (time to first token), from the body's tail the model that answered, and with --trace-content the
-// answer's content. Usage comes from the usage feature (Exchange.onUsage). Skipped when the request's trace is not
+// answer's content. Usage comes from the usage feature (what its handler returned, given to onEnd). Skipped when the request's trace is not
 // recorded.
-import type { AnswerStage, ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import type { AnswerHandler, ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import { OutputCollector } from './content.js';
@@ -61,7 +61,7 @@ class Tail {
 
 export function tracingTransform(): ExchangeTransform {
   return {
-    answer({ exchange: x, backend, statusCode, isStream, contentType }): AnswerStage | undefined {
+    onResponseStart({ exchange: x, backend, statusCode, isStream, contentType }): AnswerHandler | undefined {
       const spans = x.trace;
       if (!(spans instanceof ExchangeSpans) || !spans.recording) return undefined;
       const readable = statusCode < 300 && (isStream || contentType.includes('json'));
@@ -70,21 +70,24 @@ export function tracingTransform(): ExchangeTransform {
       const content = readable && spans.content ? new OutputCollector(isStream) : undefined;
       let first = isStream;
       return {
-        observe(chunk) {
+        onData(chunk) {
           if (first) {
             first = false;
             spans.firstChunk();
           }
           tail?.push(chunk);
           content?.push(chunk);
+          return chunk;
         },
-        end() {
-          if (!tail) return;
+        onEnd(usage) {
+          if (usage) spans.usage(usage);
+          if (!tail) return undefined;
           const model = lastModel(tail.bytes());
           if (model !== undefined) spans.answered(model);
           // The stage sees the body before the relay masks the backend's credentials: masked here too.
           const output = content?.text(contentMasks(x.route, backend));
           if (output !== undefined) spans.output(output);
+          return undefined;
         },
       };
     },

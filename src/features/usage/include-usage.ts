@@ -2,7 +2,6 @@
 // gateway asks anyway (keeping the client's other stream options) and takes out what asking adds: the extra
 // usage-only chunk (`"choices": []` with a `usage` object) and the `"usage": null` OpenAI then puts on every other
 // chunk. The client receives the chunks it asked for and the gateway learns the real counts. Pure.
-import type { ChunkEditor } from '../../dataplane/exchange/transform.js';
 
 /**
  * The `stream_options` member to send upstream, given the client's (its raw JSON text, if any); undefined when
@@ -35,7 +34,7 @@ const EMPTY = Buffer.alloc(0);
  * Only the event being read is held, up to MAX_HELD (a chunk is a few hundred bytes); complete events go on at
  * once, byte for byte. Lines may end in LF, CRLF or CR; a blank line ends an event.
  */
-export class UsageChunkFilter implements ChunkEditor {
+export class UsageChunkFilter {
   readonly #onUsage: (usage: Record<string, unknown>) => void;
   /** Bytes of the event being read that arrived in earlier chunks. */
   #pending: Buffer[] = [];
