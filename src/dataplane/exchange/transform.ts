@@ -5,6 +5,7 @@
 // `body`), and forwarding asks each for the handler of the answer that is relayed (`onResponseStart`).
 import type { Transform } from 'node:stream';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import type { Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import type { Routed } from './exchange.js';
 
@@ -124,6 +125,17 @@ export interface CallKind {
 
 /** Makes the transforms of one exchange; undefined when it has none for this request. */
 export type TransformFactory = (x: Routed, kind: CallKind) => ExchangeTransform | undefined;
+
+/** A feature as gateway/app.ts wires it into the call path. */
+export interface Feature {
+  /**
+   * The top-level members of a JSON request body its transforms read (through RequestPlan): the request reader
+   * reads these and skips the rest unread. `model` and `stream` are the data plane's own and always read.
+   */
+  readonly reads: readonly string[];
+  /** Its transform factory per API family (none: the feature does not apply to that family). */
+  readonly families: Partial<Record<Family, TransformFactory>>;
+}
 
 /** The body for each backend: the first transform's own (`body`), else what `build` makes. */
 export function bodiesFor(

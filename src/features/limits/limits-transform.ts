@@ -4,21 +4,28 @@
 // when none is left the request is shed with 429. Token reservations settle with the request's final usage
 // (`onSettled`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import { FAMILIES } from '../../model/families.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { LimitRule } from '../../model/usage-limits.js';
 import type { Usage } from '../../model/usage.js';
-import { reservedTokens } from './estimate.js';
+import { MAX_OUTPUT_MEMBERS, reservedTokens } from './estimate.js';
 import { refusalError, shedError, storeDownError } from './limit-errors.js';
 import { Admission, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
+
+/** Limits on every family: reads the request's caps on output, to reserve its largest. */
+export function limitsFeature(limits: Limits): Feature {
+  const factory = limitsTransforms(limits);
+  return { reads: MAX_OUTPUT_MEMBERS, families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+}
 
 /**
  * The transform factory of every family: none for a request with no limit anywhere on its path. A call that
  * consumes nothing (a follow-up that reads, deletes or cancels) counts as a request and an in-flight slot, and token
  * limits never refuse it.
  */
-export function limitsTransforms(limits: Limits): TransformFactory {
+function limitsTransforms(limits: Limits): TransformFactory {
   return (x, kind) => {
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);

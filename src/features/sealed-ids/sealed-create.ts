@@ -2,8 +2,7 @@
 // answer's ids are sealed with the route, the backend that answered and the calling token; a previous_response_id
 // in a new Responses request is checked like any sealed id, unsealed for the upstream, and pins the request to the
 // backend that stores the previous response.
-import type { Answer, AnswerHandler, ExchangeTransform, TransformFactory } from '../../dataplane/exchange/transform.js';
-import type { Family } from '../../model/families.js';
+import type { Answer, AnswerHandler, ExchangeTransform, Feature } from '../../dataplane/exchange/transform.js';
 import type { CompiledToken } from '../../model/routing-table.js';
 import type { SealContext } from './id-rewrite.js';
 import { continuationBackend, resolveOwned } from './owned-object.js';
@@ -18,7 +17,12 @@ export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledTok
   return rewrite ? { rewrite } : undefined;
 }
 
-export function sealedCreateTransforms(sealer: IdSealer): Partial<Record<Family, TransformFactory>> {
+/** The sealed ids of the create calls: reads `previous_response_id` (unsealed for the upstream). */
+export function sealedCreateFeature(sealer: IdSealer): Feature {
+  return { reads: ['previous_response_id'], families: sealedCreateTransforms(sealer) };
+}
+
+function sealedCreateTransforms(sealer: IdSealer): Feature['families'] {
   return {
     // A follow-up seals its answer itself (sealed-routes.ts), with the id the client presented.
     videos: (x, kind) => (kind.create ? { onResponseStart: (a) => sealStage('video', sealer, x.token, a) } : undefined),

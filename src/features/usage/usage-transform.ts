@@ -4,8 +4,8 @@
 // the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
 // the counts are estimated with a tokenizer and marked so. An error answer, or none, records zero.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { Answer, AnswerHandler, ExchangeTransform, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
-import type { Family } from '../../model/families.js';
+import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import { AnswerBytes } from './answer-bytes.js';
 import { type Counting, inputCounting, outputCounting, SAMPLE_BYTES, tokensOf } from './estimate.js';
@@ -25,10 +25,19 @@ const TIMED = new Set<Family>(['audio.transcriptions', 'audio.translations', 'vi
 const KEEP_FOR_ESTIMATE = 2 * SAMPLE_BYTES;
 
 /**
+ * Usage on every family. Reads `stream_options` (whether a chat stream already reports usage), `input` (the
+ * characters of speech) and `seconds` (a video's length).
+ */
+export function usageFeature(onRecord: (x: Routed, u: Usage) => void): Feature {
+  const factory = usageTransforms(onRecord);
+  return { reads: ['stream_options', 'input', 'seconds'], families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+}
+
+/**
  * The usage transform of every family. `onRecord` sees each request's usage (metrics). Follow-ups that consume
  * nothing (reads, deletes, cancels) record nothing; a remix is recorded like a create.
  */
-export function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
+function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
   return (x, kind) => {
     if (!kind.consumes) return undefined;
     x.onSettled((u) => {
