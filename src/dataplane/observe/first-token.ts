@@ -2,16 +2,16 @@
 // stream the client receives feeds `gen_ai_server_time_to_first_token_seconds`. Observes only.
 import type { Metrics } from '../../observability/metrics.js';
 import type { AnswerHandler, ExchangeTransform } from '../exchange/transform.js';
+import { FirstChunk } from '../stream/sse.js';
 
 export function firstTokenTimer(metrics: Metrics): ExchangeTransform {
   return {
     onResponseStart({ exchange: x, statusCode, isStream }): AnswerHandler | undefined {
       if (!isStream || statusCode >= 300) return undefined;
-      let first = true;
+      const first = new FirstChunk();
       return {
         onData(chunk) {
-          if (first) {
-            first = false;
+          if (first.now()) {
             metrics.timeToFirstToken.observe([x.family, x.route.model], (performance.now() - x.start) / 1e3, x.trace?.exemplarId);
           }
           return chunk;

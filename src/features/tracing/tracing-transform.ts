@@ -5,6 +5,7 @@
 import type { AnswerHandler, ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
+import { AnswerTail, FirstChunk } from '../../dataplane/stream/sse.js';
 import { OutputCollector } from './content.js';
 import { contentMasks } from './content-masks.js';
 import { ExchangeSpans } from './exchange-trace.js';
@@ -40,25 +41,6 @@ export function lastModel(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-const TAIL_BYTES = 16 * 1024;
-
-/** The last TAIL_BYTES or so of a body (whole chunks): a streamed or JSON answer names its model in every chunk or near its end. */
-class Tail {
-  #chunks: Buffer[] = [];
-  #size = 0;
-
-  push(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    while (this.#chunks.length > 1 && this.#size - this.#chunks[0]!.length >= TAIL_BYTES) this.#size -= this.#chunks.shift()!.length;
-  }
-
-  /** The chunks as one buffer (the one chunk itself when there is one: most JSON answers). */
-  bytes(): Buffer {
-    return this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
-  }
-}
-
 export function tracingTransform(): ExchangeTransform {
   return {
     onResponseStart({ exchange: x, backend, statusCode, isStream, contentType }): AnswerHandler | undefined {
@@ -66,15 +48,12 @@ export function tracingTransform(): ExchangeTransform {
       if (!(spans instanceof ExchangeSpans) || !spans.recording) return undefined;
       const readable = statusCode < 300 && (isStream || contentType.includes('json'));
       if (!isStream && !readable) return undefined;
-      const tail = readable ? new Tail() : undefined;
+      const tail = readable ? new AnswerTail(0) : undefined;
       const content = readable && spans.content ? new OutputCollector(isStream) : undefined;
-      let first = isStream;
+      const first = isStream ? new FirstChunk() : undefined;
       return {
         onData(chunk) {
-          if (first) {
-            first = false;
-            spans.firstChunk();
-          }
+          if (first?.now()) spans.firstChunk();
           tail?.push(chunk);
           content?.push(chunk);
           return chunk;
@@ -82,7 +61,7 @@ export function tracingTransform(): ExchangeTransform {
         onEnd(usage) {
           if (usage) spans.usage(usage);
           if (!tail) return undefined;
-          const model = lastModel(tail.bytes());
+          const model = lastModel(tail.tail());
           if (model !== undefined) spans.answered(model);
           // The stage sees the body before the relay masks the backend's credentials: masked here too.
           const output = content?.text(contentMasks(x.route, backend));

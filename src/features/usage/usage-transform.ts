@@ -7,7 +7,7 @@ import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
 import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
-import { AnswerBytes } from './answer-bytes.js';
+import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
 import { type Counting, inputCounting, outputCounting, SAMPLE_BYTES, tokensOf } from './estimate.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 import { countTokens } from './tokenizer.js';
