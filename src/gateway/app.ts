@@ -2,10 +2,10 @@
 import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { RoutingTable, TableHolder } from '../model/routing-table.js';
-import { FAMILIES, type Family } from '../model/families.js';
-import type { TransformFactory } from '../dataplane/exchange/transform.js';
+import { FAMILIES } from '../model/families.js';
 import { accessLog } from '../dataplane/observe/access-log.js';
 import { authMiddleware } from '../dataplane/request/auth.js';
+import { wantedMembers } from '../dataplane/request/payload.js';
 import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
 import { exchangeOf } from '../dataplane/exchange/exchange.js';
 import { errors, sendError, toGatewayError } from '../model/errors.js';
@@ -15,7 +15,7 @@ import { FAMILY_PATHS } from '../model/families.js';
 import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
 import { idOnEveryHead, requestId } from '../dataplane/request/request-id.js';
 import { RouteRegistry, runInOrder } from '../dataplane/server/route-registry.js';
-import { sealedCreateTransforms } from '../features/sealed-ids/sealed-create.js';
+import { sealedCreateFeature } from '../features/sealed-ids/sealed-create.js';
 import { registerSealedRoutes } from '../features/sealed-ids/sealed-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -30,9 +30,9 @@ import type { Random } from '../dataplane/policy/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
 import { IdSealer } from '../features/sealed-ids/sealed-id.js';
 import { Limits, type LimitsOptions } from '../features/limits/limits.js';
-import { limitsTransforms } from '../features/limits/limits-transform.js';
+import { limitsFeature } from '../features/limits/limits-transform.js';
 import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage-metrics.js';
-import { usageTransforms } from '../features/usage/usage-transform.js';
+import { usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 
 export interface AppDeps {
@@ -138,20 +138,24 @@ export function createApp(deps: AppDeps): Express {
   const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
-  const usage = usageTransforms(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}));
+  // The features on the call path, in order: the sealed ids of videos and responses, usage (whose handler returns
+  // the usage the others settle with), limits. Each declares the request members it reads.
+  const features = [
+    sealedCreateFeature(sealer),
+    usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {})),
+    limitsFeature(usageLimits),
+  ];
   // The one call path to upstreams, for the create calls and the follow-ups alike (dataplane/handlers/upstream-call.ts).
   const call = upstreamCaller({
     upstream,
     identities,
     metrics: deps.metrics,
     health,
-    // Every exchange's transforms; features add per-request ones: the sealed ids of videos and responses, usage
-    // (before limits, which settle from it), limits.
-    // Tracing, when on, reads every answer after the others.
+    // Every exchange's transforms, after the features' per-request ones; tracing, when on, reads every answer last.
     transforms: deps.tracing ? [firstTokenTimer(deps.metrics), deps.tracing.transform] : [firstTokenTimer(deps.metrics)],
-    factories: [sealedCreateTransforms(sealer), allFamilies(usage), allFamilies(limitsTransforms(usageLimits))],
+    features,
   });
-  const handlerDeps = { call, health, limits, random: deps.random ?? Math.random, budget };
+  const handlerDeps = { call, health, limits, random: deps.random ?? Math.random, budget, members: wantedMembers(features) };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
   registerSealedRoutes(app, routes, auth, { call, sealer, limits, budget });
 
@@ -197,10 +201,6 @@ function idSealer(deps: AppDeps): IdSealer {
 /** The limits feature's app state, for main.ts (waiting for its store at startup) and the status of limits. */
 export function limitsOf(app: Express): Limits {
   return (app.locals[STATE] as AppState).limits;
-}
-
-function allFamilies(factory: TransformFactory): Record<Family, TransformFactory> {
-  return Object.fromEntries(FAMILIES.map((f) => [f, factory])) as Record<Family, TransformFactory>;
 }
 
 function originsOf(table: RoutingTable): Set<string> {

@@ -62,55 +62,58 @@ describe('Exchange', () => {
     expect(budget.used).toBe(0);
   });
 
-  it('usage is recorded once; listeners registered before or after it run exactly once with it', () => {
-    const x = new Exchange('r1', response());
-    const seen: number[] = [];
-    x.onUsage((u) => seen.push(u.inputTokens));
-    const u = { inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
-    x.recordUsage(u);
-    x.recordUsage({ ...u, inputTokens: 99 });
-    x.onUsage((later) => seen.push(later.inputTokens));
-    expect(seen).toEqual([3, 3]);
-    expect(x.usage?.inputTokens).toBe(3);
-  });
-
   const estimate = { inputTokens: 5, outputTokens: 6, cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
+
+  it('settles with the reported usage, once; settled hooks registered before or after get it', () => {
+    const res = response();
+    const x = new Exchange('r1', res);
+    const seen: number[] = [];
+    let asked = 0;
+    x.estimateUsage({ unreported: () => (asked++, estimate) });
+    x.onSettled((u) => seen.push(u?.inputTokens ?? -1));
+    const u = { inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
+    x.reportUsage(u);
+    x.reportUsage({ ...u, inputTokens: 99 });
+    expect(seen).toEqual([]);
+    res.emit('close');
+    x.onSettled((later) => seen.push(later?.inputTokens ?? -1));
+    expect(seen).toEqual([3, 3]);
+    expect(asked).toBe(0);
+  });
 
   it('an estimate that takes a while: the end hooks (the abort path) run at once, the settled hooks with the usage after it', async () => {
     const res = response();
     const x = new Exchange('r1', res);
     const order: string[] = [];
     let finish!: () => void;
-    x.whenUnrecorded(() => new Promise((resolve) => (finish = () => resolve(estimate))));
-    x.onEnd(() => order.push(`end usage=${x.usage?.inputTokens}`));
-    x.onSettled(() => order.push(`settled usage=${x.usage?.inputTokens}`));
+    x.estimateUsage({ unreported: () => new Promise((resolve) => (finish = () => resolve(estimate))) });
+    x.onEnd(() => order.push('end'));
+    x.onSettled((u) => order.push(`settled usage=${u?.inputTokens}`));
     res.emit('close');
-    expect(order).toEqual(['end usage=undefined']);
+    expect(order).toEqual(['end']);
     finish();
     await new Promise((r) => setImmediate(r));
-    expect(order).toEqual(['end usage=undefined', 'settled usage=5']);
+    expect(order).toEqual(['end', 'settled usage=5']);
     x.onSettled(() => order.push('late'));
     expect(order.at(-1)).toBe('late');
   });
 
-  it('no estimate when usage was recorded; an estimator that throws still lets the settled hooks run', () => {
+  it('settles with nothing when there is no estimate, or the estimator throws (the settled hooks still run)', () => {
     const res = response();
     const x = new Exchange('r1', res);
-    let asked = 0;
-    x.whenUnrecorded(() => (asked++, estimate));
-    x.recordUsage({ ...estimate, inputTokens: 1, estimated: false });
+    const got: unknown[] = [];
+    x.onSettled((u) => got.push(u));
     res.emit('close');
-    expect(asked).toBe(0);
     const res2 = response();
     const y = new Exchange('r2', res2);
-    y.whenUnrecorded(() => {
-      throw new Error('bug');
+    y.estimateUsage({
+      unreported: () => {
+        throw new Error('bug');
+      },
     });
-    let settled = false;
-    y.onSettled(() => (settled = true));
+    y.onSettled((u) => got.push(u));
     res2.emit('close');
-    expect(settled).toBe(true);
-    expect(y.usage).toBeUndefined();
+    expect(got).toEqual([undefined, undefined]);
   });
 });
 

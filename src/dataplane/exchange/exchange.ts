@@ -3,7 +3,8 @@
 // `close` listener on the response, and from it the one end-of-response hook (`onEnd`, for everything to do once the
 // response is over, `aborted` already settled): it is also the one abort path, for everything that must stop when
 // the client leaves (the attempt in flight, the relay). What reports on the finished request (the access log, the
-// server span) waits for its usage instead (`onSettled`), which an estimate may take a moment to produce.
+// server span, limits' settlement, usage metrics) waits for its usage instead (`onSettled`, given the usage), which
+// an estimate may take a moment to produce.
 import type { Request, Response } from 'express';
 import type { Family } from '../../model/families.js';
 import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
@@ -24,8 +25,6 @@ export class Exchange {
   attempts = 0;
   /** True when the client went away before the response finished. */
   aborted = false;
-  /** What the request consumed, once recorded (see recordUsage). */
-  usage: Usage | undefined;
   /** Set by the tracing feature when tracing is on; undefined otherwise (nothing allocated). */
   trace: ExchangeTrace | undefined;
   readonly #res: Response;
@@ -33,12 +32,13 @@ export class Exchange {
   // array would grow to 17 slots at its first push.
   #ends: Hook<void> | undefined;
   #lastEnd: Hook<void> | undefined;
-  #usageListeners: Hook<Usage> | undefined;
-  #lastUsageListener: Hook<Usage> | undefined;
-  #unrecorded: (() => Usage | Promise<Usage>) | undefined;
-  #settledHooks: Hook<void> | undefined;
-  #lastSettledHook: Hook<void> | undefined;
+  /** What an answer handler returned at the body's end (forwarding reports it). */
+  #reported: Usage | undefined;
+  #estimate: UsageEstimate | undefined;
+  #settledHooks: Hook<Usage | undefined> | undefined;
+  #lastSettledHook: Hook<Usage | undefined> | undefined;
   #settled = false;
+  #usage: Usage | undefined;
   #closed = false;
 
   constructor(id: string, res: Response, start = performance.now()) {
@@ -62,39 +62,25 @@ export class Exchange {
   }
 
   /**
-   * Records what the request consumed, once (a second call is ignored), and runs the usage listeners. The usage
-   * feature calls it when the response is over. Listeners are separate from onEnd because the order of end hooks
-   * follows registration, and a transform that reserves in prepare registers before the usage is known.
+   * Runs fn once the response is over and the request's usage is final, with that usage (undefined when no feature
+   * reads usage, or none could be had); at once when it already is. The usage is what an answer handler returned at
+   * the body's end, else the estimate of the call path (`estimateUsage`), which may take a moment (a tokenizer
+   * loading): nothing that must stop when the client leaves waits for it (that is `onEnd`).
    */
-  recordUsage(u: Usage): void {
-    if (this.usage) return;
-    this.usage = u;
-    const listeners = this.#usageListeners;
-    this.#usageListeners = this.#lastUsageListener = undefined;
-    runHooks(listeners, u);
-  }
-
-  /** Runs fn with the request's usage when it is recorded; at once when it already is. */
-  onUsage(fn: (u: Usage) => void): void {
-    if (this.usage) return fn(this.usage);
-    this.#lastUsageListener = append(this.#lastUsageListener, fn);
-    this.#usageListeners ??= this.#lastUsageListener;
-  }
-
-  /**
-   * What to record when the response is over and no usage was (the usage feature's estimate). It runs after the end
-   * hooks (nothing that must stop when the client leaves waits for it) and before the settled hooks, which so see
-   * the request's final usage; when it returns a promise (the tokenizer is loading), they run once it settles.
-   */
-  whenUnrecorded(fn: () => Usage | Promise<Usage>): void {
-    this.#unrecorded = fn;
-  }
-
-  /** Runs fn once the response is over and its usage recorded (or found missing); at once when it already is. */
-  onSettled(fn: () => void): void {
-    if (this.#settled) return fn();
+  onSettled(fn: (usage: Usage | undefined) => void): void {
+    if (this.#settled) return fn(this.#usage);
     this.#lastSettledHook = append(this.#lastSettledHook, fn);
     this.#settledHooks ??= this.#lastSettledHook;
+  }
+
+  /** For forwarding: the usage the answer handlers returned when the body completed (the first report stands). */
+  reportUsage(u: Usage): void {
+    this.#reported ??= u;
+  }
+
+  /** For the call path (handlers/upstream-call.ts): what estimates the usage when none is reported. */
+  estimateUsage(estimate: UsageEstimate): void {
+    this.#estimate = estimate;
   }
 
   #close(): void {
@@ -105,36 +91,38 @@ export class Exchange {
     const ends = this.#ends;
     this.#ends = this.#lastEnd = undefined;
     runHooks(ends, undefined);
-    const unrecorded = this.#unrecorded;
-    this.#unrecorded = undefined;
-    if (unrecorded && !this.usage) {
-      let usage: Usage | Promise<Usage> | undefined;
-      try {
-        usage = unrecorded();
-      } catch {
-        // Runs in the response's 'close' listener, where a throw would end the process: the request goes
-        // unrecorded (the settled hooks still run) rather than every request with it.
-      }
-      if (usage instanceof Promise) {
-        usage
-          .then(
-            (u) => this.recordUsage(u),
-            () => undefined, // an estimate that failed records nothing; the settled hooks still run
-          )
-          .finally(() => this.#settle());
-        return;
-      }
-      if (usage) this.recordUsage(usage);
+    const estimate = this.#estimate;
+    this.#estimate = undefined;
+    if (this.#reported || !estimate) return this.#settle(this.#reported);
+    let usage: Usage | Promise<Usage> | undefined;
+    try {
+      usage = estimate.unreported!();
+    } catch {
+      // Runs in the response's 'close' listener, where a throw would end the process: the request goes
+      // unrecorded (the settled hooks still run) rather than every request with it.
     }
-    this.#settle();
+    if (usage instanceof Promise) {
+      usage.then(
+        (u) => this.#settle(u),
+        () => this.#settle(undefined), // an estimate that failed records nothing; the settled hooks still run
+      );
+      return;
+    }
+    this.#settle(usage);
   }
 
-  #settle(): void {
+  #settle(usage: Usage | undefined): void {
     this.#settled = true;
+    this.#usage = usage;
     const hooks = this.#settledHooks;
     this.#settledHooks = this.#lastSettledHook = undefined;
-    runHooks(hooks, undefined);
+    runHooks(hooks, usage);
   }
+}
+
+/** What estimates a request's usage (a transform that offers `unreported`). */
+export interface UsageEstimate {
+  unreported?(): Usage | Promise<Usage>;
 }
 
 class Hook<A> {

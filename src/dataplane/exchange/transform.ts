@@ -1,10 +1,12 @@
 // The one place per-request policy plugs into an exchange. The model rename, sealed ids, usage, limits, time to
 // first token and tracing are transforms. For each upstream call, handlers/upstream-call.ts collects the
 // transforms that apply (the caller's own and those of the features wired in gateway/app.ts), runs every
-// `prepare` before the first upstream call, builds each backend's body from their `members`, and forwarding puts
-// each `answer` stage on the answer that is relayed.
+// `prepare` before the first upstream call, builds each backend's body from their `members` (or a transform's own
+// `body`), and forwarding asks each for the handler of the answer that is relayed (`onResponseStart`).
 import type { Transform } from 'node:stream';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import type { Family } from '../../model/families.js';
+import type { Usage } from '../../model/usage.js';
 import type { Routed } from './exchange.js';
 
 /** What a Responses event stream told the gateway so far, for an error event it may have to end the stream with. */
@@ -44,37 +46,73 @@ export interface Answer {
 }
 
 /**
- * A synchronous editor of an answer's bytes: each chunk in, the bytes to pass on now out (it may hold some back);
- * at the end, what it still holds. Cheaper than a Transform (no stream machinery per chunk), for edits that never
- * wait.
+ * A feature's view of one answer, in the manner of undici's interceptors: made by `onResponseStart` when the answer's
+ * head is known, then told each chunk of the body, its end or its failure. Every call is synchronous: nothing on the
+ * relay's path waits.
  */
-export interface ChunkEditor {
-  push(chunk: Buffer): Buffer;
-  end(): Buffer;
+export interface AnswerHandler {
+  /**
+   * A stream the body passes through (decoded first, before any onData; Content-Length is then dropped). Only for
+   * rewrites that are streams already and must fail the body when they fail: the sealed ids' field scanners, which
+   * also read an upstream error body that is retold as an event. Everything else uses onData.
+   */
+  readonly rewrite?: Transform;
+  /** onData may pass on other bytes than it was given (Content-Length is then dropped); absent: it only observes. */
+  readonly edits?: boolean;
+  /**
+   * Each chunk, in order, as the handlers before this one passed it on; returns what to pass on: the chunk itself
+   * to observe only; with `edits`, other bytes, fewer or none (holding some back). A throw fails the body (an error
+   * event for a stream, a cut connection otherwise).
+   */
+  onData?(chunk: Buffer): Buffer;
+  /** The body completed: what this handler still holds (passed on through the handlers after it). */
+  flush?(): Buffer | undefined;
+  /**
+   * After the body completed and every handler flushed. `usage` is what the handlers before this one returned; the
+   * handler returns the request's usage when it read one (the usage feature), else undefined. The last usage
+   * returned is what the exchange settles with.
+   */
+  onEnd?(usage: Usage | undefined): Usage | undefined;
+  /** The body failed, or the client left, before it completed. */
+  onError?(err: unknown): void;
 }
 
-/** What a transform does to an answer's body. */
-export interface AnswerStage {
-  /** A stage the body (decoded, when the upstream compressed it) passes through; Content-Length is then dropped. */
-  readonly rewrite?: Transform;
-  /** A synchronous edit of the body after the rewrites (Content-Length is then dropped too). */
-  readonly edit?: ChunkEditor;
-  /** Sees every chunk the client gets, in order (after the rewrites and edits, before credentials are masked). */
-  readonly observe?: (chunk: Buffer) => void;
-  /** After the last chunk, when the body completed. */
-  readonly end?: () => void;
+/** A request body as sent to one backend. */
+export interface OutgoingBody {
+  readonly body: Buffer;
+  readonly contentType: string | undefined;
 }
 
 export interface ExchangeTransform {
   /**
    * After the route is resolved and authorized, before any upstream call: may refuse (throw a GatewayError), may
-   * pin or reorder the backends, may wait (a shared store), and reads the request through `plan.member`.
+   * pin or reorder the backends, may wait (a shared store), and reads the request through `plan.member` (the
+   * members its feature declared it reads).
    */
   prepare?(plan: RequestPlan): void | Promise<void>;
   /** Top-level members (serialised JSON values) to set in the body sent to this backend; undefined: none. */
   members?(backend: CompiledBackend): Readonly<Record<string, string>> | undefined;
-  /** The stage to put on this answer, if any. */
-  answer?(answer: Answer): AnswerStage | undefined;
+  /**
+   * The whole body to send to this backend, when the transform rebuilds it (e.g. a request translated to another
+   * API for this backend); undefined: the client's body with the members set. The first transform that gives one wins.
+   */
+  body?(backend: CompiledBackend): OutgoingBody | undefined;
+  /** The handler of this answer, if the transform reads or edits it. */
+  onResponseStart?(answer: Answer): AnswerHandler | undefined;
+  /**
+   * What the request consumed when no answer handler returned it (no answer, an answer cut short, or one without a
+   * usage object): an estimate. Asked once the response is over, of the first transform that offers it.
+   */
+  unreported?(): Usage | Promise<Usage>;
+  /** The error event that ends a stream of this exchange, in the API's own shape; undefined: OpenAI's. */
+  errorEvent?(e: SseError): string | undefined;
+}
+
+/** An error as the gateway tells it inside an event stream. */
+export interface SseError {
+  readonly message: string;
+  readonly type: string;
+  readonly code: string | null;
 }
 
 /** What an upstream call does, for the features that treat calls differently (limits, usage, sealed ids). */
@@ -87,6 +125,32 @@ export interface CallKind {
 
 /** Makes the transforms of one exchange; undefined when it has none for this request. */
 export type TransformFactory = (x: Routed, kind: CallKind) => ExchangeTransform | undefined;
+
+/** A feature as gateway/app.ts wires it into the call path. */
+export interface Feature {
+  /**
+   * The top-level members of a JSON request body its transforms read (through RequestPlan): the request reader
+   * reads these and skips the rest unread. `model` and `stream` are the data plane's own and always read.
+   */
+  readonly reads: readonly string[];
+  /** Its transform factory per API family (none: the feature does not apply to that family). */
+  readonly families: Partial<Record<Family, TransformFactory>>;
+}
+
+/** The body for each backend: the first transform's own (`body`), else what `build` makes. */
+export function bodiesFor(
+  transforms: readonly ExchangeTransform[],
+  build: (backend: CompiledBackend) => OutgoingBody,
+): (backend: CompiledBackend) => OutgoingBody {
+  if (!transforms.some((t) => t.body)) return build;
+  return (backend) => {
+    for (const t of transforms) {
+      const own = t.body?.(backend);
+      if (own) return own;
+    }
+    return build(backend);
+  };
+}
 
 /** The members every transform sets for one backend, merged in order (a later transform wins a conflict). */
 export function membersFor(transforms: readonly ExchangeTransform[], backend: CompiledBackend): Readonly<Record<string, string>> | undefined {

@@ -7,12 +7,13 @@ import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/famil
 import type { AppLimits } from '../../model/limits.js';
 import { authenticatedOf, clientGone, routed } from '../exchange/exchange.js';
 import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
-import { type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
+import { bodiesFor, type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
 import type { BackendHealth } from '../policy/health.js';
 import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
 import type { JsonBody } from '../request/json-body.js';
 import { bodyBuilder, modelRename, type Payload, readPayload } from '../request/payload.js';
+import type { WantedKeys } from '../request/json-scan.js';
 import { readBody } from '../request/read-body.js';
 import type { CallUpstream } from './upstream-call.js';
 
@@ -23,6 +24,8 @@ export interface FamilyHandlerDeps {
   readonly health?: BackendHealth;
   /** Process-wide cap on buffered request bodies; absent: no cap. */
   readonly budget?: BodyBudget;
+  /** The top-level members of a JSON body the data plane and the wired features read (wantedMembers). */
+  readonly members: WantedKeys;
 }
 
 const CREATE: CallKind = { create: true, consumes: true };
@@ -35,7 +38,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const x = authenticatedOf(res);
     x.family = family;
     const reservation = deps.budget?.open(x);
-    const payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept);
+    const payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept, deps.members);
     // The client may have left while a large form was being parsed (that yields to the event loop; the exchange
     // has then seen its response close already), or the connection was answered 408 meanwhile: do not send a
     // request nobody reads.
@@ -58,7 +61,10 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
       plan,
       body: (transforms) =>
         counted(
-          bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
+          bodiesFor(
+            transforms,
+            bodyBuilder(payload, (backend) => membersFor(transforms, backend)),
+          ),
           payload.raw,
           reservation,
         ),

@@ -5,15 +5,15 @@
 import type { Request, Response } from 'express';
 import { FAMILIES, type Family } from '../../model/families.js';
 import type { Routed } from '../exchange/exchange.js';
-import type { CallKind, ExchangeTransform, RequestPlan, TransformFactory } from '../exchange/transform.js';
+import type { CallKind, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../exchange/transform.js';
 import { type ForwardCall, type ForwardDeps, forward } from '../upstream/forward.js';
 
 /** What the features add to every upstream call. */
 export interface CallTransforms {
   /** Transforms every exchange gets (time to first token, tracing), after the per-request ones. */
   readonly transforms: readonly ExchangeTransform[];
-  /** Per-request transforms by family, one map per feature wired in gateway/app.ts (sealed ids, usage, limits), in order. */
-  readonly factories?: readonly Partial<Record<Family, TransformFactory>>[];
+  /** The features wired in gateway/app.ts (sealed ids, usage, limits), in order: their per-request transforms by family. */
+  readonly features?: readonly Feature[];
 }
 
 interface UpstreamCall {
@@ -35,7 +35,7 @@ export type CallUpstream = (x: Routed, req: Request, res: Response, call: Upstre
 
 /** The call path of an app: its features' factories resolved per family once, here. */
 export function upstreamCaller(deps: ForwardDeps & CallTransforms): CallUpstream {
-  const byFamily = new Map<Family, TransformFactory[]>(FAMILIES.map((f) => [f, (deps.factories ?? []).flatMap((m) => m[f] ?? [])]));
+  const byFamily = new Map<Family, TransformFactory[]>(FAMILIES.map((f) => [f, (deps.features ?? []).flatMap((feature) => feature.families[f] ?? [])]));
   return async (x, req, res, call) => {
     const transforms = [call.own];
     for (const factory of byFamily.get(x.family)!) {
@@ -43,6 +43,12 @@ export function upstreamCaller(deps: ForwardDeps & CallTransforms): CallUpstream
       if (t) transforms.push(t);
     }
     for (const t of deps.transforms) transforms.push(t);
+    // The first transform that can estimate the usage does, when no answer handler returns it (the usage feature).
+    for (const t of transforms) {
+      if (!t.unreported) continue;
+      x.estimateUsage(t);
+      break;
+    }
     const { plan } = call;
     for (const t of transforms) {
       const pending = t.prepare?.(plan);

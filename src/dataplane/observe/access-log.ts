@@ -1,7 +1,7 @@
 // One log line and one set of request metrics per request, written when the exchange ends (the response finished
 // or was cut). Only bounded, non-secret fields: never headers, bodies or the raw query string. A routed request's
 // line is also its usage record (docs/usage-and-limits.md): the GatewayToken by namespace/name (never the key)
-// and what the request consumed (written once the exchange has settled its usage).
+// and what the request consumed (written once the exchange has settled its usage, which it is given).
 import type { NextFunction, Request, Response } from 'express';
 import { infoLineWriter, type Logger } from '../../observability/logger.js';
 import { NONE, statusClass, UNKNOWN, type Metrics } from '../../observability/metrics.js';
@@ -15,7 +15,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
   const accessLine = infoLineWriter(logger, 'request');
   return (req: Request, res: Response, next: NextFunction): void => {
     const ctx = exchangeOf(res);
-    ctx.onSettled(() => {
+    ctx.onSettled((u) => {
       const seconds = (performance.now() - ctx.start) / 1e3;
       const path = req.path;
       // A client that left before any status was sent is logged as 499 (nginx's convention).
@@ -32,7 +32,6 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       metrics.requestDuration.observe(labels, seconds, ctx.trace?.exemplarId);
       // The usage record's counts, flat (a warehouse loads columns); absent when the request was not routed. Named
       // here rather than spread from a second object: one object per line.
-      const u = ctx.usage;
       accessLine({
         reqId: ctx.id,
         method: req.method,

@@ -3,13 +3,13 @@ import type { CompiledBackend } from '../../model/routing-table.js';
 import { membersFor } from '../exchange/transform.js';
 import { readJsonBody } from './json-body.js';
 import { parseMultipart } from './multipart.js';
-import { bodyBuilder, modelRename, type Payload, TOP_LEVEL_KEYS } from './payload.js';
+import { bodyBuilder, modelRename, type Payload, wantedMembers } from './payload.js';
 
 const backend = (name: string, model: string) => ({ name, model }) as CompiledBackend;
 
 async function json(text: string): Promise<Payload> {
   const raw = Buffer.from(text);
-  const body = await readJsonBody(raw, TOP_LEVEL_KEYS);
+  const body = await readJsonBody(raw, wantedMembers([{ reads: ['previous_response_id', 'max_tokens', 'stream_options'] }]));
   return { kind: 'json', raw, json: body, model: body.string('model')! };
 }
 
@@ -46,5 +46,14 @@ describe('bodyBuilder with the model rename transform', () => {
     const renamed = build(backend('b', 'up'));
     expect(renamed.body.toString()).toContain('\r\n\r\nup\r\n');
     expect(build(backend('c', 'up'))).toBe(renamed);
+  });
+});
+
+describe('wantedMembers', () => {
+  it('reads the model, stream and what the features declare; an undeclared member is skipped unread', async () => {
+    const raw = Buffer.from('{"model":"m","stream":true,"seconds":"8","max_tokens":5,"input":"hi"}');
+    const body = await readJsonBody(raw, wantedMembers([{ reads: ['seconds'] }, { reads: ['max_tokens'] }]));
+    expect([body.string('model'), body.isTrue('stream'), body.string('seconds'), body.integer('max_tokens')]).toEqual(['m', true, '8', 5]);
+    expect(body.string('input')).toBeUndefined();
   });
 });

@@ -6,28 +6,17 @@ import type { AppLimits } from '../../model/limits.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from './multipart.js';
 import { errors } from '../../model/errors.js';
-import type { ExchangeTransform } from '../exchange/transform.js';
+import type { ExchangeTransform, OutgoingBody } from '../exchange/transform.js';
 import { readJsonBody, type JsonBody } from './json-body.js';
 import { WantedKeys } from './json-scan.js';
 
 /**
- * The top-level members of a JSON body the gateway reads (the model, whether to stream, a sealed id to unseal).
- * Every other member is checked but skipped unread; a feature that needs one more names it here.
+ * The top-level members of a JSON body the gateway reads: the model, whether to stream, and what the wired features
+ * declare they read (Feature.reads). Every other member is checked but skipped unread. Made once per app.
  */
-// The max_* members are read by token limits (features/limits), to reserve a request's largest output;
-// stream_options, input and seconds by usage (features/usage): whether a chat stream reports usage, the characters
-// of a speech request, the length of a video.
-export const TOP_LEVEL_KEYS = new WantedKeys([
-  'model',
-  'stream',
-  'previous_response_id',
-  'max_tokens',
-  'max_completion_tokens',
-  'max_output_tokens',
-  'stream_options',
-  'input',
-  'seconds',
-]);
+export function wantedMembers(features: readonly { readonly reads: readonly string[] }[]): WantedKeys {
+  return new WantedKeys(['model', 'stream', ...features.flatMap((f) => f.reads)]);
+}
 
 export type Payload =
   | {
@@ -37,12 +26,6 @@ export type Payload =
       readonly model: string;
     }
   | { readonly kind: 'multipart'; readonly raw: Buffer; readonly contentType: string; readonly form: MultipartForm; readonly model: string };
-
-/** A request body as sent to one backend. */
-export interface OutgoingBody {
-  readonly body: Buffer;
-  readonly contentType: string | undefined;
-}
 
 const MULTIPART = /^multipart\/form-data\b/i;
 const ANY_MULTIPART = /^\s*multipart\//i;
@@ -69,6 +52,7 @@ export async function readPayload(
   limits: AppLimits,
   read: (req: Request, limit: number) => Promise<Buffer>,
   accept: PayloadAccept,
+  members: WantedKeys,
 ): Promise<Payload> {
   // A compressed body would be parsed as garbage (a misleading "not valid JSON") or, worse, forwarded with a
   // Content-Encoding the rewritten bytes no longer match. Refuse it plainly; "identity" means uncompressed.
@@ -92,7 +76,7 @@ export async function readPayload(
     return { kind: 'multipart', raw, contentType, form, model: form.model };
   }
   const raw = await read(req, limits.jsonBytes);
-  const scanned = readJsonBody(raw, TOP_LEVEL_KEYS);
+  const scanned = readJsonBody(raw, members);
   const json = scanned instanceof Promise ? await scanned : scanned;
   const model = json.string('model');
   if (model === undefined || model === '') throw errors.missingModel();

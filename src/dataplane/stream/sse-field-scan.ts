@@ -1,19 +1,17 @@
 // Rewrites fields inside the JSON of Server-Sent Events as the bytes arrive, without holding events: the SSE
-// framing is followed byte by byte and the value of each `data:` line is shown to a JsonFieldScanner (one JSON
+// framing is followed by the one splitter (sse.ts) and the value of each `data:` line is shown to a JsonFieldScanner (one JSON
 // document per event), so only the bytes of a field being replaced are ever held. An event of any size (a
 // response.completed carrying a 30 MB Response) has its ids rewritten, and events go out byte for byte as they
 // came apart from the replaced values. Most events (token deltas) cannot hold a watched field, which a native
 // search shows: they are not scanned at all.
 import { Transform, type TransformCallback } from 'node:stream';
 import { ChunkSplice, JsonFieldScanner, type FieldPaths, type ReplaceValue } from './json-field-scan.js';
+import { type SseLineReader, SseSplitter } from './sse.js';
 
-const LF = 0x0a;
-const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const DATA = Buffer.from('data');
 
-const LINE_START = 0;
 /** Reading a field name, matching it against "data". */
 const NAME = 1;
 /** After "data:": one optional space. */
@@ -24,20 +22,24 @@ const VALUE = 3;
 const OTHER = 4;
 
 /**
- * Follows SSE framing (lines end in LF, CRLF or CR; a blank line ends an event) and hands the value of every data
- * line to a JSON scanner, reset at each event. Output is recorded in the caller's ChunkSplice.
+ * Reads the lines the SSE splitter finds (sse.ts: LF, CRLF or CR; a blank line ends an event) and hands the value of
+ * every data line to a JSON scanner, reset at each event. Output is recorded in the caller's ChunkSplice.
  */
-export class SseDataScanner {
+export class SseDataScanner implements SseLineReader {
   readonly #json: JsonFieldScanner;
   readonly #onLine: DataLineObserver | undefined;
+  readonly #lines = new SseSplitter();
   /** What a data line must contain for the scanner to have anything to find in it (see JsonFieldScanner.firstKeys). */
   readonly #mayHold: readonly Buffer[];
-  #state = LINE_START;
+  /** Next position of each mayHold needle in the chunk being read, searched again only once passed (linear per chunk). */
+  readonly #next: number[];
+  #out: ChunkSplice | undefined;
+  #state = NAME;
   #name = 0;
-  /** The previous byte was a CR ending a line: an LF right after it belongs to the same line end. */
-  #afterCR = false;
   /** The data line being read began in an earlier chunk. */
   #lineContinues = false;
+  /** Bytes of the current data line's value were read in this chunk. */
+  #valueRead = false;
   /** Data lines of this event that were not scanned; shown to the scanner first if a later line must be. */
   #skipped: Buffer[] = [];
   /** A line of this event was scanned: the rest must be too (the scanner follows the document's structure). */
@@ -47,96 +49,87 @@ export class SseDataScanner {
     this.#json = new JsonFieldScanner(paths, replace);
     this.#onLine = onLine;
     this.#mayHold = mayHoldNeedles(paths);
+    this.#next = this.#mayHold.map(() => -2);
   }
 
   push(chunk: Buffer, out: ChunkSplice): void {
-    const n = chunk.length;
-    let cr = chunk.indexOf(CR);
-    const lineEnd = (from: number): number => {
-      if (cr !== -1 && cr < from) cr = chunk.indexOf(CR, from);
-      const lf = chunk.indexOf(LF, from);
-      const end = lf === -1 ? n : lf;
-      return cr !== -1 && cr < end ? cr : end;
-    };
-    // Next position of each mayHold needle in the chunk, searched again only once passed (linear per chunk).
-    const next = this.#mayHold.map(() => -2);
-    const mayHold = (from: number, to: number): boolean =>
-      this.#mayHold.some((needle, k) => {
-        if (next[k] !== -1 && next[k]! < from) next[k] = chunk.indexOf(needle, from);
-        return next[k] !== -1 && next[k]! + needle.length <= to;
-      });
-    let i = 0;
-    while (i < n) {
-      if (this.#afterCR) {
-        this.#afterCR = false;
-        if (chunk[i] === LF) {
-          i++;
-          continue;
-        }
-      }
+    this.#out = out;
+    this.#next.fill(-2);
+    this.#valueRead = false;
+    this.#lines.push(chunk, this);
+    // A value cut by the chunk's end: its next piece is not a whole line.
+    if (this.#state === VALUE && this.#valueRead) this.#lineContinues = true;
+    this.#out = undefined;
+  }
+
+  lineBytes(chunk: Buffer, from: number, to: number): void {
+    let i = from;
+    while (i < to && this.#state === NAME) {
       const b = chunk[i]!;
-      switch (this.#state) {
-        case LINE_START:
-          if (b === LF || b === CR) {
-            this.#endEvent(i, out); // a blank line: the event is complete
-            this.#lineEnded(b);
-            i++;
-          } else {
-            this.#state = NAME;
-            this.#name = 0;
-          }
-          break;
-        case NAME:
-          if (this.#name < DATA.length) {
-            if (b === DATA[this.#name]) {
-              this.#name++;
-              i++;
-            } else this.#state = OTHER;
-          } else if (b === COLON) {
-            this.#state = SPACE_AFTER_COLON;
-            i++;
-          } else if (b === LF || b === CR) {
-            if (this.#scanning) this.#json.lineBreak(i, out); // "data" alone: an empty data line
-            this.#lineEnded(b);
-            i++;
-          } else this.#state = OTHER;
-          break;
-        case SPACE_AFTER_COLON:
-          if (b === SPACE) i++;
-          this.#state = VALUE;
-          break;
-        case VALUE: {
-          const end = lineEnd(i);
-          const whole = end < n && !this.#lineContinues;
-          if (whole) this.#onLine?.(chunk, i, end);
-          if (!this.#scanning && whole && !mayHold(i, end)) this.#skipped.push(chunk.subarray(i, end));
-          else {
-            if (!this.#scanning) this.#replaySkipped();
-            this.#scanning = true;
-            this.#json.scan(chunk, i, end, out);
-          }
-          if (end < n) {
-            if (this.#scanning) this.#json.lineBreak(end, out);
-            this.#lineEnded(chunk[end]!);
-          } else this.#lineContinues = true;
-          i = end + 1;
-          break;
-        }
-        default: {
-          // OTHER
-          const end = lineEnd(i);
-          if (end < n) this.#lineEnded(chunk[end]!);
-          i = end + 1;
-        }
-      }
+      if (this.#name < DATA.length) {
+        if (b === DATA[this.#name]) {
+          this.#name++;
+          i++;
+        } else this.#state = OTHER;
+      } else if (b === COLON) {
+        this.#state = SPACE_AFTER_COLON;
+        i++;
+      } else this.#state = OTHER;
     }
+    if (this.#state === SPACE_AFTER_COLON && i < to) {
+      if (chunk[i] === SPACE) i++;
+      this.#state = VALUE;
+    }
+    if (this.#state === VALUE && i < to) this.#value(chunk, i, to);
+  }
+
+  lineEnd(chunk: Buffer, at: number, _next: number, blank: boolean, completes: boolean): void {
+    if (completes) return;
+    const out = this.#out!;
+    if (blank) this.#endEvent(at, out);
+    else if (this.#state === VALUE || this.#state === SPACE_AFTER_COLON) {
+      // A value with no bytes in this chunk: empty, or the end of one that began in an earlier chunk.
+      if (!this.#valueRead) this.#value(chunk, at, at);
+      if (this.#scanning) this.#json.lineBreak(at, out);
+    } else if (this.#state === NAME && this.#name === DATA.length && this.#scanning) this.#json.lineBreak(at, out); // "data" alone: an empty data line
+    this.#state = NAME;
+    this.#name = 0;
+    this.#lineContinues = false;
+    this.#valueRead = false;
   }
 
   /** End of the stream: an unterminated last event is still a document (some servers omit the final blank line). */
   end(out: ChunkSplice): void {
     this.#endEvent(0, out);
-    this.#state = LINE_START;
-    this.#afterCR = false;
+    this.#lines.reset();
+    this.#state = NAME;
+    this.#name = 0;
+    this.#lineContinues = false;
+  }
+
+  /** The value bytes chunk[from, to) of a data line; the line ends at `to` when that is inside the chunk. */
+  #value(chunk: Buffer, from: number, to: number): void {
+    this.#state = VALUE;
+    this.#valueRead = true;
+    const out = this.#out!;
+    const whole = to < chunk.length && !this.#lineContinues;
+    if (whole) this.#onLine?.(chunk, from, to);
+    if (!this.#scanning && whole && !this.#mayHoldIn(chunk, from, to)) this.#skipped.push(chunk.subarray(from, to));
+    else {
+      if (!this.#scanning) this.#replaySkipped();
+      this.#scanning = true;
+      this.#json.scan(chunk, from, to, out);
+    }
+  }
+
+  #mayHoldIn(chunk: Buffer, from: number, to: number): boolean {
+    const next = this.#next;
+    for (let k = 0; k < this.#mayHold.length; k++) {
+      const needle = this.#mayHold[k]!;
+      if (next[k] !== -1 && next[k]! < from) next[k] = chunk.indexOf(needle, from);
+      if (next[k] !== -1 && next[k]! + needle.length <= to) return true;
+    }
+    return false;
   }
 
   #endEvent(at: number, out: ChunkSplice): void {
@@ -154,12 +147,6 @@ export class SseDataScanner {
       this.#json.lineBreak(line.length, aside);
     }
     this.#skipped = [];
-  }
-
-  #lineEnded(b: number): void {
-    this.#state = LINE_START;
-    this.#afterCR = b === CR;
-    this.#lineContinues = false;
   }
 }
 

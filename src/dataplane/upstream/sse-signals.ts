@@ -5,7 +5,7 @@
 // `sequence_number`): clients that validate every event against that API (the Vercel AI SDK) need both.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { StreamProgress } from '../exchange/transform.js';
+import type { SseError, StreamProgress } from '../exchange/transform.js';
 import { StreamReplacer, type Needle } from '../stream/stream-replace.js';
 
 const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -14,12 +14,6 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
   // nginx (and ingress-nginx) buffer responses unless told not to, which would swallow the keep-alives.
   'x-accel-buffering': 'no',
 };
-
-export interface SseError {
-  readonly message: string;
-  readonly type: string;
-  readonly code: string | null;
-}
 
 const SEQUENCE_NUMBER = Buffer.from('"sequence_number"');
 
@@ -64,6 +58,8 @@ export interface RetoldError {
   readonly mask: readonly Needle[];
   /** Set for a Responses stream (see sseErrorEvent). */
   readonly responses?: StreamProgress | undefined;
+  /** The error event in the exchange's API's shape; default sseErrorEvent. */
+  readonly event?: (e: SseError) => string;
 }
 
 /**
@@ -95,19 +91,18 @@ export async function upstreamErrorAsSse(status: number, body: Readable, waitMs:
   try {
     const text = StreamReplacer.replaceAll(Buffer.concat(chunks), how.mask).toString('utf8');
     const e = (JSON.parse(text) as { error?: Partial<Record<keyof SseError, unknown>> }).error;
-    if (e && typeof e.message === 'string')
-      return sseErrorEvent(
-        {
-          message: e.message,
-          type: typeof e.type === 'string' ? e.type : fallback.type,
-          code: typeof e.code === 'string' ? e.code : fallback.code,
-        },
-        how.responses,
-      );
+    if (e && typeof e.message === 'string') {
+      const told: SseError = {
+        message: e.message,
+        type: typeof e.type === 'string' ? e.type : fallback.type,
+        code: typeof e.code === 'string' ? e.code : fallback.code,
+      };
+      return how.event ? how.event(told) : sseErrorEvent(told, how.responses);
+    }
   } catch {
     // not JSON
   }
-  return sseErrorEvent(fallback, how.responses);
+  return how.event ? how.event(fallback) : sseErrorEvent(fallback, how.responses);
 }
 
 /**

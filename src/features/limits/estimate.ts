@@ -12,6 +12,9 @@ const GENERATES = new Set<Family>(['chat.completions', 'responses']);
 /** Families whose input is JSON text counted in tokens. */
 const TEXT_INPUT = new Set<Family>(['chat.completions', 'responses', 'embeddings']);
 
+/** The members that cap a request's output (read through the plan; declared by the limits feature). */
+export const MAX_OUTPUT_MEMBERS: readonly string[] = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'];
+
 /** Tokens a request reserves: its body's bytes as the input bound, plus its largest output. */
 export function reservedTokens(family: Family, plan: RequestPlan, defaultMaxOutput: number): number {
   const input = TEXT_INPUT.has(family) ? plan.bytes : 0;
@@ -24,7 +27,7 @@ export function reservedTokens(family: Family, plan: RequestPlan, defaultMaxOutp
  */
 function maxOutput(plan: RequestPlan, fallback: number): number {
   let max: number | undefined;
-  for (const name of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
+  for (const name of MAX_OUTPUT_MEMBERS) {
     const n = plan.integer(name);
     if (n !== undefined && (max === undefined || n > max)) max = n;
   }

@@ -1,24 +1,31 @@
 // Limits as an exchange transform. `prepare` admits the request against its token's and group's rules (and the
 // group's per-model ones), then against the rules of the backends in plan order: a backend at its upstream
 // account's limit is dropped from the plan (the request fails over before the upstream would answer 429), and
-// when none is left the request is shed with 429. Token reservations settle when the usage is recorded
-// (`onUsage`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
+// when none is left the request is shed with 429. Token reservations settle with the request's final usage
+// (`onSettled`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import { FAMILIES } from '../../model/families.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { LimitRule } from '../../model/usage-limits.js';
 import type { Usage } from '../../model/usage.js';
-import { reservedTokens } from './estimate.js';
+import { MAX_OUTPUT_MEMBERS, reservedTokens } from './estimate.js';
 import { refusalError, shedError, storeDownError } from './limit-errors.js';
 import { Admission, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
+
+/** Limits on every family: reads the request's caps on output, to reserve its largest. */
+export function limitsFeature(limits: Limits): Feature {
+  const factory = limitsTransforms(limits);
+  return { reads: MAX_OUTPUT_MEMBERS, families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+}
 
 /**
  * The transform factory of every family: none for a request with no limit anywhere on its path. A call that
  * consumes nothing (a follow-up that reads, deletes or cancels) counts as a request and an in-flight slot, and token
  * limits never refuse it.
  */
-export function limitsTransforms(limits: Limits): TransformFactory {
+function limitsTransforms(limits: Limits): TransformFactory {
   return (x, kind) => {
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);
@@ -70,7 +77,8 @@ async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: read
   if (from > 0) plan.backends = plan.backends.slice(from);
   const held = [client, backend].filter((a): a is Admission => a !== undefined);
   if (held.length === 0) return;
-  x.onUsage((u: Usage) => {
+  x.onSettled((u: Usage | undefined) => {
+    if (!u) return; // a call nothing measured (a follow-up that reads) keeps what it reserved: none
     const used = u.inputTokens + u.outputTokens;
     for (const a of held) limiter.settle(a, used);
   });

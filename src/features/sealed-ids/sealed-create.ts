@@ -2,8 +2,7 @@
 // answer's ids are sealed with the route, the backend that answered and the calling token; a previous_response_id
 // in a new Responses request is checked like any sealed id, unsealed for the upstream, and pins the request to the
 // backend that stores the previous response.
-import type { Answer, AnswerStage, ExchangeTransform, TransformFactory } from '../../dataplane/exchange/transform.js';
-import type { Family } from '../../model/families.js';
+import type { Answer, AnswerHandler, ExchangeTransform, Feature } from '../../dataplane/exchange/transform.js';
 import type { CompiledToken } from '../../model/routing-table.js';
 import type { SealContext } from './id-rewrite.js';
 import { continuationBackend, resolveOwned } from './owned-object.js';
@@ -12,16 +11,21 @@ import type { IdSealer } from './sealed-id.js';
 import { type SealedBody, sealingTransform } from './sealing-transforms.js';
 
 /** Seals the ids of an answer from whichever backend ends up answering; `known` is the id the client presented. */
-export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledToken, answer: Answer, known?: SealContext['known']): AnswerStage | undefined {
+export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledToken, answer: Answer, known?: SealContext['known']): AnswerHandler | undefined {
   const ctx: SealContext = { sealer, model: answer.exchange.route.model, backend: answer.backend.name, owner: token.ref, ...(known ? { known } : {}) };
   const rewrite = sealingTransform({ body, ctx }, answer.statusCode, answer.contentType, answer.progress);
   return rewrite ? { rewrite } : undefined;
 }
 
-export function sealedCreateTransforms(sealer: IdSealer): Partial<Record<Family, TransformFactory>> {
+/** The sealed ids of the create calls: reads `previous_response_id` (unsealed for the upstream). */
+export function sealedCreateFeature(sealer: IdSealer): Feature {
+  return { reads: ['previous_response_id'], families: sealedCreateTransforms(sealer) };
+}
+
+function sealedCreateTransforms(sealer: IdSealer): Feature['families'] {
   return {
     // A follow-up seals its answer itself (sealed-routes.ts), with the id the client presented.
-    videos: (x, kind) => (kind.create ? { answer: (a) => sealStage('video', sealer, x.token, a) } : undefined),
+    videos: (x, kind) => (kind.create ? { onResponseStart: (a) => sealStage('video', sealer, x.token, a) } : undefined),
     responses: (x, kind) => {
       if (!kind.create) return undefined;
       let members: Readonly<Record<string, string>> | undefined;
@@ -42,7 +46,7 @@ export function sealedCreateTransforms(sealer: IdSealer): Partial<Record<Family,
           plan.backends = [backend];
         },
         members: () => members,
-        answer: (a) => sealStage('response', sealer, x.token, a, known),
+        onResponseStart: (a) => sealStage('response', sealer, x.token, a, known),
       };
       return t;
     },

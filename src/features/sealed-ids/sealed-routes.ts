@@ -88,7 +88,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     const q = req.url.indexOf('?');
     // The one backend above answers; its ids (and error texts) give back the id the client sent.
     const known = { upstreamId: ref.upstreamId, sealedId };
-    const seal: ExchangeTransform = { answer: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
+    const seal: ExchangeTransform = { onResponseStart: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
     await deps.call(r, req, res, {
       kind: f.call,
       // HEAD stays HEAD (express serves HEAD on GET routes).

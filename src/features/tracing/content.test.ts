@@ -98,12 +98,25 @@ describe('inputContent: the conventions messages from a request', () => {
 });
 
 describe('OutputCollector: the conventions output messages from an answer', () => {
-  const streamed = (events: unknown[], chunk = 7): OutputCollector => {
+  const streamed = (events: unknown[], chunk = 7, eol = '\n'): OutputCollector => {
     const c = new OutputCollector(true);
-    const text = `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
-    for (let i = 0; i < text.length; i += chunk) c.push(Buffer.from(text.slice(i, i + chunk)));
+    const text = `${events.map((e) => `data: ${JSON.stringify(e)}${eol}${eol}`).join('')}data: [DONE]${eol}${eol}`;
+    const bytes = Buffer.from(text); // cut in bytes: a character may be split across chunks
+    for (let i = 0; i < bytes.length; i += chunk) c.push(bytes.subarray(i, i + chunk));
     return c;
   };
+
+  it.each(['\r\n', '\r'])('reads a stream whose lines end in %j, a character split across chunks included', (eol) => {
+    const events = [
+      { choices: [{ index: 0, delta: { role: 'assistant', content: 'héllo 模型' } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+    ];
+    for (const chunk of [1, 2, 5, 1000]) {
+      expect(parsed(streamed(events, chunk, eol).text([]))).toEqual([
+        { role: 'assistant', parts: [{ type: 'text', content: 'héllo 模型' }], finish_reason: 'stop' },
+      ]);
+    }
+  });
 
   it("joins a chat stream's deltas across chunk boundaries, tool call arguments included, with the finish reason", () => {
     const c = streamed([

@@ -3,6 +3,7 @@
 // schema (messages of typed parts; content-conversions.ts turns the OpenAI shapes into it). Pure and bounded: each
 // value is JSON text of at most CONTENT_CHARS, its longest contents cut first so that it stays valid JSON, and the
 // backend's credentials are masked before anything is cut (the answer is read before the relay masks it).
+import { type SseLineReader, SseSplitter } from '../../dataplane/stream/sse.js';
 import { chatAnswer, inputMessages, type Message, type Part, responsesAnswer, StreamedAnswer } from './content-conversions.js';
 
 export const CONTENT_CHARS = 16 * 1024;
@@ -32,12 +33,15 @@ export function inputContent(body: Buffer, mask: readonly string[]): InputConten
   };
 }
 
-/** Collects an answer's content chunk by chunk: a JSON body (bounded), or the events of a stream. */
-export class OutputCollector {
+/** Collects an answer's content chunk by chunk: a JSON body (bounded), or the data lines of a stream. */
+export class OutputCollector implements SseLineReader {
   readonly #stream: StreamedAnswer | undefined;
+  readonly #lines = new SseSplitter();
   #json: Buffer[] = [];
   #jsonBytes = 0;
-  #pending = '';
+  /** The pieces of the line being read. */
+  #line: Buffer[] = [];
+  #lineBytes = 0;
   /** A line longer than ANSWER_BYTES is skipped to its end. */
   #skipping = false;
 
@@ -46,31 +50,36 @@ export class OutputCollector {
   }
 
   push(chunk: Buffer): void {
-    if (!this.#stream) {
-      if (this.#jsonBytes < ANSWER_BYTES) {
-        this.#json.push(chunk);
-        this.#jsonBytes += chunk.length;
-      }
+    if (this.#stream) return this.#lines.push(chunk, this);
+    if (this.#jsonBytes < ANSWER_BYTES) {
+      this.#json.push(chunk);
+      this.#jsonBytes += chunk.length;
+    }
+  }
+
+  lineBytes(chunk: Buffer, from: number, to: number): void {
+    if (this.#skipping) return;
+    this.#lineBytes += to - from;
+    if (this.#lineBytes > ANSWER_BYTES) {
+      this.#skipping = true;
+      this.#line = [];
       return;
     }
-    let text = chunk.toString('utf8');
-    if (this.#skipping) {
-      const end = text.indexOf('\n');
-      if (end < 0) return;
-      text = text.slice(end + 1);
-      this.#skipping = false;
-    }
-    const lines = (this.#pending + text).split('\n');
-    this.#pending = lines.pop() ?? '';
-    if (this.#pending.length > ANSWER_BYTES) {
-      this.#pending = '';
-      this.#skipping = true;
-    }
-    for (const line of lines) {
-      if (!line.startsWith('data:')) continue;
-      const data = line.slice(5).trim();
-      if (data !== '' && data !== '[DONE]') this.#stream.event(data);
-    }
+    this.#line.push(chunk.subarray(from, to));
+  }
+
+  lineEnd(): void {
+    const parts = this.#line;
+    const skipped = this.#skipping;
+    this.#line = [];
+    this.#lineBytes = 0;
+    this.#skipping = false;
+    if (skipped || parts.length === 0) return;
+    // Decoded whole: a character split across chunks is read as it was sent.
+    const line = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+    if (!line.startsWith('data:')) return;
+    const data = line.slice(5).trim();
+    if (data !== '' && data !== '[DONE]') this.#stream!.event(data);
   }
 
   /** gen_ai.output.messages, masked; undefined when the answer had none the gateway can read. */

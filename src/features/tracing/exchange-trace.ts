@@ -46,9 +46,11 @@ export class ExchangeSpans implements ExchangeTrace {
     const sc = span.spanContext();
     this.traceId = sc.traceId;
     this.exemplarId = (sc.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? sc.traceId : undefined;
-    // The usage feature records every routed request's usage (at the latest when the exchange settles): the
-    // attempt that answered carries it too, when it is still open.
-    if (span.isRecording()) x.onUsage((u) => this.#attempt?.usage(u));
+  }
+
+  /** The usage the answer reported as its body completed (the tracing transform's onEnd): on the attempt that answered. */
+  usage(u: Usage): void {
+    this.#attempt?.usage(u);
   }
 
   /** False when the sampler dropped this trace: the work of filling attributes is skipped then. */
@@ -108,7 +110,7 @@ export class ExchangeSpans implements ExchangeTrace {
   }
 
   /** At the exchange's end: the last attributes, then the spans end (an attempt still open ends with it). */
-  end(method: string, status: number, route: string | undefined): void {
+  end(method: string, status: number, route: string | undefined, usage?: Usage): void {
     const x = this.#x;
     this.#attempt?.end();
     const span = recorded(this.#span);
@@ -130,7 +132,7 @@ export class ExchangeSpans implements ExchangeTrace {
     if (x.attempts > 0) span.set(A.attempts, x.attempts);
     if (x.aborted) span.set(A.aborted, true);
     if (this.#ttftSeconds !== undefined) span.set(A.timeToFirstChunk, this.#ttftSeconds);
-    if (x.usage) setUsage(span, x.usage);
+    if (usage) setUsage(span, usage);
     if (status >= 500) {
       span.set(A.errorType, String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });

@@ -1,10 +1,11 @@
 // What a trace learns from the answer's body, as an exchange transform that only observes: the first chunk of a
 // stream (time to first token), from the body's tail the model that answered, and with --trace-content the
-// answer's content. Usage comes from the usage feature (Exchange.onUsage). Skipped when the request's trace is not
+// answer's content. Usage comes from the usage feature (what its handler returned, given to onEnd). Skipped when the request's trace is not
 // recorded.
-import type { AnswerStage, ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import type { AnswerHandler, ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
+import { AnswerTail, FirstChunk } from '../../dataplane/stream/sse.js';
 import { OutputCollector } from './content.js';
 import { contentMasks } from './content-masks.js';
 import { ExchangeSpans } from './exchange-trace.js';
@@ -40,51 +41,32 @@ export function lastModel(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-const TAIL_BYTES = 16 * 1024;
-
-/** The last TAIL_BYTES or so of a body (whole chunks): a streamed or JSON answer names its model in every chunk or near its end. */
-class Tail {
-  #chunks: Buffer[] = [];
-  #size = 0;
-
-  push(chunk: Buffer): void {
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    while (this.#chunks.length > 1 && this.#size - this.#chunks[0]!.length >= TAIL_BYTES) this.#size -= this.#chunks.shift()!.length;
-  }
-
-  /** The chunks as one buffer (the one chunk itself when there is one: most JSON answers). */
-  bytes(): Buffer {
-    return this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#size);
-  }
-}
-
 export function tracingTransform(): ExchangeTransform {
   return {
-    answer({ exchange: x, backend, statusCode, isStream, contentType }): AnswerStage | undefined {
+    onResponseStart({ exchange: x, backend, statusCode, isStream, contentType }): AnswerHandler | undefined {
       const spans = x.trace;
       if (!(spans instanceof ExchangeSpans) || !spans.recording) return undefined;
       const readable = statusCode < 300 && (isStream || contentType.includes('json'));
       if (!isStream && !readable) return undefined;
-      const tail = readable ? new Tail() : undefined;
+      const tail = readable ? new AnswerTail(0) : undefined;
       const content = readable && spans.content ? new OutputCollector(isStream) : undefined;
-      let first = isStream;
+      const first = isStream ? new FirstChunk() : undefined;
       return {
-        observe(chunk) {
-          if (first) {
-            first = false;
-            spans.firstChunk();
-          }
+        onData(chunk) {
+          if (first?.now()) spans.firstChunk();
           tail?.push(chunk);
           content?.push(chunk);
+          return chunk;
         },
-        end() {
-          if (!tail) return;
-          const model = lastModel(tail.bytes());
+        onEnd(usage) {
+          if (usage) spans.usage(usage);
+          if (!tail) return undefined;
+          const model = lastModel(tail.tail());
           if (model !== undefined) spans.answered(model);
           // The stage sees the body before the relay masks the backend's credentials: masked here too.
           const output = content?.text(contentMasks(x.route, backend));
           if (output !== undefined) spans.output(output);
+          return undefined;
         },
       };
     },

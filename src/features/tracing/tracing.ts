@@ -91,12 +91,12 @@ export class Tracing {
     }
     const spans = new ExchangeSpans(this.#tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
-    x.onSettled(() => {
+    x.onSettled((usage) => {
       const status = x.aborted && !res.headersSent ? 499 : res.statusCode;
       // Settled: the request's usage is recorded. A turn of the event loop later the attempt in flight has been
       // ended by forwarding with what it knows (a body cut mid-way can close the response before the relay's
       // promise resumes forwarding).
-      endNextTurn(() => spans.end(req.method, status, routeOf(x.family, path)));
+      endNextTurn(() => spans.end(req.method, status, routeOf(x.family, path), usage));
     });
     next();
   };

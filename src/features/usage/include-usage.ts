@@ -2,7 +2,7 @@
 // gateway asks anyway (keeping the client's other stream options) and takes out what asking adds: the extra
 // usage-only chunk (`"choices": []` with a `usage` object) and the `"usage": null` OpenAI then puts on every other
 // chunk. The client receives the chunks it asked for and the gateway learns the real counts. Pure.
-import type { ChunkEditor } from '../../dataplane/exchange/transform.js';
+import { type SseLineReader, SseSplitter } from '../../dataplane/stream/sse.js';
 
 /**
  * The `stream_options` member to send upstream, given the client's (its raw JSON text, if any); undefined when
@@ -21,8 +21,6 @@ export function streamOptionsWithUsage(raw: string | undefined): string | undefi
   return JSON.stringify({ ...value, include_usage: true });
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
 /** A usage-only chunk is a few hundred bytes: an event longer than this is passed on as it arrives, not held. */
 const MAX_HELD = 16 * 1024;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
@@ -33,21 +31,20 @@ const EMPTY = Buffer.alloc(0);
 /**
  * Passes Server-Sent Events through and drops the usage-only chat chunk, handing its usage object to `onUsage`.
  * Only the event being read is held, up to MAX_HELD (a chunk is a few hundred bytes); complete events go on at
- * once, byte for byte. Lines may end in LF, CRLF or CR; a blank line ends an event.
+ * once, byte for byte. The events are found by the one SSE splitter (dataplane/stream/sse.ts).
  */
-export class UsageChunkFilter implements ChunkEditor {
+export class UsageChunkFilter implements SseLineReader {
   readonly #onUsage: (usage: Record<string, unknown>) => void;
+  readonly #lines = new SseSplitter();
   /** Bytes of the event being read that arrived in earlier chunks. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   /** The event being read outgrew MAX_HELD: it cannot be a usage chunk, and goes on as it arrives. */
   #passing = false;
-  /** The current line has bytes (so a line end now does not end the event). */
-  #lineHasBytes = false;
-  /** The last byte seen was a CR: an LF right after it is part of the same line end. */
-  #afterCR = false;
   /** The last event was dropped: an LF completing its CRLF in the next chunk is dropped too. */
   #dropped = false;
+  /** Where the event being read starts in the chunk being read. */
+  #eventStart = 0;
   /**
    * What goes on from the chunk being read: the first piece, and the others only when there are more (a chunk that
    * is one whole event, the usual case, so allocates nothing here; an array grows to 17 slots at its first push).
@@ -60,57 +57,33 @@ export class UsageChunkFilter implements ChunkEditor {
   }
 
   push(chunk: Buffer): Buffer {
-    let eventStart = 0;
-    // Only line ends matter: the loop jumps from one to the next with native searches (a chunk of a few hundred
-    // bytes has a handful), the bytes between them only mark their line as having bytes.
-    let lf = chunk.indexOf(LF);
-    let cr = chunk.indexOf(CR);
-    for (let i = 0; ; i++) {
-      if (lf >= 0 && lf < i) lf = chunk.indexOf(LF, i);
-      if (cr >= 0 && cr < i) cr = chunk.indexOf(CR, i);
-      const next = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
-      const stop = next < 0 ? chunk.length : next;
-      if (stop > i) {
-        this.#afterCR = false;
-        this.#lineHasBytes = true;
-        i = stop;
-      }
-      if (next < 0) break;
-      const b = chunk[i]!;
-      if (this.#afterCR) {
-        this.#afterCR = false;
-        if (b === LF) {
-          // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went.
-          if (i === 0 && this.#pending.length === 0) {
-            if (!this.#dropped) this.#emit(chunk.subarray(0, 1));
-            eventStart = 1;
-          }
-          continue;
-        }
-      }
-      this.#afterCR = b === CR;
-      if (this.#lineHasBytes) {
-        this.#lineHasBytes = false;
-        continue;
-      }
-      // A blank line: the event ends here (with its line end, and an LF completing a CRLF if it is in this chunk).
-      let end = i + 1;
-      if (b === CR && chunk[end] === LF) {
-        end++;
-        i++;
-        this.#afterCR = false;
-      }
-      // A chunk that is one whole event (the common case) goes on as the same Buffer, not a view of it.
-      this.#event(eventStart === 0 && end === chunk.length ? chunk : chunk.subarray(eventStart, end));
-      eventStart = end;
-    }
-    if (eventStart < chunk.length) this.#hold(chunk.subarray(eventStart));
+    this.#eventStart = 0;
+    this.#lines.push(chunk, this);
+    if (this.#eventStart < chunk.length) this.#hold(chunk.subarray(this.#eventStart));
     const first = this.#first;
     const more = this.#more;
     this.#first = this.#more = undefined;
     // Most chunks are whole events with nothing taken out: passed on as they came, without a copy.
     if (first === undefined) return EMPTY;
     return more === undefined ? first : Buffer.concat([first, ...more]);
+  }
+
+  lineBytes(): void {}
+
+  lineEnd(chunk: Buffer, _at: number, next: number, blank: boolean, completes: boolean): void {
+    if (completes) {
+      // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went.
+      if (this.#pending.length === 0) {
+        if (!this.#dropped) this.#emit(chunk.subarray(0, 1));
+        this.#eventStart = 1;
+      }
+      return;
+    }
+    if (!blank) return;
+    const start = this.#eventStart;
+    // A chunk that is one whole event (the common case) goes on as the same Buffer, not a view of it.
+    this.#event(start === 0 && next === chunk.length ? chunk : chunk.subarray(start, next));
+    this.#eventStart = next;
   }
 
   #emit(bytes: Buffer): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerBytes } from './answer-bytes.js';
+import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
 import { isEmpty, lastSeconds, lastUsageObject, reportedCounts, toUsage } from './usage-object.js';
 
 const read = (text: string | Buffer) => {

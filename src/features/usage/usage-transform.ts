@@ -1,13 +1,13 @@
-// Usage as an exchange transform: every routed request records what it consumed exactly once, when its response
-// is over. Counts come from the upstream's usage object where it gave one (a chat stream is made to give one,
+// Usage as an exchange transform: what a routed request consumed is returned by its answer handler when the body
+// completes (`onEnd`), or estimated once the response is over (`unreported`); the exchange settles with it. Counts come from the upstream's usage object where it gave one (a chat stream is made to give one,
 // see include-usage.ts); speech is measured in input characters and videos in seconds, both known exactly; when
 // the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
 // the counts are estimated with a tokenizer and marked so. An error answer, or none, records zero.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { Answer, AnswerStage, ExchangeTransform, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
-import type { Family } from '../../model/families.js';
+import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
-import { AnswerBytes } from './answer-bytes.js';
+import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
 import { type Counting, inputCounting, outputCounting, SAMPLE_BYTES, tokensOf } from './estimate.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 import { countTokens } from './tokenizer.js';
@@ -25,15 +25,25 @@ const TIMED = new Set<Family>(['audio.transcriptions', 'audio.translations', 'vi
 const KEEP_FOR_ESTIMATE = 2 * SAMPLE_BYTES;
 
 /**
+ * Usage on every family. Reads `stream_options` (whether a chat stream already reports usage), `input` (the
+ * characters of speech) and `seconds` (a video's length).
+ */
+export function usageFeature(onRecord: (x: Routed, u: Usage) => void): Feature {
+  const factory = usageTransforms(onRecord);
+  return { reads: ['stream_options', 'input', 'seconds'], families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+}
+
+/**
  * The usage transform of every family. `onRecord` sees each request's usage (metrics). Follow-ups that consume
  * nothing (reads, deletes, cancels) record nothing; a remix is recorded like a create.
  */
-export function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
+function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
   return (x, kind) => {
     if (!kind.consumes) return undefined;
-    const tap = new UsageTap(x);
-    x.onUsage((u) => onRecord(x, u));
-    return tap;
+    x.onSettled((u) => {
+      if (u) onRecord(x, u);
+    });
+    return new UsageTap(x);
   };
 }
 
@@ -49,7 +59,6 @@ class UsageTap implements ExchangeTransform {
 
   constructor(x: Routed) {
     this.#x = x;
-    x.whenUnrecorded(() => this.#unrecorded());
   }
 
   prepare(plan: RequestPlan): void {
@@ -61,44 +70,31 @@ class UsageTap implements ExchangeTransform {
     return this.#streamOptions === undefined ? undefined : { stream_options: this.#streamOptions };
   }
 
-  answer(a: Answer): AnswerStage | undefined {
+  onResponseStart(a: Answer): AnswerHandler | undefined {
     if (a.statusCode >= 300) return undefined;
     this.#answer = a;
-    const bytes = (this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0));
-    return {
-      edit: this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined,
-      observe: (chunk) => bytes.push(chunk),
-      end: () => {
-        // Runs as the upstream body ends, before the client's response is finished: a throw here would leave the
-        // client hanging. An answer usage cannot read is estimated when the exchange ends instead.
-        try {
-          this.#complete();
-        } catch {
-          // left to the estimate
-        }
-      },
-    };
+    this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0);
+    const filter = this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined;
+    return new UsageReader(this, this.#bytes, filter);
   }
 
-  /** The body completed: record what the upstream reported, if it did (else the estimate does, at the end). */
-  #complete(): void {
+  /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
+  complete(): Usage | undefined {
     const x = this.#x;
     const tail = this.#bytes!.tail();
     const usage = this.#taken ?? lastUsageObject(tail);
     const reported: Reported = usage ? reportedCounts(usage) : {};
-    if (!isEmpty(reported)) {
-      x.recordUsage(this.#withMeasures(toUsage(reported, false)));
-      return;
-    }
+    if (!isEmpty(reported)) return this.#withMeasures(toUsage(reported, false));
     const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? this.#requestedSeconds()) : undefined;
-    if (seconds !== undefined || x.family === 'audio.speech') x.recordUsage(this.#withMeasures(toUsage({ seconds }, false)));
+    if (seconds !== undefined || x.family === 'audio.speech') return this.#withMeasures(toUsage({ seconds }, false));
+    return undefined;
   }
 
   /**
    * The response is over with nothing recorded. Without a successful answer nothing was consumed, unless the
    * client left while the upstream was working on its request: the upstream has read the input by then.
    */
-  #unrecorded(): Usage | Promise<Usage> {
+  unreported(): Usage | Promise<Usage> {
     const x = this.#x;
     const cut = this.#answer !== undefined;
     if (!cut && !(x.aborted && x.backend !== undefined)) return ZERO;
@@ -145,5 +141,42 @@ class UsageTap implements ExchangeTransform {
     if (!plan) return undefined;
     const n = Number(plan.member('seconds') ?? plan.integer('seconds'));
     return Number.isFinite(n) && n >= 0 ? n : undefined;
+  }
+}
+
+/** The usage feature's view of one answer: the bytes it keeps, the usage chunk it takes out of a chat stream. */
+class UsageReader implements AnswerHandler {
+  readonly edits: boolean;
+  readonly #tap: UsageTap;
+  readonly #bytes: AnswerBytes;
+  readonly #filter: UsageChunkFilter | undefined;
+
+  constructor(tap: UsageTap, bytes: AnswerBytes, filter: UsageChunkFilter | undefined) {
+    this.#tap = tap;
+    this.#bytes = bytes;
+    this.#filter = filter;
+    this.edits = filter !== undefined;
+  }
+
+  onData(chunk: Buffer): Buffer {
+    const out = this.#filter ? this.#filter.push(chunk) : chunk;
+    if (out.length > 0) this.#bytes.push(out);
+    return out;
+  }
+
+  flush(): Buffer | undefined {
+    const rest = this.#filter?.end();
+    if (rest?.length) this.#bytes.push(rest);
+    return rest;
+  }
+
+  onEnd(): Usage | undefined {
+    // Runs as the upstream body ends, before the client's response is finished: a throw here would fail the body.
+    // An answer usage cannot read is estimated when the exchange ends instead.
+    try {
+      return this.#tap.complete();
+    } catch {
+      return undefined;
+    }
   }
 }

@@ -1,0 +1,180 @@
+// The relay of an answer's body to the client: chunk by chunk with back-pressure, through the answer handlers
+// (answer-handlers.ts) and the credential mask, under the body's deadlines; the client leaving cuts the source, and an
+// event stream the upstream breaks off ends with an error event rather than a cut connection.
+import type { Response } from 'express';
+import type { Usage } from '../../model/usage.js';
+import type { Routed } from '../exchange/exchange.js';
+import type { AnswerHandler } from '../exchange/transform.js';
+import type { BodyDeadlines } from './body-deadlines.js';
+import type { CredentialMask } from './credential-mask.js';
+import type { BodySink, BodySource } from './upstream-body.js';
+
+export interface RelayOptions {
+  /** When the source fails (event streams): the last event to send before ending cleanly. */
+  readonly trailer: ((err: unknown) => string) | undefined;
+  /** Masks the backend's credentials in every byte the client gets. */
+  readonly mask: CredentialMask | undefined;
+  /** The answer's handlers, in order: each chunk passes through their onData before the mask. */
+  readonly handlers: readonly AnswerHandler[];
+  readonly watch: BodyDeadlines;
+}
+
+/**
+ * Relays src to dst with back-pressure (as src.pipe(dst) would), passing every chunk through the handlers and
+ * the mask. pipe() and pipeline() are not used: pipeline() allocates an AbortController per call and aborts it on
+ * completion, which builds a DOMException with a stack trace for every request (a visible share of CPU),
+ * and pipe() offers no place for the mask, which must see every byte the client gets.
+ * When the source fails and a trailer is given (event streams), the client gets that last event and a clean
+ * end instead of a cut connection, so SDKs report an error rather than a network failure. The client leaving
+ * (the exchange ending first) cuts the source.
+ * Resolves with the source's error, if it failed.
+ */
+export function relay(src: BodySource, dst: Response, x: Routed, o: RelayOptions): Promise<unknown> {
+  return new Promise((resolve) => {
+    if (x.aborted || dst.destroyed) {
+      // The client left between the upstream's answer and here.
+      resolve(undefined);
+      cut(src, dst);
+      return;
+    }
+    const r = new Relay(src, dst, x, o, resolve);
+    // The exchange's end hook (no listener of our own): a response that ends before the body did was cut.
+    x.onEnd(() => r.clientEnded());
+    src.attach(r);
+  });
+}
+
+/** Client gone or upstream failed mid-body: the status line is out, so cutting the connection is the only signal left. */
+function cut(src: BodySource, dst: Response): void {
+  if (!dst.destroyed) dst.destroy();
+  src.destroy();
+}
+
+/** What the handlers held back at the end, each one's rest passed through the handlers after it; undefined: nothing. */
+function handlersRest(handlers: readonly AnswerHandler[]): Buffer | undefined {
+  let held: Buffer | undefined;
+  for (const h of handlers) {
+    const through = held && h.onData ? h.onData(held) : held;
+    const rest = h.flush?.();
+    held = through?.length ? (rest?.length ? Buffer.concat([through, rest]) : through) : rest?.length ? rest : undefined;
+  }
+  return held;
+}
+
+/** The usage the handlers return at the end, each given what those before it returned. */
+function handlersUsage(handlers: readonly AnswerHandler[]): Usage | undefined {
+  let usage: Usage | undefined;
+  for (const h of handlers) if (h.onEnd) usage = h.onEnd(usage) ?? usage;
+  return usage;
+}
+
+/** The client left before the body completed: what the handlers' onError is told. */
+const CLIENT_GONE = Object.freeze(Object.assign(new Error('the client went away'), { code: 'MG_CLIENT_GONE' }));
+
+/** One relay's state, and the source's sink (methods on one object rather than a closure each). */
+class Relay implements BodySink {
+  readonly #src: BodySource;
+  readonly #dst: Response;
+  readonly #x: Routed;
+  readonly #o: RelayOptions;
+  readonly #resolve: (failure: unknown) => void;
+  #settled = false;
+  #failure: unknown;
+  #lastByte = 0x0a;
+  #prevByte = 0x0a;
+  #waiting = false;
+  #onDrain: (() => void) | undefined;
+
+  constructor(src: BodySource, dst: Response, x: Routed, o: RelayOptions, resolve: (failure: unknown) => void) {
+    this.#src = src;
+    this.#dst = dst;
+    this.#x = x;
+    this.#o = o;
+    this.#resolve = resolve;
+  }
+
+  data(chunk: Buffer): void {
+    if (this.#settled) return;
+    const o = this.#o;
+    o.watch.touch();
+    try {
+      for (const h of o.handlers) {
+        if (h.onData) chunk = h.onData(chunk);
+        if (chunk.length === 0) return;
+      }
+    } catch (err) {
+      // A handler that cannot read the body fails it, rather than letting bytes it should have edited through.
+      this.error(err);
+      return;
+    }
+    const out = o.mask ? o.mask.push(chunk) : chunk;
+    if (out.length === 0) return;
+    this.#prevByte = out.length >= 2 ? out[out.length - 2]! : this.#lastByte;
+    this.#lastByte = out[out.length - 1]!;
+    if (!this.#dst.write(out) && !this.#waiting) {
+      this.#waiting = true;
+      this.#src.pause();
+      this.#onDrain ??= () => {
+        this.#waiting = false;
+        this.#src.resume();
+      };
+      this.#dst.once('drain', this.#onDrain);
+    }
+  }
+
+  end(): void {
+    if (this.#settled) return;
+    const o = this.#o;
+    let held: Buffer | undefined;
+    if (o.handlers.length > 0) {
+      try {
+        held = handlersRest(o.handlers);
+      } catch (err) {
+        this.error(err);
+        return;
+      }
+      // A handler that fails to read its usage leaves it to the estimate; the client's answer is complete.
+      let usage: Usage | undefined;
+      try {
+        usage = handlersUsage(o.handlers);
+      } catch {}
+      // Reported before the response ends: the exchange settles with it when the response is over.
+      if (usage) this.#x.reportUsage(usage);
+    }
+    const last = o.mask ? o.mask.end(held) : held;
+    if (last && last.length > 0) this.#dst.end(last);
+    else this.#dst.end();
+    this.#settle();
+  }
+
+  error(err: unknown): void {
+    if (this.#settled) return;
+    this.#failure = err;
+    for (const h of this.#o.handlers) h.onError?.(err);
+    const dst = this.#dst;
+    const trailer = this.#o.trailer;
+    if (trailer && !dst.destroyed && !dst.writableEnded) {
+      this.#src.destroy();
+      // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
+      // dropped: it is the start of a credential or of a cut event.
+      const atBoundary = this.#prevByte === 0x0a && this.#lastByte === 0x0a;
+      dst.end((atBoundary ? '' : '\n\n') + trailer(err));
+    } else cut(this.#src, dst);
+    this.#settle();
+  }
+
+  /** The response is over: if the body was still coming, the client left and the source is cut. */
+  clientEnded(): void {
+    if (this.#settled) return;
+    for (const h of this.#o.handlers) h.onError?.(CLIENT_GONE);
+    this.#settle();
+    cut(this.#src, this.#dst);
+  }
+
+  #settle(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    if (this.#onDrain) this.#dst.off('drain', this.#onDrain);
+    this.#resolve(this.#failure);
+  }
+}
