@@ -59,9 +59,12 @@ export function errorFromUpstream(status: number, body: unknown): AnthropicError
   return anthropicError(errorTypeForStatus(status), upstreamMessage(body) ?? `The upstream answered with status ${status}.`);
 }
 
-/** The message of an OpenAI-shaped error object (`{"error":{"message"}}`, `{"error":"…"}` or `{"message"}`). */
+/**
+ * The message of an OpenAI-shaped error object (`{"error":{"message"}}`, `{"error":"…"}` or `{"message"}`), or of
+ * a text body, cut to its first 500 characters (a proxy's HTML error page is no message).
+ */
 export function upstreamMessage(body: unknown): string | undefined {
-  if (!body || typeof body !== 'object') return typeof body === 'string' && body.trim() ? body.trim() : undefined;
+  if (!body || typeof body !== 'object') return typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined;
   const b = body as Record<string, unknown>;
   const inner = b['error'];
   if (typeof inner === 'string' && inner) return inner;

@@ -16,7 +16,7 @@ import {
   toolUseId,
 } from './answer-parts.js';
 
-export type AnswerBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type AnswerBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export interface MessagesAnswer {
   id: string;
