@@ -2,11 +2,19 @@
 // the limits feature settles its reservations from it, and the usage log record and metrics report it.
 
 export interface Usage {
-  /** Token counts; 0 where the family has none. */
+  /**
+   * Token counts; 0 where the family has none. inputTokens is ALL input, as OpenAI counts prompt tokens: for an
+   * Anthropic answer, input_tokens + cache_read_input_tokens + cache_creation_input_tokens.
+   */
   readonly inputTokens: number;
   readonly outputTokens: number;
   /** Part of inputTokens the upstream served from its prompt cache. */
   readonly cachedInputTokens: number;
+  /**
+   * Part of inputTokens the upstream wrote to its prompt cache (Anthropic's cache_creation_input_tokens, billed
+   * above plain input); absent where the upstream does not report cache writes, which means 0.
+   */
+  readonly cacheWriteInputTokens?: number;
   /** Part of outputTokens spent on reasoning. */
   readonly reasoningTokens: number;
   /** Audio or video seconds, where the family is measured in time and the length is known. */

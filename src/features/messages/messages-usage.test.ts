@@ -1,0 +1,104 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import { judge } from '../../../test/support/anthropic-sdk-judge.js';
+import { messagesAnswerUsage, messagesReservedOutputTokens, NativeStreamUsage } from './messages-usage.js';
+
+describe('messagesAnswerUsage', () => {
+  it('counts all input (uncached + cache read + cache write), cache reads as cached, cache writes apart', () => {
+    const answer = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude',
+      content: [{ type: 'text', text: 'hi' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: {
+        input_tokens: 12,
+        cache_read_input_tokens: 3000,
+        cache_creation_input_tokens: 500,
+        output_tokens: 40,
+        output_tokens_details: { thinking_tokens: 25 },
+      },
+    };
+    expect(messagesAnswerUsage(answer)).toEqual({
+      inputTokens: 3512,
+      cachedInputTokens: 3000,
+      cacheWriteInputTokens: 500,
+      outputTokens: 40,
+      reasoningTokens: 25,
+      estimated: false,
+    });
+  });
+
+  it('treats absent and null cache counts as 0, and an answer without usage as unreported', () => {
+    expect(messagesAnswerUsage({ usage: { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: null } })).toEqual({
+      inputTokens: 5,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      outputTokens: 1,
+      reasoningTokens: 0,
+      estimated: false,
+    });
+    expect(messagesAnswerUsage({ type: 'message' })).toBeUndefined();
+    expect(messagesAnswerUsage(null)).toBeUndefined();
+  });
+});
+
+describe('NativeStreamUsage', () => {
+  // A native stream as Anthropic sends it: message_start with the input counts, message_delta with running totals.
+  const events = [
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_n',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 20, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 1 },
+      },
+    },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 31, input_tokens: 22 } },
+    { type: 'message_stop' },
+  ];
+
+  it('reads message_start and message_delta as the SDK does: later totals replace earlier ones', async () => {
+    const counts = new NativeStreamUsage();
+    expect(counts.usage()).toBeUndefined();
+    for (const e of events) counts.observe(e);
+    const usage = counts.usage();
+    expect(usage).toEqual({ inputTokens: 2122, cachedInputTokens: 2000, cacheWriteInputTokens: 100, outputTokens: 31, reasoningTokens: 0, estimated: false });
+
+    // The SDK's own assembly of the same stream agrees on every count.
+    const bytes = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+    const { client } = judge(bytes, { stream: true });
+    const final: Anthropic.Message = await client.messages
+      .stream({ model: 'claude', max_tokens: 50, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage();
+    expect(final.usage.input_tokens + (final.usage.cache_read_input_tokens ?? 0) + (final.usage.cache_creation_input_tokens ?? 0)).toBe(usage!.inputTokens);
+    expect(final.usage.cache_read_input_tokens).toBe(usage!.cachedInputTokens);
+    expect(final.usage.cache_creation_input_tokens).toBe(usage!.cacheWriteInputTokens);
+    expect(final.usage.output_tokens).toBe(usage!.outputTokens);
+  });
+
+  it('counts what it saw when the stream was cut after message_start', () => {
+    const counts = new NativeStreamUsage();
+    counts.observe(events[0]);
+    counts.observe({ type: 'ping' });
+    expect(counts.usage()).toMatchObject({ inputTokens: 2120, outputTokens: 1 });
+  });
+});
+
+describe('messagesReservedOutputTokens', () => {
+  it('is max_tokens, or undefined when a request has no usable one', () => {
+    expect(messagesReservedOutputTokens({ model: 'm', max_tokens: 8192, messages: [] })).toBe(8192);
+    for (const bad of [{}, { max_tokens: 0 }, { max_tokens: 1.5 }, { max_tokens: '10' }, null]) expect(messagesReservedOutputTokens(bad)).toBeUndefined();
+  });
+});

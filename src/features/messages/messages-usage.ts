@@ -1,0 +1,70 @@
+// Usage from a backend that speaks the Messages API natively: from a whole answer's `usage`, or from a stream's
+// message_start and message_delta events (message_delta's counts are running totals that replace earlier ones,
+// as the SDK reads them), and what a Messages request reserves for the limits. Pure.
+import type { Usage } from '../../model/usage.js';
+
+/** The Usage of a non-streamed Messages answer; undefined when it carries no usage. */
+export function messagesAnswerUsage(answer: unknown): Usage | undefined {
+  const usage = field(answer, 'usage');
+  if (!usage) return undefined;
+  // A whole answer's usage is what a stream's message_start would carry.
+  const counts = new NativeStreamUsage();
+  counts.observe({ type: 'message_start', message: { usage } });
+  return counts.usage();
+}
+
+/** Counts a native Messages stream's usage, one parsed event at a time. */
+export class NativeStreamUsage {
+  private input: number | undefined;
+  private output: number | undefined;
+  private cacheRead = 0;
+  private cacheWrite = 0;
+  private thinking = 0;
+
+  /** One parsed event of the stream; only message_start and message_delta carry usage. */
+  observe(event: unknown): void {
+    const type = field(event, 'type');
+    if (type === 'message_start') this.merge(field(field(event, 'message'), 'usage'));
+    else if (type === 'message_delta') this.merge(field(event, 'usage'));
+  }
+
+  /** The counts so far; undefined until an event carried any. */
+  usage(): Usage | undefined {
+    if (this.input === undefined && this.output === undefined) return undefined;
+    const outputTokens = this.output ?? 0;
+    return {
+      inputTokens: (this.input ?? 0) + this.cacheRead + this.cacheWrite,
+      outputTokens,
+      cachedInputTokens: this.cacheRead,
+      cacheWriteInputTokens: this.cacheWrite,
+      reasoningTokens: Math.min(this.thinking, outputTokens),
+      estimated: false,
+    };
+  }
+
+  /** A usage object's counts replace the ones before; counts it leaves out (or null) stay. */
+  private merge(usage: unknown): void {
+    this.input = count(field(usage, 'input_tokens')) ?? this.input;
+    this.output = count(field(usage, 'output_tokens')) ?? this.output;
+    this.cacheRead = count(field(usage, 'cache_read_input_tokens')) ?? this.cacheRead;
+    this.cacheWrite = count(field(usage, 'cache_creation_input_tokens')) ?? this.cacheWrite;
+    this.thinking = count(field(field(usage, 'output_tokens_details'), 'thinking_tokens')) ?? this.thinking;
+  }
+}
+
+/**
+ * The output tokens a Messages request reserves against the limits: its max_tokens (required by the API, so
+ * always there in a valid request); undefined when it is missing or not a positive integer.
+ */
+export function messagesReservedOutputTokens(body: unknown): number | undefined {
+  const max = field(body, 'max_tokens');
+  return typeof max === 'number' && Number.isSafeInteger(max) && max > 0 ? max : undefined;
+}
+
+function field(v: unknown, key: string): unknown {
+  return v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+}
+
+function count(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+}
