@@ -28,6 +28,13 @@ describe('serve options', () => {
     expect(parseServeArgs(['--limits-store-timeout', '1m'], {}).kind).toBe('error');
   });
 
+  it('takes the currency as an ISO 4217 code (default USD) and refuses anything else', () => {
+    expect(options([]).currency).toBe('USD');
+    expect(options([], { MG_CURRENCY: 'JPY' }).currency).toBe('JPY');
+    expect(options(['--currency', 'EUR']).currency).toBe('EUR');
+    for (const bad of ['usd', 'US', 'USDT', 'ABC', '$']) expect(error(['--currency', bad]), bad).toMatch(/^--currency must be an ISO 4217 currency code/);
+  });
+
   it('has the agreed flag ↔ environment variable pairs and defaults', () => {
     const pairs = Object.fromEntries(SERVE_OPTIONS.map((o) => [o.flag, o.env]));
     expect(pairs).toEqual({
@@ -56,6 +63,7 @@ describe('serve options', () => {
       'limits-fail-closed': 'MG_LIMITS_FAIL_CLOSED',
       'usage-metrics-per-token': 'MG_USAGE_METRICS_PER_TOKEN',
       'trace-content': 'MG_TRACE_CONTENT',
+      currency: 'MG_CURRENCY',
     });
     const o = options([]);
     expect(o).toMatchObject({

@@ -3,6 +3,7 @@
 // Pure: argv and env in, typed options or a one-line error out; no I/O.
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../model/limits.js';
+import { isCurrency } from '../model/money.js';
 import { parseIdKeys } from '../features/sealed-ids/id-keys.js';
 import {
   formatSize,
@@ -56,6 +57,8 @@ export interface ServeOptions {
   readonly limitsStoreTimeoutMs: number;
   readonly limitsFailClosed: boolean;
   readonly usageMetricsPerToken: boolean;
+  /** ISO 4217 code of the one currency every price and money limit is written in. */
+  readonly currency: string;
   /** Record prompts and completions on trace spans (tracing itself is configured by OTEL_* variables). */
   readonly traceContent: boolean;
 }
@@ -318,6 +321,19 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     description:
       'Also count tokens per GatewayToken (model_gateway_token_tokens_total, labelled with its namespace/name): one series per token, model and type, so off by default.',
     parse: parseBoolean,
+  }),
+  spec({
+    flag: 'currency',
+    env: 'MG_CURRENCY',
+    value: 'CODE',
+    default: 'USD',
+    key: 'currency',
+    description:
+      'ISO 4217 code (USD, EUR, JPY, …) of the one currency that every pricing field of a backend and every costPerDay and costPerMonth limit is written in. The gateway converts nothing.',
+    parse: (t) => {
+      if (!isCurrency(t)) throw new Error(`must be an ISO 4217 currency code in capitals, such as USD or EUR (got "${t}")`);
+      return t;
+    },
   }),
 ];
 

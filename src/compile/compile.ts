@@ -9,7 +9,16 @@ import { parseDuration } from './duration.js';
 import { compilePatterns } from './glob.js';
 import { compileBackendAccess, type Resolved } from './backend-auth.js';
 import { compileKeepAliveMs, compileRetry } from './route-policy.js';
-import { compileGroupLimits, compileTokenLimits, DEFAULT_MAX_OUTPUT_TOKENS, describeLimits, NO_RULES } from './limits.js';
+import {
+  compileGroupLimits,
+  compileTokenLimits,
+  compileTokenMoneyLimits,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  describeLimits,
+  groupLimitWarnings,
+  NO_RULES,
+} from './limits.js';
+import { compilePricing, idleWarnAt } from './pricing.js';
 import { limitRules } from '../model/usage-limits.js';
 import {
   API_GROUP,
@@ -180,6 +189,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         priority: b.priority,
         weight: b.weight,
         limits: b.limits ? limitRules(`backend/${namespace}/${r.metadata.name}/${b.name}`, b.limits) : NO_RULES,
+        pricing: compilePricing(b.pricing),
       });
     }
     backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
@@ -224,7 +234,10 @@ function compileGroups(items: Validated<Group>[], routes: Map<string, CompiledRo
     const g = item.value;
     const { group, status: st } = groupResults.get(g, [allModels, ...sourceDeps(item)], () => {
       const namespace = g.metadata.namespace ?? DEFAULT_NAMESPACE;
-      const warnings = unmatchedPatterns(g.spec.models, allModels).map((p) => `model pattern "${p}" matches no served model`);
+      const warnings = [
+        ...unmatchedPatterns(g.spec.models, allModels).map((p) => `model pattern "${p}" matches no served model`),
+        ...groupLimitWarnings(g.spec.limits),
+      ];
       const matcher = compilePatterns(g.spec.models);
       const models = allModels.filter(matcher);
       const ref = `${namespace}/${g.metadata.name}`;
@@ -338,7 +351,9 @@ function compileToken(
     expiresAtMs,
     disabled: t.spec.disabled,
     limits: compileTokenLimits(`${namespace}/${t.metadata.name}`, t.spec.limits, group),
+    moneyLimits: compileTokenMoneyLimits(`${namespace}/${t.metadata.name}`, t.spec.limits, group),
   };
+  warnings.push(...idleWarnAt('limits.', t.spec.limits));
   const ready = t.spec.disabled ? fail('Disabled', 'the token is disabled') : expired ? fail('Expired', `the token expired at ${t.spec.expiresAt}`) : undefined;
   const own = t.spec.limits ? describeLimits(token.limits.slice(0, token.limits.length - group.limits.length)) : '';
   const refs = t.spec.models || own ? ok('ResolvedRefs', `group "${group.name}", ${models.length} model(s)${own}`) : groupRefs(group);

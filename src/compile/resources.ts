@@ -2,6 +2,7 @@
 // the CRD OpenAPI schemas in crds/ are generated from them (see scripts/), and everything else uses these types.
 import { z } from 'zod';
 import { FAMILIES } from '../model/families.js';
+import { MONEY_PATTERN } from '../model/money.js';
 
 export const API_GROUP = 'modelgateway.io';
 export const API_VERSION = 'v1alpha1';
@@ -53,7 +54,33 @@ const tokensPerDay = limit('Most tokens (input + output) per UTC day.');
 const tokensPerMonth = limit('A budget: most tokens (input + output) per calendar month (UTC). Exhausted: 429 insufficient_quota until the month ends.');
 const concurrentRequests = limit('Most requests in flight at once.');
 
-const CLIENT_LIMIT_FIELDS = { requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth, concurrentRequests };
+// ---- money (see docs/usage-and-limits.md, "Costs and budgets") -----------------------------------------------
+
+/** A YAML number (3.00 unquoted) is refused by name: it would reach us as a binary float. */
+const MONEY_MESSAGE = 'a decimal string in quotes such as "3.00" or "0.075": at most 9 digits before the point and 6 after, no sign or exponent';
+/** An amount in the gateway's currency (serve --currency), as a decimal string; compiled to integer micro-units. */
+const money = (what: string) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? undefined : MONEY_MESSAGE) })
+    .regex(new RegExp(MONEY_PATTERN), MONEY_MESSAGE)
+    .describe(what);
+
+const NOT_ENFORCED = 'Validated, not yet enforced.';
+const MONEY_LIMIT_FIELDS = {
+  costPerDay: money(`Most spend per UTC day, in the gateway's currency (a decimal string, e.g. "50.00"). ${NOT_ENFORCED}`).optional(),
+  costPerMonth: money(
+    `A budget: most spend per calendar month (UTC), in the gateway's currency (a decimal string, e.g. "2500.00"). ${NOT_ENFORCED}`,
+  ).optional(),
+  warnAt: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(`Percentage (1-100) of this block's costPerDay and costPerMonth past which a warning is raised. ${NOT_ENFORCED}`),
+};
+
+const CLIENT_LIMIT_FIELDS = { requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth, concurrentRequests, ...MONEY_LIMIT_FIELDS };
 
 const ModelLimitSchema = z
   .object({
@@ -85,6 +112,41 @@ const BackendLimitsSchema = z
   })
   .strict()
   .describe("The upstream account's quota, as this replica set spends it.");
+
+const price = (what: string) => money(what).optional();
+
+const ImagePriceSchema = z
+  .object({
+    size: z.string().min(1).max(32).optional().describe('Image size as requests name it, e.g. 1024x1024; omitted: any size.'),
+    quality: z.string().min(1).max(32).optional().describe('Image quality as requests name it, e.g. standard, hd, low, high; omitted: any quality.'),
+    price: money('Price of one image.'),
+  })
+  .strict()
+  .describe('The price of one image of a size and quality.');
+
+const PricingSchema = z
+  .object({
+    inputPerMTok: price('Per million input tokens (not read from or written to the prompt cache).'),
+    cachedInputPerMTok: price('Per million input tokens read from the prompt cache (default: inputPerMTok).'),
+    cacheWritePerMTok: price('Per million input tokens written to the prompt cache (Anthropic: the 5-minute writes).'),
+    cacheWrite1hPerMTok: price('Per million input tokens written to the prompt cache for one hour (Anthropic).'),
+    outputPerMTok: price('Per million output tokens, reasoning tokens included.'),
+    imagePer: z
+      .array(ImagePriceSchema)
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Per image, by size and quality: the first entry that matches the request applies; none matching: unknown cost.'),
+    audioInputPerSecond: price('Per second of audio input (transcriptions, translations).'),
+    speechPerMChars: price('Per million characters of speech input.'),
+    videoPerSecond: price('Per second of generated video.'),
+  })
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: 'set at least one price' })
+  .meta({ minProperties: 1 })
+  .describe(
+    "What the upstream account charges, in the gateway's currency (serve --currency) as decimal strings. A cost that needs a price left out is unknown, never 0.",
+  );
 
 // ---- backend authentication, headers, query and paths (see docs/providers.md) -------------------------------
 
@@ -275,6 +337,7 @@ const BackendSchema = z
     priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
     weight: z.number().int().min(0).max(10000).default(1).describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
     limits: BackendLimitsSchema.optional(),
+    pricing: PricingSchema.optional(),
   })
   .strict()
   .refine((b) => b.apiKeySecretRef === undefined || b.auth === undefined, { message: 'set apiKeySecretRef or auth, not both' })

@@ -2,6 +2,8 @@
 // one hash and a few map reads. Built only by compile.ts; replaced atomically, never mutated.
 import type { BackendAuth, BackendParam, PathStyle } from './backend-auth.js';
 import type { Family } from './families.js';
+import type { MoneyLimitRule } from './money-limits.js';
+import type { Pricing } from './pricing.js';
 import type { LimitRule } from './usage-limits.js';
 
 export interface CompiledBackend {
@@ -29,6 +31,8 @@ export interface CompiledBackend {
   readonly weight: number;
   /** The upstream account's requests and tokens per minute (spec.backends[].limits); empty when unset. */
   readonly limits: readonly LimitRule[];
+  /** What the upstream account charges (spec.backends[].pricing), in micro-units; undefined: every cost unknown. */
+  readonly pricing?: Pricing;
 }
 
 export interface RouteTimeouts {
@@ -93,6 +97,10 @@ export interface CompiledGroup {
   readonly limits: readonly LimitRule[];
   /** Per-model limits (spec.limits.models), by public model id: the first entry whose pattern matches the model. */
   readonly modelLimits: ReadonlyMap<string, readonly LimitRule[]>;
+  /** The group's own costPerDay and costPerMonth (validated, not yet enforced). */
+  readonly moneyLimits: readonly MoneyLimitRule[];
+  /** Per-model money limits, by public model id, from the same first-matching entry as modelLimits. */
+  readonly modelMoneyLimits: ReadonlyMap<string, readonly MoneyLimitRule[]>;
 }
 
 export interface CompiledToken {
@@ -109,6 +117,8 @@ export interface CompiledToken {
   readonly disabled: boolean;
   /** The token's own limits and its group's (both apply), without the group's per-model ones. */
   readonly limits: readonly LimitRule[];
+  /** The same for money limits (validated, not yet enforced). */
+  readonly moneyLimits: readonly MoneyLimitRule[];
 }
 
 export interface RoutingTable {

@@ -15,12 +15,22 @@ export interface Usage {
    * above plain input); absent where the upstream does not report cache writes, which means 0.
    */
   readonly cacheWriteInputTokens?: number;
+  /** Part of cacheWriteInputTokens written for a 1-hour lifetime (Anthropic's ephemeral_1h_input_tokens); default 0. */
+  readonly cacheWrite1hInputTokens?: number;
   /** Part of outputTokens spent on reasoning. */
   readonly reasoningTokens: number;
   /** Audio or video seconds, where the family is measured in time and the length is known. */
   readonly seconds?: number;
   /** Input characters, where the family is measured in characters (speech). */
   readonly characters?: number;
+  /** Images generated or edited, with the size and quality the request named (for per-image prices). */
+  readonly images?: ImageCount;
   /** True when any count is the gateway's estimate rather than the upstream's report. */
   readonly estimated: boolean;
+}
+
+export interface ImageCount {
+  readonly count: number;
+  readonly size?: string;
+  readonly quality?: string;
 }

@@ -197,6 +197,50 @@ describeEnvtest('the CRDs on a real kube-apiserver', () => {
     expect(ok(['apply', '--validate=strict', '-f', '-'], group({ model: 'gpt-4o*', tokensPerDay: 1000 }))).toContain('group.modelgateway.io/g created');
   });
 
+  it('admits prices and money limits written as decimal strings, and refuses any other spelling as the gateway does', () => {
+    ok(['create', 'namespace', 'money']);
+    const object = (kind: string, name: string, spec: unknown) =>
+      JSON.stringify({ apiVersion: 'modelgateway.io/v1alpha1', kind, metadata: { name, namespace: 'money' }, spec });
+    const pricing = {
+      inputPerMTok: '3.00',
+      cachedInputPerMTok: '0.30',
+      cacheWritePerMTok: '3.75',
+      cacheWrite1hPerMTok: '6',
+      outputPerMTok: '15.00',
+      imagePer: [{ size: '1024x1024', quality: 'hd', price: '0.08' }, { price: '0.04' }],
+      audioInputPerSecond: '0.0001',
+      speechPerMChars: '15',
+      videoPerSecond: '999999999.999999',
+    };
+    const priced = (p: unknown) => ({ backends: [{ ...backend, pricing: p }] });
+    expect(ok(['apply', '--validate=strict', '-f', '-'], object('ModelRoute', 'priced', priced(pricing)))).toContain(
+      'modelroute.modelgateway.io/priced created',
+    );
+    const limits = { costPerDay: '50', costPerMonth: '2500.00', warnAt: 80 };
+    const groupSpec = { models: ['*'], limits: { ...limits, models: [{ model: 'claude-*', costPerDay: '0.000001' }] } };
+    expect(ok(['apply', '--validate=strict', '-f', '-'], object('Group', 'g', groupSpec))).toContain('group.modelgateway.io/g created');
+    const tokenSpec = { group: 'g', sha256: 'a'.repeat(64), limits };
+    expect(ok(['apply', '--validate=strict', '-f', '-'], object('GatewayToken', 't', tokenSpec))).toContain('gatewaytoken.modelgateway.io/t created');
+
+    const refuse = (json: string, message: RegExp) => {
+      const r = server.kubectl(['apply', '--validate=strict', '-f', '-'], json);
+      expect(r.status, json).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    };
+    for (const bad of ['1e-7', '0.0000001', '-1', '1.', '.5', '1000000000'])
+      refuse(object('ModelRoute', 'bad', priced({ inputPerMTok: bad })), /spec\.backends\[0\]\.pricing\.inputPerMTok: Invalid value: .*should match/);
+    refuse(
+      object('ModelRoute', 'bad', priced({ outputPerMTok: 15 })),
+      /spec\.backends\[0\]\.pricing\.outputPerMTok: Invalid value: "integer": .*must be of type string/,
+    );
+    refuse(object('ModelRoute', 'bad', priced({})), /spec\.backends\[0\]\.pricing: Invalid value: .*should have at least 1 properties/);
+    refuse(object('Group', 'bad', { models: ['*'], limits: { costPerMonth: '2,500' } }), /spec\.limits\.costPerMonth: Invalid value: .*should match/);
+    refuse(
+      object('GatewayToken', 'bad', { ...tokenSpec, limits: { costPerDay: '1', warnAt: 101 } }),
+      /spec\.limits\.warnAt: Invalid value: 101: .*less than or equal to 100/,
+    );
+  });
+
   it('admits examples/kubernetes/ with strict field validation, client-side and then server-side', () => {
     const examples = join(repoRoot, 'examples/kubernetes');
     const expected = readdirSync(examples)

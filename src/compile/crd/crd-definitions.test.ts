@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { MONEY_PATTERN } from '../../model/money.js';
 import { GatewayTokenSpecSchema, SPEC_SCHEMAS } from '../resources.js';
 import { buildCrd, buildCrdFiles } from './crd-definitions.js';
 import type { JsonSchema } from './structural-schema.js';
@@ -94,6 +95,44 @@ describe('generated CRDs', () => {
       const group = { models: ['*'], limits: { models: [e] } };
       expect(SPEC_SCHEMAS.Group.safeParse(group).success, JSON.stringify(e)).toBe(Object.keys(e).length > 1);
     }
+  });
+
+  it('gives every amount of money the same pattern as zod, and both agree on every sample', () => {
+    // Where an amount at a CRD path sits in a spec the rest of which is valid.
+    const place: Array<[RegExp, (leaf: string, v: unknown) => unknown]> = [
+      [
+        /^spec\.backends\[\]\.pricing\.imagePer\[\]\.price$/,
+        (_l, v) => ({ backends: [{ name: 'b', baseURL: 'demo://', pricing: { imagePer: [{ price: v }] } }] }),
+      ],
+      [/^spec\.backends\[\]\.pricing\.(\w+)$/, (l, v) => ({ backends: [{ name: 'b', baseURL: 'demo://', pricing: { [l]: v } }] })],
+      [/^spec\.limits\.models\[\]\.(\w+)$/, (l, v) => ({ limits: { models: [{ model: '*', [l]: v }] } })],
+      [/^spec\.limits\.(\w+)$/, (l, v) => ({ limits: { [l]: v } })],
+    ];
+    const base = { ModelRoute: {}, Group: { models: ['*'] }, GatewayToken: { group: 'g', sha256: 'a'.repeat(64) } };
+    const samples = ['3.00', '0.075', '2500', '0', '0.000001', '999999999.999999', '1e-7', '0.0000001', '1.', '.5', '-1', '1000000000', ' 1', 'NaN'];
+    const found: string[] = [];
+    for (const kind of ['ModelRoute', 'Group', 'GatewayToken'] as const) {
+      walk(schemaOf(kind), kind, (n, p) => {
+        if (!/(PerMTok|PerSecond|PerMChars|price|costPer\w+)$/.test(p) && n.pattern !== MONEY_PATTERN) return;
+        found.push(p);
+        expect(n, p).toMatchObject({ type: 'string', pattern: MONEY_PATTERN });
+        const path = p.slice(kind.length + 1);
+        const [re, build] = place.find(([re]) => re.test(path))!;
+        const leaf = re.exec(path)![1] ?? 'price';
+        for (const sample of samples) {
+          const spec = { ...base[kind], ...(build(leaf, sample) as object) };
+          expect(SPEC_SCHEMAS[kind].safeParse(spec).success, `${p} = ${JSON.stringify(sample)}`).toBe(new RegExp(n.pattern as string).test(sample));
+        }
+      });
+    }
+    expect(found.sort()).toEqual(
+      [
+        ...['inputPerMTok', 'cachedInputPerMTok', 'cacheWritePerMTok', 'cacheWrite1hPerMTok', 'outputPerMTok', 'imagePer[].price']
+          .concat(['audioInputPerSecond', 'speechPerMChars', 'videoPerSecond'])
+          .map((f) => `ModelRoute.spec.backends[].pricing.${f}`),
+        ...['Group.spec.limits', 'Group.spec.limits.models[]', 'GatewayToken.spec.limits'].flatMap((b) => [`${b}.costPerDay`, `${b}.costPerMonth`]),
+      ].sort(),
+    );
   });
 
   it('writes YAML that parses back to the same objects', () => {

@@ -1,0 +1,152 @@
+// The cost of a usage record at a backend's prices, and the most a reservation can cost: pure integer arithmetic
+// in micro-units (money.ts). Every line is exact (quantity × price / per); the lines are summed exactly and the sum
+// is rounded once per request, half up to the micro-unit, so a client that knows the usage and the prices gets the
+// same figure (docs/usage-and-limits.md, "Costs and budgets"). Rounding each line instead would lose up to half a
+// micro-unit per line, and most lines of a small request are fractions of one.
+import type { Family } from './families.js';
+import type { ImagePrice, Pricing } from './pricing.js';
+import type { ImageCount, Usage } from './usage.js';
+
+/** A price the usage needed and the backend does not set; 'pricing' when the backend sets no price at all. */
+type MissingPrice = keyof Pricing | 'pricing';
+
+interface CostLine {
+  /** The price applied (cached input falls back to inputPerMTok). */
+  readonly price: keyof Pricing;
+  /** Tokens, characters, milliseconds of audio or video, or images. */
+  readonly quantity: number;
+  /** Micro-units per `per` of the quantity. */
+  readonly unitPrice: number;
+  /** 1,000,000 (per million tokens or characters), 1,000 (milliseconds, priced per second) or 1 (per image). */
+  readonly per: number;
+}
+
+export interface Cost {
+  /**
+   * Micro-units: the exact sum of the lines, rounded half up once (maxCostOf: rounded up). When `known` is false,
+   * only what could be priced, a lower bound: never show it as the cost.
+   */
+  readonly micros: number;
+  /** False when the backend has no pricing or lacks a price the usage needed (see `missing`). */
+  readonly known: boolean;
+  /** The usage was the gateway's estimate. */
+  readonly estimated: boolean;
+  readonly lines: readonly CostLine[];
+  readonly missing: readonly MissingPrice[];
+}
+
+/** What a reservation may consume: upper bounds, as the limits feature reserves them before the call. */
+export interface CostReservation {
+  /** An upper bound of the input tokens. */
+  readonly inputTokens: number;
+  /** The most output tokens the request may produce. */
+  readonly outputTokens: number;
+  readonly seconds?: number;
+  readonly characters?: number;
+  readonly images?: ImageCount;
+}
+
+const INPUT_SIDE = ['cachedInputPerMTok', 'cacheWritePerMTok', 'cacheWrite1hPerMTok'] as const;
+type InputPrice = 'inputPerMTok' | (typeof INPUT_SIDE)[number];
+const AUDIO_INPUT = new Set<Family>(['audio.transcriptions', 'audio.translations']);
+const M = 1_000_000;
+
+/** The cost of what a request consumed at its backend's prices. */
+export function costOf(usage: Usage, pricing: Pricing | undefined, family: Family): Cost {
+  if (!pricing) return unpriced(usage.estimated);
+  const sum = new Sum();
+  const cached = count(usage.cachedInputTokens);
+  const writes = count(usage.cacheWriteInputTokens ?? 0);
+  const writes1h = Math.min(count(usage.cacheWrite1hInputTokens ?? 0), writes);
+  // Clamped: an upstream that reports more cached than input tokens is not charged a negative amount.
+  sum.add('inputPerMTok', Math.max(0, count(usage.inputTokens) - cached - writes), pricing.inputPerMTok, M);
+  // A cache read never costs more than an uncached token, so the input price is a safe stand-in for a missing one.
+  if (pricing.cachedInputPerMTok !== undefined) sum.add('cachedInputPerMTok', cached, pricing.cachedInputPerMTok, M);
+  else sum.add('inputPerMTok', cached, pricing.inputPerMTok, M);
+  // Cache writes cost more than input (1.25× and 2× at Anthropic): no stand-in, a missing price is unknown.
+  sum.add('cacheWritePerMTok', writes - writes1h, pricing.cacheWritePerMTok, M);
+  sum.add('cacheWrite1hPerMTok', writes1h, pricing.cacheWrite1hPerMTok, M);
+  sum.add('outputPerMTok', count(usage.outputTokens), pricing.outputPerMTok, M);
+  const byTokens = usage.inputTokens > 0 || usage.outputTokens > 0;
+  addMeasured(sum, pricing, family, usage, byTokens);
+  return sum.cost(usage.estimated, 'half-up');
+}
+
+/**
+ * The most a reservation can cost: each input token at the highest input-side price set (a cache write can cost
+ * more than an uncached token), each output token at the output price, rounded up. Unknown when a needed price
+ * is missing.
+ */
+export function maxCostOf(reservation: CostReservation, pricing: Pricing | undefined, family: Family): Cost {
+  if (!pricing) return unpriced(false);
+  const sum = new Sum();
+  const input = count(reservation.inputTokens);
+  // Uncached input can always happen, so the input price is needed; a pricier input-side price replaces it.
+  let price: InputPrice = 'inputPerMTok';
+  for (const name of INPUT_SIDE) if (pricing.inputPerMTok !== undefined && (pricing[name] ?? -1) > pricing[price]!) price = name;
+  sum.add(price, input, pricing[price], M);
+  sum.add('outputPerMTok', count(reservation.outputTokens), pricing.outputPerMTok, M);
+  addMeasured(sum, pricing, family, reservation, input > 0 || reservation.outputTokens > 0);
+  return sum.cost(false, 'up');
+}
+
+/**
+ * Images, audio and video seconds and speech characters. A model billed by tokens (gpt-image-1, gpt-4o-transcribe)
+ * reports tokens: when its backend sets no per-unit price, those tokens are its price and the unit is not a line.
+ * With neither tokens nor a price the cost is unknown. An imagePer list that matches no entry is unknown too.
+ */
+function addMeasured(sum: Sum, pricing: Pricing, family: Family, m: { seconds?: number; characters?: number; images?: ImageCount }, byTokens: boolean): void {
+  const per = (name: Exclude<keyof Pricing, 'imagePer'>, quantity: number, price: number | undefined, unit: number) => {
+    if (price !== undefined || !byTokens) sum.add(name, quantity, price, unit);
+  };
+  const images = count(m.images?.count ?? 0);
+  if (images > 0) {
+    if (pricing.imagePer) sum.add('imagePer', images, imagePrice(pricing.imagePer, m.images!)?.price, 1);
+    else if (!byTokens) sum.add('imagePer', images, undefined, 1);
+  }
+  const ms = count((m.seconds ?? 0) * 1000);
+  if (AUDIO_INPUT.has(family)) per('audioInputPerSecond', ms, pricing.audioInputPerSecond, 1000);
+  else if (family === 'videos') per('videoPerSecond', ms, pricing.videoPerSecond, 1000);
+  per('speechPerMChars', count(m.characters ?? 0), pricing.speechPerMChars, M);
+}
+
+/** The first entry whose size and quality (where it names them) are the request's. */
+function imagePrice(prices: readonly ImagePrice[], image: ImageCount): ImagePrice | undefined {
+  return prices.find((p) => (p.size === undefined || p.size === image.size) && (p.quality === undefined || p.quality === image.quality));
+}
+
+/** A quantity as a non-negative integer (tokens are integers; milliseconds are rounded half up). */
+function count(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.round(n) : 0;
+}
+
+function unpriced(estimated: boolean): Cost {
+  return { micros: 0, known: false, estimated, lines: [], missing: ['pricing'] };
+}
+
+/**
+ * The exact sum of the lines in millionths of a micro-unit (every `per` divides a million), as a bigint: a
+ * quantity times a price can pass 2^53.
+ */
+class Sum {
+  readonly lines: CostLine[] = [];
+  readonly missing: MissingPrice[] = [];
+  #total = 0n;
+
+  add(price: keyof Pricing, quantity: number, unitPrice: number | undefined, per: number): void {
+    if (quantity === 0) return;
+    if (unitPrice === undefined) {
+      if (!this.missing.includes(price)) this.missing.push(price);
+      return;
+    }
+    this.lines.push({ price, quantity, unitPrice, per });
+    this.#total += BigInt(quantity) * BigInt(unitPrice) * BigInt(M / per);
+  }
+
+  cost(estimated: boolean, rounding: 'half-up' | 'up'): Cost {
+    const micros = (this.#total + (rounding === 'up' ? BigInt(M - 1) : BigInt(M / 2))) / BigInt(M);
+    // Past 2^53 µ (nine billion units) the amount is beyond every budget (at most 1e15 µ): clamp, stay a safe integer.
+    const safe = micros > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(micros);
+    return { micros: safe, known: this.missing.length === 0, estimated, lines: this.lines, missing: this.missing };
+  }
+}

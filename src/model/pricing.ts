@@ -1,0 +1,31 @@
+// What an upstream account charges, compiled from spec.backends[].pricing: every price in micro-units of the
+// gateway's currency (money.ts). A price left out is undefined, never 0: what it would price has an unknown cost.
+
+/** The price of one image of a size and quality; an entry that leaves either out matches any. */
+export interface ImagePrice {
+  readonly size?: string;
+  readonly quality?: string;
+  /** Micro-units per image. */
+  readonly price: number;
+}
+
+export interface Pricing {
+  /** Per million input tokens that were neither read from nor written to the prompt cache. */
+  readonly inputPerMTok?: number;
+  /** Per million input tokens read from the prompt cache. */
+  readonly cachedInputPerMTok?: number;
+  /** Per million input tokens written to the prompt cache (Anthropic's 5-minute writes). */
+  readonly cacheWritePerMTok?: number;
+  /** Per million input tokens written to the prompt cache for an hour (Anthropic's 1-hour writes). */
+  readonly cacheWrite1hPerMTok?: number;
+  /** Per million output tokens, reasoning tokens included. */
+  readonly outputPerMTok?: number;
+  /** Per image, by size and quality: the first entry that matches applies. */
+  readonly imagePer?: readonly ImagePrice[];
+  /** Per second of audio input (transcriptions, translations). */
+  readonly audioInputPerSecond?: number;
+  /** Per million characters of speech input. */
+  readonly speechPerMChars?: number;
+  /** Per second of generated video. */
+  readonly videoPerSecond?: number;
+}
