@@ -1,0 +1,120 @@
+// A fake Anthropic Messages API on 127.0.0.1 that plays a scripted conversation for a coding agent and records
+// every request (method, path with its query, headers, JSON body). A request whose messages[] already hold k
+// assistant turns gets turn k, so a client's retry of the same step (e.g. Claude Code retrying unstreamed) gets
+// the same answer. Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export interface AnthropicTurn {
+  content: AnthropicBlock[];
+  stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
+  usage: AnthropicUsage;
+}
+
+interface AnthropicRequest {
+  readonly method: string;
+  /** Path with its query, e.g. "/v1/messages?beta=true". */
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Record<string, any> | undefined;
+}
+
+export interface AnthropicUpstream {
+  /** What ANTHROPIC_BASE_URL is set to (Claude Code appends /v1/messages). */
+  readonly origin: string;
+  /** origin + "/v1", what a ModelRoute backend's baseURL is set to. */
+  readonly baseURL: string;
+  readonly requests: AnthropicRequest[];
+  close(): Promise<void>;
+}
+
+/** What count_tokens answers: a deterministic stand-in (a quarter of the counted JSON's length), not a tokenizer. */
+export const countedTokens = (body: Record<string, unknown>) =>
+  Math.ceil(JSON.stringify({ system: body['system'], messages: body['messages'], tools: body['tools'] }).length / 4);
+
+export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<AnthropicUpstream> {
+  const requests: AnthropicRequest[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text ? (JSON.parse(text) as Record<string, any>) : undefined;
+    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/v1/messages/count_tokens' && body) return sendJson(res, 200, { input_tokens: countedTokens(body) });
+    if (req.method !== 'POST' || path !== '/v1/messages' || !body) return sendError(res, 404, 'not_found_error', `no fake for ${req.method} ${req.url}`);
+    const step = (body['messages'] as { role: string }[]).filter((m) => m.role === 'assistant').length;
+    const turn = turns[step];
+    if (!turn) return sendError(res, 400, 'invalid_request_error', `no scripted turn after ${step} assistant turns`);
+    const id = `msg_fake_${step + 1}`;
+    if (body['stream'] === true) return stream(res, id, String(body['model']), turn);
+    sendJson(res, 200, {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body['model'],
+      content: turn.content,
+      stop_reason: turn.stop_reason,
+      stop_sequence: null,
+      usage: turn.usage,
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    baseURL: `${origin}/v1`,
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake' });
+  res.end(JSON.stringify(value));
+}
+
+function sendError(res: ServerResponse, status: number, type: string, message: string): void {
+  sendJson(res, status, { type: 'error', error: { type, message } });
+}
+
+/** The event sequence the Messages API streams; tool input arrives as input_json_delta fragments, as it does there. */
+function stream(res: ServerResponse, id: string, model: string, turn: AnthropicTurn): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
+  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const u = turn.usage;
+  const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } };
+  event('message_start', { message });
+  event('ping', {});
+  turn.content.forEach((block, index) => {
+    if (block.type === 'text') {
+      event('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      const json = JSON.stringify(block.input);
+      const half = Math.floor(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)])
+        event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+    }
+    event('content_block_stop', { index });
+  });
+  // message_delta's usage is cumulative: the final output count, with the input and cache counts repeated.
+  event('message_delta', { delta: { stop_reason: turn.stop_reason, stop_sequence: null }, usage: u });
+  event('message_stop', {});
+  res.end();
+}

@@ -1,0 +1,123 @@
+// A fake OpenAI Responses API on 127.0.0.1 that plays a scripted conversation for a coding agent: the n-th
+// POST /v1/responses gets the n-th turn, streamed with `event:` lines as OpenAI sends them (a custom tool call's
+// input arrives as deltas), ending in response.completed with the turn's usage. Every request is recorded.
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type ScriptedItem =
+  | { type: 'message'; text: string }
+  | { type: 'custom_tool_call'; name: string; callId: string; input: string }
+  | { type: 'function_call'; name: string; callId: string; arguments: string };
+
+interface ResponsesUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface ScriptedTurn {
+  output: ScriptedItem[];
+  usage: ResponsesUsage;
+}
+
+interface ResponsesRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Record<string, any>;
+}
+
+export interface ScriptedResponsesUpstream {
+  /** origin + "/v1", what a ModelRoute backend's baseURL is set to. */
+  readonly baseURL: string;
+  readonly requests: ResponsesRequest[];
+  close(): Promise<void>;
+}
+
+export async function startScriptedResponsesUpstream(turns: ScriptedTurn[]): Promise<ScriptedResponsesUpstream> {
+  const requests: ResponsesRequest[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text ? (JSON.parse(text) as Record<string, any>) : {};
+    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+    const turn = req.method === 'POST' && req.url === '/v1/responses' ? turns[requests.length - 1] : undefined;
+    if (!turn) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      return void res.end(
+        JSON.stringify({ error: { message: `no scripted answer for ${req.method} ${req.url} (request ${requests.length})`, type: 'invalid_request_error' } }),
+      );
+    }
+    play(res, `resp_${requests.length}`, String(body['model']), turn);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** The finished output item for a scripted one. */
+function itemOf(s: ScriptedItem, i: number): Record<string, unknown> {
+  switch (s.type) {
+    case 'message':
+      return { type: 'message', id: `msg_${i}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: s.text, annotations: [] }] };
+    case 'custom_tool_call':
+      return { type: 'custom_tool_call', id: `ctc_${i}`, status: 'completed', call_id: s.callId, name: s.name, input: s.input };
+    case 'function_call':
+      return { type: 'function_call', id: `fc_${i}`, status: 'completed', call_id: s.callId, name: s.name, arguments: s.arguments };
+  }
+}
+
+function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let seq = 0;
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const response = { id, object: 'response', created_at: 1_700_000_000, status: 'in_progress', model, output: [] as unknown[], usage: null as unknown };
+  event('response.created', { response });
+  event('response.in_progress', { response });
+  const output = turn.output.map((s, i) => {
+    const item = itemOf(s, i);
+    const at = { item_id: item['id'], output_index: i };
+    switch (s.type) {
+      case 'message':
+        event('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress', content: [] } });
+        event('response.content_part.added', { ...at, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+        event('response.output_text.delta', { ...at, content_index: 0, delta: s.text, logprobs: [] });
+        event('response.output_text.done', { ...at, content_index: 0, text: s.text, logprobs: [] });
+        event('response.content_part.done', { ...at, content_index: 0, part: { type: 'output_text', text: s.text, annotations: [] } });
+        break;
+      case 'custom_tool_call':
+        event('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress', input: '' } });
+        event('response.custom_tool_call_input.delta', { ...at, delta: s.input });
+        event('response.custom_tool_call_input.done', { ...at, input: s.input });
+        break;
+      case 'function_call':
+        event('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress', arguments: '' } });
+        event('response.function_call_arguments.delta', { ...at, delta: s.arguments });
+        event('response.function_call_arguments.done', { ...at, arguments: s.arguments });
+        break;
+    }
+    event('response.output_item.done', { output_index: i, item });
+    return item;
+  });
+  const u = turn.usage;
+  const usage = {
+    input_tokens: u.inputTokens,
+    input_tokens_details: { cached_tokens: u.cachedInputTokens },
+    output_tokens: u.outputTokens,
+    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
+  event('response.completed', { response: { ...response, status: 'completed', output, usage } });
+  res.end();
+}
