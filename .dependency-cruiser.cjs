@@ -10,6 +10,15 @@ const layer = (name, mayImport) => ({
   to: { path: '^src/', pathNot: [`^src/${name}/`, ...mayImport.map((m) => `^src/${m}/`)] },
 });
 
+/** dataplane/<name>/ may not import the data-plane folders above it. */
+const inner = (name, above) => ({
+  name: `dataplane-${name}-below-${above.join('-')}`,
+  comment: `src/dataplane/${name}/ may not import ${above.map((a) => `dataplane/${a}/`).join(', ')} (the data plane's inner order)`,
+  severity: 'error',
+  from: { path: `^src/dataplane/${name}/` },
+  to: { path: above.map((a) => `^src/dataplane/${a}/`) },
+});
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'no file imports itself through others', from: {}, to: { circular: true } },
@@ -23,6 +32,10 @@ module.exports = {
     layer('features', ['dataplane', 'model', 'observability']),
     layer('demo', []),
     layer('gateway', ['features', 'dataplane', 'controller', 'runtime', 'sources', 'compile', 'model', 'observability', 'demo']),
+    // Inside the data plane: server → handlers → upstream → the rest (request, exchange, policy, observe, stream).
+    inner('handlers', ['server']),
+    inner('upstream', ['server', 'handlers']),
+    ...['request', 'exchange', 'policy', 'observe', 'stream'].map((f) => inner(f, ['server', 'handlers', 'upstream'])),
     {
       name: 'opentelemetry-only-in-tracing',
       severity: 'error',

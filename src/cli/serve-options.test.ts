@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../model/limits.js';
+import { DEFAULT_BODY_LIMITS } from '../model/body-limits.js';
 import { parseIdKeys } from '../features/sealed-ids/id-keys.js';
 import { parseServeArgs, parseSize, renderHelp, renderOptionsMarkdown, SERVE_OPTIONS, type ServeOptions } from './serve-options.js';
 
@@ -88,8 +88,8 @@ describe('serve options', () => {
       usageMetricsPerToken: false,
       traceContent: false,
     });
-    expect(o.maxJsonBody).toBe(DEFAULT_LIMITS.jsonBytes);
-    expect(o.maxUploadBody).toBe(DEFAULT_LIMITS.multipartBytes);
+    expect(o.maxJsonBody).toBe(DEFAULT_BODY_LIMITS.jsonBytes);
+    expect(o.maxUploadBody).toBe(DEFAULT_BODY_LIMITS.multipartBytes);
     expect(o.maxBufferedBytes).toBeUndefined(); // derived from the memory limit at start
   });
 

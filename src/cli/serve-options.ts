@@ -2,7 +2,7 @@
 // --help and the table in docs/cli.md are both rendered from it, so they cannot drift (a test compares the page).
 // Pure: argv and env in, typed options or a one-line error out; no I/O.
 import { parseArgs } from 'node:util';
-import { DEFAULT_LIMITS } from '../model/limits.js';
+import { DEFAULT_BODY_LIMITS } from '../model/body-limits.js';
 import { isCurrency } from '../model/money.js';
 import { parseIdKeys } from '../features/sealed-ids/id-keys.js';
 import {
@@ -178,7 +178,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     flag: 'max-json-body',
     env: 'MG_MAX_JSON_BODY',
     value: 'SIZE',
-    default: formatSize(DEFAULT_LIMITS.jsonBytes),
+    default: formatSize(DEFAULT_BODY_LIMITS.jsonBytes),
     key: 'maxJsonBody',
     description: 'Largest JSON request body (e.g. 512kb, 20mb); larger bodies get 413.',
     parse: parseSize,
@@ -187,7 +187,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     flag: 'max-upload-body',
     env: 'MG_MAX_UPLOAD_BODY',
     value: 'SIZE',
-    default: formatSize(DEFAULT_LIMITS.multipartBytes),
+    default: formatSize(DEFAULT_BODY_LIMITS.multipartBytes),
     key: 'maxUploadBody',
     description: 'Largest multipart upload (audio, image edits, video references); larger bodies get 413.',
     parse: parseSize,

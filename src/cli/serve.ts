@@ -149,7 +149,7 @@ async function serveGateway(
       metricsPort: worker ? null : options.metricsPort,
       logLevel: options.logLevel,
       drainTimeoutMs: options.drainTimeoutMs,
-      limits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
+      bodyLimits: { jsonBytes: options.maxJsonBody, multipartBytes: options.maxUploadBody },
       maxBufferedBytes: options.maxBufferedBytes ?? Math.floor(defaultBufferedBudget(processMemoryLimit()) / options.workers),
       ...(idKeys.length > 0 ? { idKeys } : {}),
       usageLimits: {

@@ -209,7 +209,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
       ref: `${namespace}/${r.metadata.name}`,
       namespace,
       name: r.metadata.name,
-      endpoints: r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES,
+      families: r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES,
       backends,
       timeouts,
       retry: compileRetry(r.spec.retry, timeouts),

@@ -1,5 +1,5 @@
 // createApp(deps) builds the express app for the API port without listening; main.ts and the tests listen.
-import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
+import { DEFAULT_BODY_LIMITS, type BodyLimits } from '../model/body-limits.js';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { RoutingTable, TableHolder } from '../model/routing-table.js';
 import { FAMILIES } from '../model/families.js';
@@ -8,7 +8,8 @@ import { authMiddleware } from '../dataplane/request/auth.js';
 import { wantedMembers } from '../dataplane/request/payload.js';
 import { BodyBudget, defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
 import { exchangeOf } from '../dataplane/exchange/exchange.js';
-import { errors, sendError, toGatewayError } from '../model/errors.js';
+import { errors, toGatewayError } from '../model/errors.js';
+import { sendError } from '../dataplane/server/send-error.js';
 import { familyHandler } from '../dataplane/handlers/family-handler.js';
 import { upstreamCaller } from '../dataplane/handlers/upstream-call.js';
 import { FAMILY_PATHS } from '../model/families.js';
@@ -41,7 +42,7 @@ export interface AppDeps {
   readonly metrics: Metrics;
   /** True once the first complete config snapshot is compiled and while not draining (/readyz also waits for the limits store). */
   readonly isReady: () => boolean;
-  readonly limits?: AppLimits;
+  readonly bodyLimits?: BodyLimits;
   /**
    * Most request-body bytes held in memory at once across all requests (see dataplane/request/body-budget.ts); a body that
    * does not fit gets 503 with retry-after. Default: a quarter of the process's memory limit, 32 MiB to 512 MiB.
@@ -132,9 +133,9 @@ export function createApp(deps: AppDeps): Express {
   routes.add(app, 'get', '/v1/models', auth, listModels);
   routes.add(app, 'get', '/v1/models/*model', auth, retrieveModel);
 
-  const limits = deps.limits ?? DEFAULT_LIMITS;
+  const bodyLimits = deps.bodyLimits ?? DEFAULT_BODY_LIMITS;
   // A refused body is drained at most as far as the largest body the gateway would have accepted.
-  const linger = { ...DEFAULT_LINGER, maxBytes: Math.max(limits.jsonBytes, limits.multipartBytes) };
+  const linger = { ...DEFAULT_LINGER, maxBytes: Math.max(bodyLimits.jsonBytes, bodyLimits.multipartBytes) };
   const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
@@ -155,9 +156,9 @@ export function createApp(deps: AppDeps): Express {
     transforms: deps.tracing ? [firstTokenTimer(deps.metrics), deps.tracing.transform] : [firstTokenTimer(deps.metrics)],
     features,
   });
-  const handlerDeps = { call, health, limits, random: deps.random ?? Math.random, budget, members: wantedMembers(features) };
+  const handlerDeps = { call, health, bodyLimits, random: deps.random ?? Math.random, budget, members: wantedMembers(features) };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
-  registerSealedRoutes(app, routes, auth, { call, sealer, limits, budget });
+  registerSealedRoutes(app, routes, auth, { call, sealer, bodyLimits, budget });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
   app.use((req: Request, _res: Response, next: NextFunction) => {

@@ -1,7 +1,7 @@
 // Wiring only: logger, metrics, demo backend, config source → pipeline → table, the API server and the metrics
 // server on their own ports, readiness, and graceful drain. `serve` and the integration tests both start here.
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_LIMITS, type AppLimits } from '../model/limits.js';
+import { DEFAULT_BODY_LIMITS, type BodyLimits } from '../model/body-limits.js';
 import { closeApp, createApp, limitsOf } from './app.js';
 import type { LimitsOptions } from '../features/limits/limits.js';
 import type { UsageMetricsOptions } from '../features/usage/usage-metrics.js';
@@ -47,7 +47,7 @@ export interface GatewayOptions {
   readonly metrics?: Metrics;
   /** How long close() lets in-flight requests finish (default 25 s). */
   readonly drainTimeoutMs?: number;
-  readonly limits?: AppLimits;
+  readonly bodyLimits?: BodyLimits;
   /** Budget of buffered request bodies (see AppDeps.maxBufferedBytes); default derived from the memory limit. */
   readonly maxBufferedBytes?: number;
   /** API port: time a client has to send the request headers, and the whole request (see ListenOptions). */
@@ -129,7 +129,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       logger,
       metrics,
       isReady: loaded,
-      limits: options.limits ?? DEFAULT_LIMITS,
+      bodyLimits: options.bodyLimits ?? DEFAULT_BODY_LIMITS,
       ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
       ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),

@@ -1,7 +1,6 @@
 // OpenAI-shaped errors: {"error":{"message","type","param","code"}} with a JSON content type. Every error the
 // gateway itself produces goes through here, so the shape and the codes stay consistent. Messages are built
 // from constants and public names only (model ids, paths): never from keys, headers or upstream secrets.
-import type { Response } from 'express';
 
 /** OpenAI's error types; a 429 says which kind of limit it hit (`requests`, `tokens`) or `insufficient_quota`. */
 export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'server_error' | 'requests' | 'tokens' | 'insufficient_quota';
@@ -102,16 +101,6 @@ export const errors = {
 
 function truncate(path: string): string {
   return path.length > 200 ? `${path.slice(0, 200)}…` : path;
-}
-
-/** Writes an error response unless the response has already started (then the connection is cut instead). */
-export function sendError(res: Response, err: GatewayError): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-  res.status(err.status).json(err.toBody());
 }
 
 /** Maps anything thrown in a handler to a GatewayError; unknown errors become a generic 500 (no detail leaks). */

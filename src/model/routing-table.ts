@@ -71,7 +71,7 @@ export interface CompiledRoute {
   readonly namespace: string;
   readonly name: string;
   /** The families this route serves: `spec.endpoints`, named as in the resource. */
-  readonly endpoints: ReadonlySet<Family>;
+  readonly families: ReadonlySet<Family>;
   /** Backends sorted by priority (ascending), then name; weight-0 backends are kept (fallback of last resort is a planner decision). */
   readonly backends: readonly CompiledBackend[];
   readonly timeouts: RouteTimeouts;

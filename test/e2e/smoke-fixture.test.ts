@@ -42,9 +42,9 @@ describe('e2e smoke fixtures', () => {
 
   it('routes serve the families the smoke test calls, from the demo backend', async () => {
     const { table } = await load();
-    expect([...table.routes.get(SMOKE.chatModel)!.endpoints]).toEqual(['chat.completions']);
-    expect([...table.routes.get(SMOKE.restrictedModel)!.endpoints]).toEqual(['chat.completions']);
-    expect([...table.routes.get(SMOKE.embeddingModel)!.endpoints]).toEqual(['embeddings']);
+    expect([...table.routes.get(SMOKE.chatModel)!.families]).toEqual(['chat.completions']);
+    expect([...table.routes.get(SMOKE.restrictedModel)!.families]).toEqual(['chat.completions']);
+    expect([...table.routes.get(SMOKE.embeddingModel)!.families]).toEqual(['embeddings']);
     for (const route of table.routes.values()) expect(route.backends.map((b) => b.name)).toEqual(['demo']);
   });
 });

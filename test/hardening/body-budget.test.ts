@@ -35,7 +35,7 @@ beforeAll(async () => {
     { name: 'up', baseURL: upstream.baseURL, priority: 1 },
   ]);
   gw = await startGateway(standardManifests(upstream.baseURL, extra), {
-    limits: { jsonBytes: 4 * MiB, multipartBytes: 32 * MiB },
+    bodyLimits: { jsonBytes: 4 * MiB, multipartBytes: 32 * MiB },
     maxBufferedBytes: BUDGET,
   });
   tripwire = processTripwire();

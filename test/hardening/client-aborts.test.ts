@@ -18,7 +18,7 @@ let port: number;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  gw = await startServedGateway(standardManifests(upstream.baseURL), { limits: { jsonBytes: 4 << 20, multipartBytes: 40 << 20 } });
+  gw = await startServedGateway(standardManifests(upstream.baseURL), { bodyLimits: { jsonBytes: 4 << 20, multipartBytes: 40 << 20 } });
   port = Number(new URL(gw.apiURL).port);
   tripwire = processTripwire();
 });

@@ -83,7 +83,7 @@ beforeAll(async () => {
       ),
     ])
     .join('\n');
-  gw = await startServedGateway(standardManifests(upstream.baseURL, extra), { limits: { jsonBytes: 16 << 20, multipartBytes: 16 << 20 } });
+  gw = await startServedGateway(standardManifests(upstream.baseURL, extra), { bodyLimits: { jsonBytes: 16 << 20, multipartBytes: 16 << 20 } });
   tripwire = processTripwire();
 });
 afterAll(async () => {

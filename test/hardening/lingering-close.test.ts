@@ -20,7 +20,7 @@ let gw: GatewayHandle;
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
   gw = await startServedGateway(standardManifests(upstream.baseURL), {
-    limits: { jsonBytes: MiB, multipartBytes: 8 * MiB },
+    bodyLimits: { jsonBytes: MiB, multipartBytes: 8 * MiB },
     maxBufferedBytes: 2 * MiB,
   });
 });

@@ -12,7 +12,7 @@ let tripwire: ReturnType<typeof processTripwire>;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  gw = await startGateway(standardManifests(upstream.baseURL), { limits: { jsonBytes: 4 << 20, multipartBytes: 1 << 20 } });
+  gw = await startGateway(standardManifests(upstream.baseURL), { bodyLimits: { jsonBytes: 4 << 20, multipartBytes: 1 << 20 } });
   tripwire = processTripwire();
 });
 afterAll(async () => {

@@ -19,7 +19,7 @@ const hidden = httpRequest('POST', '/v1/embeddings', auth, hiddenBody).toString(
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  gw = await startServedGateway(standardManifests(upstream.baseURL), { limits: { jsonBytes: 64 * 1024, multipartBytes: 1024 * 1024 } });
+  gw = await startServedGateway(standardManifests(upstream.baseURL), { bodyLimits: { jsonBytes: 64 * 1024, multipartBytes: 1024 * 1024 } });
 });
 afterAll(async () => {
   await gw?.close({ timeoutMs: 0 });

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { pino } from 'pino';
 import { closeApp, createApp, limitsOf } from '../../src/gateway/app.js';
-import type { AppLimits } from '../../src/model/limits.js';
+import type { BodyLimits } from '../../src/model/body-limits.js';
 import { compile } from '../../src/compile/compile.js';
 import { parseManifests } from '../../src/compile/manifests.js';
 import { TableHolder } from '../../src/model/routing-table.js';
@@ -42,7 +42,7 @@ export interface TestGateway {
 export const ALICE_KEY = 'sk-alice-client-key-0123456789';
 
 export interface GatewayOptions {
-  limits?: AppLimits;
+  bodyLimits?: BodyLimits;
   random?: Random;
   /** Start with no table at all (not ready). */
   empty?: boolean;
@@ -90,7 +90,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     logger,
     metrics,
     isReady: () => tables.get() !== undefined,
-    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.bodyLimits ? { bodyLimits: options.bodyLimits } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.health ? { health: options.health } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),

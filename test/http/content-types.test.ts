@@ -14,7 +14,7 @@ let upstream: RecordingUpstream;
 let gw: TestGateway;
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  gw = await startGateway(standardManifests(upstream.baseURL), { limits: { jsonBytes: 1 << 20, multipartBytes: 64 << 20 } });
+  gw = await startGateway(standardManifests(upstream.baseURL), { bodyLimits: { jsonBytes: 1 << 20, multipartBytes: 64 << 20 } });
 });
 afterAll(async () => {
   await gw?.close();

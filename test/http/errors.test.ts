@@ -32,7 +32,7 @@ beforeAll(async () => {
     extraRoute('extra-limited', [{ name: 'limited', baseURL: `${upstream.origin}/v1/limited` }]),
     extraRoute('extra-broken', [{ name: 'broken', baseURL: `${upstream.origin}/v1/broken` }]),
   ].join('\n');
-  gw = await startGateway(standardManifests(upstream.baseURL, extra), { limits: { jsonBytes: 4096, multipartBytes: 16_384 } });
+  gw = await startGateway(standardManifests(upstream.baseURL, extra), { bodyLimits: { jsonBytes: 4096, multipartBytes: 16_384 } });
 });
 afterAll(async () => {
   await gw?.close();

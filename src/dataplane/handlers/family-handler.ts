@@ -4,7 +4,7 @@
 import type { Request, Response } from 'express';
 import { errors } from '../../model/errors.js';
 import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/families.js';
-import type { AppLimits } from '../../model/limits.js';
+import type { BodyLimits } from '../../model/body-limits.js';
 import { authenticatedOf, clientGone, routed } from '../exchange/exchange.js';
 import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
 import { bodiesFor, type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
@@ -19,7 +19,7 @@ import type { CallUpstream } from './upstream-call.js';
 
 export interface FamilyHandlerDeps {
   readonly call: CallUpstream;
-  readonly limits: AppLimits;
+  readonly bodyLimits: BodyLimits;
   readonly random: Random;
   readonly health?: BackendHealth;
   /** Process-wide cap on buffered request bodies; absent: no cap. */
@@ -38,7 +38,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     const x = authenticatedOf(res);
     x.family = family;
     const reservation = deps.budget?.open(x);
-    const payload = await readPayload(req, deps.limits, (r, limit) => readBody(r, limit, reservation), accept, deps.members);
+    const payload = await readPayload(req, deps.bodyLimits, (r, limit) => readBody(r, limit, reservation), accept, deps.members);
     // The client may have left while a large form was being parsed (that yields to the event loop; the exchange
     // has then seen its response close already), or the connection was answered 408 meanwhile: do not send a
     // request nobody reads.
@@ -50,7 +50,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (!route) throw errors.modelNotFound(payload.model);
     const r = routed(x, route, family); // a known model: safe as a metrics label from here on, even when refused below
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
-    if (!route.endpoints.has(family)) throw errors.familyNotServed(route.model, publicPath);
+    if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
     const plan = new PayloadPlan(payload, planAttempts(route.backends, deps.random, deps.health));
     const q = req.url.indexOf('?');
     await deps.call(r, req, res, {

@@ -2,7 +2,7 @@
 // (parsed once), with the public model it names, and a per-backend body builder that rewrites the model for
 // the upstream.
 import type { Request } from 'express';
-import type { AppLimits } from '../../model/limits.js';
+import type { BodyLimits } from '../../model/body-limits.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { encodeMultipart, MultipartError, parseMultipart, type MultipartForm } from './multipart.js';
 import { errors } from '../../model/errors.js';
@@ -49,7 +49,7 @@ export function checkContentType(req: Request, accept: PayloadAccept): void {
 
 export async function readPayload(
   req: Request,
-  limits: AppLimits,
+  limits: BodyLimits,
   read: (req: Request, limit: number) => Promise<Buffer>,
   accept: PayloadAccept,
   members: WantedKeys,

@@ -22,7 +22,7 @@ export function resolveOwned(table: RoutingTable, token: CompiledToken, sealer: 
   // The token's current group (narrowed by its own list) must still allow the model the object was made with.
   if (!token.modelSet.has(ref.model)) return undefined;
   const route = table.routes.get(ref.model);
-  if (!route?.endpoints.has(FAMILY_OF[kind])) return undefined;
+  if (!route?.families.has(FAMILY_OF[kind])) return undefined;
   const backend = route.backends.find((b) => b.name === ref.backend);
   if (!backend) return undefined;
   return { ref, route, backend };

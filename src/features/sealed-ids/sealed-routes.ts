@@ -5,7 +5,7 @@
 // (dataplane/handlers/upstream-call.ts), so limits count it and usage records a remix. GET /v1/videos (list) is
 // refused: the upstream's list spans every token of the shared upstream account.
 import type { Express, Request, RequestHandler, Response } from 'express';
-import type { AppLimits } from '../../model/limits.js';
+import type { BodyLimits } from '../../model/body-limits.js';
 import type { Family } from '../../model/families.js';
 import type { SealedBody } from './sealing-transforms.js';
 import { resolveOwned } from './owned-object.js';
@@ -24,7 +24,7 @@ import { sealedErrors } from './sealed-errors.js';
 export interface SealedRouteDeps {
   readonly call: CallUpstream;
   readonly sealer: IdSealer;
-  readonly limits: AppLimits;
+  readonly bodyLimits: BodyLimits;
   readonly budget?: BodyBudget;
 }
 
@@ -78,7 +78,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       // Remix and cancel take JSON (or nothing) in the OpenAI API; a form would only buy the larger upload limit.
       checkContentType(req, { multipart: false, path: req.path });
       const type = req.headers['content-type'];
-      const raw = await readBody(req, deps.limits.jsonBytes, deps.budget?.open(x));
+      const raw = await readBody(req, deps.bodyLimits.jsonBytes, deps.budget?.open(x));
       if (raw.length > 0) body = { body: raw, contentType: type };
       if (clientGone(req, res)) {
         x.aborted = true;

@@ -3,7 +3,7 @@
 // answer's content. Usage comes from the usage feature (what its handler returned, given to onEnd). Skipped when the request's trace is not
 // recorded.
 import type { AnswerHandler, ExchangeTransform } from '../../dataplane/exchange/transform.js';
-import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
+import { lastKeyAt, QuotedKey } from '../../dataplane/stream/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import { AnswerTail, FirstChunk } from '../../dataplane/stream/sse.js';
 import { OutputCollector } from './content.js';

@@ -4,7 +4,7 @@
 // parsed alone, never the whole body. Read from the bytes, not from a decoded string: every byte the search looks
 // at is ASCII, which UTF-8 never uses inside a multi-byte character, and a character loop over a string costs far
 // more in V8 (a generic property load per character). Pure.
-import { lastKeyAt, QuotedKey } from '../../dataplane/request/json-key-search.js';
+import { lastKeyAt, QuotedKey } from '../../dataplane/stream/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import type { Usage } from '../../model/usage.js';
 

@@ -14,7 +14,7 @@ export type KubeObject = {
  * A copy of `item` with only the fields compile and the status writer read — metadata name, namespace,
  * resourceVersion, generation, creationTimestamp (managedFields, annotations, labels, uid, … are dropped); a
  * Secret's type and data, or a custom resource's spec and status — plus apiVersion and kind (lists of core kinds omit them per item,
- * so the endpoint's are filled in, and when equal the endpoint's strings are kept: one copy, not one per object).
+ * so the collection's are filled in, and when equal the collection's strings are kept: one copy, not one per object).
  * The result is never mutated afterwards; compile caches by its identity.
  */
 export function slimObject(item: KubeObject, defaults?: { apiVersion: string; kind: string }): KubeObject {

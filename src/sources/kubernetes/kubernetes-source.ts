@@ -9,7 +9,7 @@ import { KINDS, type Kind, type SourcedObject } from '../../compile/resources.js
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { Watch, type KubeConfig } from './kube-client.js';
 import type { NamespaceScope } from './kube-config.js';
-import { customResourceEndpoint, secretEndpoint } from './kube-endpoints.js';
+import { customResourceCollection, secretCollection } from './kube-collections.js';
 import { ReconnectSignal, type ReconnectSignalOptions } from './reconnect-signal.js';
 import { Reflector, type ReflectorStats } from './reflector.js';
 import type { KubeObject } from './kube-object.js';
@@ -60,12 +60,12 @@ export class KubernetesSource implements ConfigSource {
     (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = this.#o.watchIdleTimeoutMs ?? 120_000;
     const scopes: (string | undefined)[] = namespaces === 'all' ? [undefined] : [...namespaces];
     const selector = this.#o.secretSelector ?? DEFAULT_SECRET_SELECTOR;
-    const endpoints = scopes.flatMap((ns) => [...KINDS.map((kind) => customResourceEndpoint(kc, kind, ns)), secretEndpoint(kc, ns, selector)]);
+    const collections = scopes.flatMap((ns) => [...KINDS.map((kind) => customResourceCollection(kc, kind, ns)), secretCollection(kc, ns, selector)]);
     const reconnect = new ReconnectSignal({ ...this.#o.reconnect, ...(logger ? { logger } : {}) });
-    this.#reflectors = endpoints.map(
-      (endpoint) =>
+    this.#reflectors = collections.map(
+      (collection) =>
         new Reflector({
-          endpoint,
+          collection,
           watch,
           logger,
           onChange: (significant) => significant && this.#schedule(),
@@ -102,7 +102,7 @@ export class KubernetesSource implements ConfigSource {
   /** The cached object as last seen (status included), for the status writer's "has anything changed?". */
   lookup(kind: Kind | 'Secret', namespace: string, name: string): KubeObject | undefined {
     for (const r of this.#reflectors) {
-      if (r.endpoint.kind !== kind) continue;
+      if (r.collection.kind !== kind) continue;
       const o = r.get(namespace, name);
       if (o) return o;
     }
@@ -111,7 +111,7 @@ export class KubernetesSource implements ConfigSource {
 
   /** Per-reflector counters, for tests and debugging. */
   stats(): { resource: string; stats: ReflectorStats }[] {
-    return this.#reflectors.map((r) => ({ resource: r.endpoint.description, stats: { ...r.stats } }));
+    return this.#reflectors.map((r) => ({ resource: r.collection.description, stats: { ...r.stats } }));
   }
 
   #schedule(): void {

@@ -15,8 +15,8 @@ export interface ListPage {
   readonly continue: string | undefined;
 }
 
-/** What a reflector needs to know about its resource; built from the real client in kube-endpoints.ts. */
-export interface ResourceEndpoint {
+/** What a reflector needs to know about its resource; built from the real client in kube-collections.ts. */
+export interface ResourceCollection {
   readonly kind: string;
   readonly apiVersion: string;
   /** For logs, e.g. "modelroutes in team-a". */
@@ -40,7 +40,7 @@ interface WatchClient {
 }
 
 export interface ReflectorOptions {
-  readonly endpoint: ResourceEndpoint;
+  readonly collection: ResourceCollection;
   readonly watch: WatchClient;
   /** Called after the cache changed; `significant` is false for changes compile does not read (status only). */
   readonly onChange: (significant: boolean) => void;
@@ -95,8 +95,8 @@ export class Reflector {
     return this.#synced;
   }
 
-  get endpoint(): ResourceEndpoint {
-    return this.#o.endpoint;
+  get collection(): ResourceCollection {
+    return this.#o.collection;
   }
 
   /** The cached objects, each with apiVersion and kind set. */
@@ -119,7 +119,7 @@ export class Reflector {
   }
 
   async #run(): Promise<void> {
-    const { backoff, logger, endpoint } = this.#o;
+    const { backoff, logger, collection } = this.#o;
     while (!this.#stop.signal.aborted) {
       try {
         if (this.#rv === undefined || Date.now() >= this.#nextRelistAt) await this.#relist();
@@ -128,7 +128,7 @@ export class Reflector {
         if (outcome === 'stopped') break;
         if (outcome === 'expired') {
           this.stats.expired++;
-          logger?.info({ resource: endpoint.description }, 'watch expired (410 Gone); relisting');
+          logger?.info({ resource: collection.description }, 'watch expired (410 Gone); relisting');
           this.#rv = undefined;
           continue;
         }
@@ -149,7 +149,7 @@ export class Reflector {
         const delay = backoff.next();
         if (isGone(err)) this.#rv = undefined;
         logger?.warn(
-          { resource: endpoint.description, err: describe(err), retryInMs: delay },
+          { resource: collection.description, err: describe(err), retryInMs: delay },
           'kubernetes list/watch failed; keeping the last snapshot and retrying',
         );
         await this.#pause(delay, outage);
@@ -165,7 +165,7 @@ export class Reflector {
   }
 
   async #relist(): Promise<void> {
-    const { endpoint, pageSize, relistIntervalMs, random } = this.#o;
+    const { collection, pageSize, relistIntervalMs, random } = this.#o;
     this.stats.lists++;
     const fresh = new Map<string, KubeObject>();
     let cont: string | undefined;
@@ -174,7 +174,7 @@ export class Reflector {
     for (;;) {
       let page: ListPage;
       try {
-        page = await endpoint.list({ limit: pageSize, ...(cont ? { continue: cont } : {}) });
+        page = await collection.list({ limit: pageSize, ...(cont ? { continue: cont } : {}) });
       } catch (err) {
         // An expired continue token: start the list over rather than failing the whole relist.
         if (cont && isGone(err)) {
@@ -205,7 +205,7 @@ export class Reflector {
 
   #watchOnce(): Promise<{ outcome: Outcome; events: number }> {
     const {
-      endpoint,
+      collection,
       watch,
       reconnect,
       watchTimeoutSeconds: [lo, hi],
@@ -246,7 +246,7 @@ export class Reflector {
         resourceVersion: this.#rv,
         allowWatchBookmarks: true,
         timeoutSeconds: Math.round(lo + (hi - lo) * random()),
-        ...(endpoint.labelSelector ? { labelSelector: endpoint.labelSelector } : {}),
+        ...(collection.labelSelector ? { labelSelector: collection.labelSelector } : {}),
       };
       // biome-ignore lint/suspicious/noExplicitAny: untyped watch event JSON, checked field by field in #onEvent.
       const onEvent = (phase: string, obj: any) => {
@@ -254,7 +254,7 @@ export class Reflector {
         events++;
         this.#onEvent(phase, obj, end);
       };
-      watch.watch(endpoint.watchPath, query, onEvent, finish).then((c) => {
+      watch.watch(collection.watchPath, query, onEvent, finish).then((c) => {
         clientController = c;
         if (outcome) return void c.abort();
         // Resolved without finish: the server answered 200 and the stream is open.
@@ -271,7 +271,7 @@ export class Reflector {
     if (phase === 'ERROR') {
       // A Status object: 410 means our resourceVersion was compacted away.
       end(obj?.code === 410 ? 'expired' : 'closed');
-      if (obj?.code !== 410) this.#o.logger?.warn({ resource: this.#o.endpoint.description, code: obj?.code, reason: obj?.reason }, 'watch error event');
+      if (obj?.code !== 410) this.#o.logger?.warn({ resource: this.#o.collection.description, code: obj?.code, reason: obj?.reason }, 'watch error event');
       return;
     }
     const rv: string | undefined = obj?.metadata?.resourceVersion;
@@ -299,7 +299,7 @@ export class Reflector {
 
   /** Only the fields the gateway reads (see kube-object.ts), with apiVersion/kind (lists of core kinds omit them). */
   #normalise(item: KubeObject): KubeObject {
-    return slimObject(item, this.#o.endpoint);
+    return slimObject(item, this.#o.collection);
   }
 }
 

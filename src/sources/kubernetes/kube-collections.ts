@@ -4,7 +4,7 @@
 import { RESOURCE_NAMES } from '../../compile/resource-names.js';
 import { API_GROUP, API_VERSION, type Kind } from '../../compile/resources.js';
 import { kubeRequest, type KubeConfig } from './kube-client.js';
-import type { ListPage, ResourceEndpoint } from './reflector.js';
+import type { ListPage, ResourceCollection } from './reflector.js';
 import type { KubeObject } from './kube-object.js';
 
 type RawList = { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
@@ -20,7 +20,7 @@ async function listPage(kc: KubeConfig, path: string, query: Record<string, stri
 }
 
 /** One of the three custom kinds in one namespace, or in all namespaces when `namespace` is undefined. */
-export function customResourceEndpoint(kc: KubeConfig, kind: Kind, namespace: string | undefined): ResourceEndpoint {
+export function customResourceCollection(kc: KubeConfig, kind: Kind, namespace: string | undefined): ResourceCollection {
   const plural = RESOURCE_NAMES[kind].plural;
   const path = namespace ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${plural}` : `/apis/${API_GROUP}/${API_VERSION}/${plural}`;
   return {
@@ -33,7 +33,7 @@ export function customResourceEndpoint(kc: KubeConfig, kind: Kind, namespace: st
 }
 
 /** Secrets carrying the label selector (never every Secret), in one namespace or all. */
-export function secretEndpoint(kc: KubeConfig, namespace: string | undefined, labelSelector: string): ResourceEndpoint {
+export function secretCollection(kc: KubeConfig, namespace: string | undefined, labelSelector: string): ResourceCollection {
   const path = namespace ? `/api/v1/namespaces/${namespace}/secrets` : '/api/v1/secrets';
   return {
     kind: 'Secret',
