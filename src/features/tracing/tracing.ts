@@ -2,8 +2,8 @@
 // OTEL_TRACES_SAMPLER, its BatchSpanProcessor and OTLP exporter: otlp-exporter.ts); an express middleware that opens
 // each request's server span (joining the client's trace from its W3C traceparent/tracestate, by the SDK's
 // propagator) and sets the exchange's trace hooks; and a transform that reads what the answer tells a trace (first
-// chunk, model, usage). A request the sampler drops costs a span context and its propagation, nothing more
-// (unsampled-trace.ts). Nothing here is registered globally (no global provider, propagator or context manager):
+// chunk, model, usage). A request the sampler drops costs one non-recording span and its propagation, nothing
+// more (unsampled-trace.ts). Nothing here is registered globally (no global provider, propagator or context manager):
 // contexts are passed explicitly, so several gateways in one process (the tests) keep their traces apart.
 import { type Context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -69,13 +69,12 @@ export class Tracing {
     const parent: Context = tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`.
     const span = tools.tracer.startSpan(req.method, { kind: SpanKind.SERVER }, parent);
-    const context = trace.setSpan(parent, span);
     if (!span.isRecording()) {
-      x.trace = new UnsampledTrace(tools, context, span.spanContext().traceId);
+      x.trace = new UnsampledTrace(tools.propagator, span);
       return next();
     }
     span.setAttributes({ [A.method]: req.method, [A.urlPath]: path.length > 256 ? path.slice(0, 256) : path, [A.urlScheme]: 'http', [A.requestId]: x.id });
-    const spans = new ExchangeSpans(tools, x, span, context);
+    const spans = new ExchangeSpans(tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
     x.onSettled(() => {
       const status = x.aborted && !res.headersSent ? 499 : res.statusCode;

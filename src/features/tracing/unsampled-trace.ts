@@ -1,31 +1,33 @@
 // A request the sampler dropped: nothing is recorded, so nothing is built for it (no attributes, no content, no
-// answer observer, no end hook). Its attempts still start a (non-recording) span each, so that the upstream gets a
-// traceparent of the gateway's own with the sampled flag off, as W3C Trace Context asks.
-import { type Context, SpanKind } from '@opentelemetry/api';
+// answer observer, no end hook, no attempt span). Its upstream still gets a traceparent with the sampled flag off, as
+// W3C Trace Context asks: every attempt names the request's own non-recording server span as its parent (no span
+// of either kind is ever exported, so one id serves them all).
+import type { Span, TextMapPropagator } from '@opentelemetry/api';
 import type { AttemptTrace, ExchangeTrace } from '../../dataplane/exchange/trace-hooks.js';
 import { injectParent } from './attempt-span.js';
-import type { SpanTools } from './exchange-trace.js';
 
-export class UnsampledTrace implements ExchangeTrace {
+export class UnsampledTrace implements ExchangeTrace, AttemptTrace {
   readonly traceId: string;
   readonly exemplarId = undefined;
-  readonly #tools: SpanTools;
-  readonly #context: Context;
+  readonly #propagator: TextMapPropagator;
+  readonly #span: Span;
 
-  /** `context` holds the request's non-recording server span. */
-  constructor(tools: SpanTools, context: Context, traceId: string) {
-    this.#tools = tools;
-    this.#context = context;
-    this.traceId = traceId;
+  /** `span`: the request's server span, not recording. */
+  constructor(propagator: TextMapPropagator, span: Span) {
+    this.#propagator = propagator;
+    this.#span = span;
+    this.traceId = span.spanContext().traceId;
   }
 
   attempt(): AttemptTrace {
-    const span = this.#tools.tracer.startSpan('attempt', { kind: SpanKind.CLIENT }, this.#context);
-    const propagator = this.#tools.propagator;
-    return {
-      inject: (headers) => injectParent(propagator, span, headers),
-      outcome: () => {},
-      end: () => span.end(),
-    };
+    return this;
   }
+
+  inject(headers: Record<string, string | string[]>): void {
+    injectParent(this.#propagator, this.#span, headers);
+  }
+
+  outcome(): void {}
+
+  end(): void {}
 }
