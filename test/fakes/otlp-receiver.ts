@@ -2,7 +2,7 @@
 // for tests. Protobuf bodies (application/x-protobuf, the exporter's default) are decoded with the official
 // protocol definitions: the protobufjs code the OpenTelemetry JS project generated from opentelemetry-proto's
 // .proto files (shipped in @opentelemetry/otlp-transformer up to 0.216, installed as the dev dependency
-// `otlp-proto-definitions`), independent of the gateway's own encoder (src/features/tracing/otlp-protobuf.ts).
+// `otlp-proto-definitions`), independent of the gateway's exporter (the SDK's serializer).
 // OTLP/JSON bodies are read by the proto3 JSON mapping the OTLP specification defines (ids as hex, 64-bit integers
 // as strings). Both become flat spans; every raw body is kept so tests can search it for secrets.
 import { once } from 'node:events';
@@ -126,8 +126,8 @@ interface ProtoType {
   decode(body: Uint8Array): unknown;
   toObject(message: unknown, options: Record<string, unknown>): Record<string, unknown>;
 }
-/** ExportTraceServiceRequest from the official definitions (also for the encoder's unit tests). */
-export const { ExportTraceServiceRequest } = (
+/** ExportTraceServiceRequest from the official definitions. */
+const { ExportTraceServiceRequest } = (
   definitions as unknown as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } } }
 ).opentelemetry.proto.collector.trace.v1;
 const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);

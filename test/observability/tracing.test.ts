@@ -430,7 +430,7 @@ describe('traces', () => {
     expect(receiver.spans.filter((s) => s.traceId === notSampled)).toEqual([]);
     const sent = parseTraceparent(primary.requests[0]!.headers.traceparent);
     expect(sent).toMatchObject({ traceId: notSampled, sampled: false });
-    expect(sent.parentId).not.toBe(PARENT); // the gateway's own (unrecorded) attempt span
+    expect(sent.parentId).not.toBe(PARENT); // the gateway's own (unrecorded) server span
     expect(gw.logs.find((l) => l.msg === 'request')!.traceId).toBe(notSampled);
   });
 

@@ -2,7 +2,6 @@
 // The GenAI conventions are in development; these follow the names the OpenTelemetry JS semantic-conventions
 // package lists (gen_ai.operation.name, gen_ai.request.model, gen_ai.response.model, gen_ai.usage.*).
 import type { Family } from '../../model/families.js';
-import { attributeKey } from './attribute-keys.js';
 
 /** gen_ai.operation.name per API family: the convention's well-known values where one fits. */
 export const OPERATION: Readonly<Record<Family, string>> = {
@@ -17,44 +16,41 @@ export const OPERATION: Readonly<Record<Family, string>> = {
   videos: 'generate_content',
 };
 
-/**
- * The attribute keys the gateway sets, made first so that each has a bit of its own (attribute-keys.ts). Content keys
- * are never cached.
- */
+/** The attribute keys the gateway sets. */
 export const A = {
   // HTTP
-  method: attributeKey('http.request.method'),
-  status: attributeKey('http.response.status_code'),
-  route: attributeKey('http.route'),
-  urlPath: attributeKey('url.path'),
-  urlScheme: attributeKey('url.scheme'),
-  urlFull: attributeKey('url.full'),
-  serverAddress: attributeKey('server.address'),
-  serverPort: attributeKey('server.port'),
-  errorType: attributeKey('error.type'),
+  method: 'http.request.method',
+  status: 'http.response.status_code',
+  route: 'http.route',
+  urlPath: 'url.path',
+  urlScheme: 'url.scheme',
+  urlFull: 'url.full',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  errorType: 'error.type',
   // GenAI
-  operation: attributeKey('gen_ai.operation.name'),
-  provider: attributeKey('gen_ai.provider.name'),
-  requestModel: attributeKey('gen_ai.request.model'),
-  responseModel: attributeKey('gen_ai.response.model'),
-  inputTokens: attributeKey('gen_ai.usage.input_tokens'),
-  outputTokens: attributeKey('gen_ai.usage.output_tokens'),
-  timeToFirstChunk: attributeKey('gen_ai.response.time_to_first_chunk'),
-  inputMessages: attributeKey('gen_ai.input.messages', false),
-  outputMessages: attributeKey('gen_ai.output.messages', false),
-  systemInstructions: attributeKey('gen_ai.system_instructions', false),
+  operation: 'gen_ai.operation.name',
+  provider: 'gen_ai.provider.name',
+  requestModel: 'gen_ai.request.model',
+  responseModel: 'gen_ai.response.model',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  timeToFirstChunk: 'gen_ai.response.time_to_first_chunk',
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
+  systemInstructions: 'gen_ai.system_instructions',
   // The gateway's own
-  requestId: attributeKey('model_gateway.request_id'),
-  group: attributeKey('model_gateway.group'),
-  tokenNamespace: attributeKey('model_gateway.token.namespace'),
-  tokenName: attributeKey('model_gateway.token.name'),
-  publicModel: attributeKey('model_gateway.model'),
-  backend: attributeKey('model_gateway.backend'),
-  backendId: attributeKey('model_gateway.backend.id'),
-  attempt: attributeKey('model_gateway.attempt'),
-  attempts: attributeKey('model_gateway.attempts'),
-  outcome: attributeKey('model_gateway.attempt.outcome'),
-  failoverReason: attributeKey('model_gateway.failover.reason'),
-  aborted: attributeKey('model_gateway.client_aborted'),
-  usageEstimated: attributeKey('model_gateway.usage.estimated'),
+  requestId: 'model_gateway.request_id',
+  group: 'model_gateway.group',
+  tokenNamespace: 'model_gateway.token.namespace',
+  tokenName: 'model_gateway.token.name',
+  publicModel: 'model_gateway.model',
+  backend: 'model_gateway.backend',
+  backendId: 'model_gateway.backend.id',
+  attempt: 'model_gateway.attempt',
+  attempts: 'model_gateway.attempts',
+  outcome: 'model_gateway.attempt.outcome',
+  failoverReason: 'model_gateway.failover.reason',
+  aborted: 'model_gateway.client_aborted',
+  usageEstimated: 'model_gateway.usage.estimated',
 } as const;

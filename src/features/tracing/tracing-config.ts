@@ -1,10 +1,10 @@
 // Whether tracing is on and how, from the standard OpenTelemetry environment variables: env in (and the files the
 // certificate variables name, through the reader given), a config (or undefined: off) out, or an Error whose
-// one-line message `serve` prints. The SDK's configuration reads the other OTEL_EXPORTER_OTLP_* variables (endpoint,
-// headers, timeout, compression) and the resource detector reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES;
-// this file decides what the SDK no longer reads on its own (the sampler, the batch processor's settings), reads the
-// certificates (the SDK reads them only into the node http agent of its own transport, which the gateway replaces:
-// otlp-transport.ts), and decides when tracing is on at all.
+// one-line message `serve` prints. The SDK's exporter configuration reads the other OTEL_EXPORTER_OTLP_* variables
+// (endpoint, headers, timeout, compression) and the resource detector reads OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES; this file decides what the SDK no longer reads on its own (the sampler, the batch
+// processor's settings), reads the certificates (the SDK would only warn, unseen, of a file it cannot read: here it
+// stops `serve` at start, and otlp-exporter.ts gives what was read to the exporter), and decides when tracing is on.
 import { readFileSync } from 'node:fs';
 
 type Env = Readonly<Record<string, string | undefined>>;

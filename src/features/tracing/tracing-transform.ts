@@ -1,7 +1,7 @@
 // What a trace learns from the answer's body, as an exchange transform that only observes: the first chunk of a
 // stream (time to first token), from the body's tail the model that answered, and with --trace-content the
-// answer's content. Usage comes from the usage feature (what its handler returned, given to onEnd). Skipped when the request's trace is not
-// recorded.
+// answer's content. Usage comes from the usage feature (what its handler returned, given to onEnd). Skipped when the
+// request's trace is not recorded (not an ExchangeSpans): an unsampled request gets no observer.
 import type { AnswerHandler, ExchangeTransform } from '../../dataplane/exchange/transform.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/stream/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
@@ -45,7 +45,7 @@ export function tracingTransform(): ExchangeTransform {
   return {
     onResponseStart({ exchange: x, backend, statusCode, isStream, contentType }): AnswerHandler | undefined {
       const spans = x.trace;
-      if (!(spans instanceof ExchangeSpans) || !spans.recording) return undefined;
+      if (!(spans instanceof ExchangeSpans)) return undefined;
       const readable = statusCode < 300 && (isStream || contentType.includes('json'));
       if (!isStream && !readable) return undefined;
       const tail = readable ? new AnswerTail(0) : undefined;

@@ -1,41 +1,35 @@
-// The tracing feature: the gateway's spans (recorded-span.ts), sampled, batched and exported over OTLP/HTTP by
-// the OpenTelemetry SDK; an express middleware that opens each request's server span (joining the client's trace
-// from its W3C traceparent/tracestate) and sets the exchange's trace hooks; and a transform that reads what the
-// answer tells a trace (first chunk, model, usage). Nothing here is registered globally (no global provider,
-// propagator or context manager): contexts are passed explicitly, so several gateways in one process (the tests)
-// keep their traces apart.
-import { type Context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+// The tracing feature on the OpenTelemetry SDK: a tracer provider per gateway (its spans, the sampler from
+// OTEL_TRACES_SAMPLER, its BatchSpanProcessor and OTLP exporter: otlp-exporter.ts); an express middleware that opens
+// each request's server span (joining the client's trace from its W3C traceparent/tracestate, by the SDK's
+// propagator) and sets the exchange's trace hooks; and a transform that reads what the answer tells a trace (first
+// chunk, model, usage). A request the sampler drops costs one non-recording span and its propagation, nothing
+// more (unsampled-trace.ts). Nothing here is registered globally (no global provider, propagator or context manager):
+// contexts are passed explicitly, so several gateways in one process (the tests) keep their traces apart.
+import { type Context, defaultTextMapGetter, ROOT_CONTEXT, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { createOtlpNetworkExportDelegate, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
-import { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
-import { type ISerializer, JsonTraceSerializer, ProtobufTraceSerializer, TraceExporterMetricsHelper } from '@opentelemetry/otlp-transformer';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
-  type ReadableSpan,
   type Sampler,
-  type SpanExporter,
-  type SpanProcessor,
   TraceIdRatioBasedSampler,
+  TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { NextFunction, Request, Response } from 'express';
+import type { Registry } from 'prom-client';
 import { exchangeOf } from '../../dataplane/exchange/exchange.js';
-import { FAMILIES, FAMILY_PATHS, type Family } from '../../model/families.js';
 import type { ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import { FAMILIES, FAMILY_PATHS, type Family } from '../../model/families.js';
+import type { Logger } from '../../observability/logger.js';
 import { ExchangeSpans, type SpanTools } from './exchange-trace.js';
+import { ExportReport } from './export-report.js';
+import { otlpExporter } from './otlp-exporter.js';
 import { A } from './span-names.js';
 import type { TracingConfig } from './tracing-config.js';
 import { tracingTransform } from './tracing-transform.js';
-import { encodeSpan, encodeTraceRequest } from './otlp-protobuf.js';
-import { recorded, startSpan } from './recorded-span.js';
-import { retrying } from './export-retry.js';
-import { OtlpTransport } from './otlp-transport.js';
-import { ExportReport } from './export-report.js';
-import type { Logger } from '../../observability/logger.js';
-import type { Registry } from 'prom-client';
+import { UnsampledTrace } from './unsampled-trace.js';
 
 const PROBES = new Set(['/healthz', '/readyz']);
 
@@ -47,7 +41,7 @@ export interface TracingOptions {
 }
 
 export class Tracing {
-  readonly #processor: SpanProcessor;
+  readonly #provider: TracerProvider;
   readonly #tools: SpanTools;
   readonly #report = new ExportReport();
   /** Put on every exchange's answer (after the others): first chunk, response model, usage. */
@@ -60,18 +54,10 @@ export class Tracing {
       .merge(resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }))
       .merge(detectResources({ detectors: [envDetector] }));
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
-    this.#processor = new BatchSpanProcessor({ exporter: this.#report.wrap(otlpExporter(config, options.version)), ...batch });
-    this.#tools = {
-      spans: {
-        sampler: samplerOf(config),
-        processor: this.#processor,
-        resource,
-        scope: { name: 'model-gateway', version: options.version },
-        encode: config.protocol === 'http/protobuf' ? encodeSpan : undefined,
-      },
-      propagator: new W3CTraceContextPropagator(),
-      content: options.content ?? false,
-    };
+    const exporter = this.#report.wrap(otlpExporter(config, options.version));
+    this.#provider = new TracerProvider({ resource, sampler: samplerOf(config), spanProcessors: [new BatchSpanProcessor({ exporter, ...batch })] });
+    const tracer: Tracer = this.#provider.getTracer('model-gateway', options.version);
+    this.#tools = { tracer, propagator: new W3CTraceContextPropagator(), content: options.content ?? false };
   }
 
   /** Express middleware, after the request id: opens the server span and ends it when the exchange ends. */
@@ -79,17 +65,16 @@ export class Tracing {
     const path = req.path;
     if (PROBES.has(path)) return next();
     const x = exchangeOf(res);
-    const parent: Context = this.#tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+    const tools = this.#tools;
+    const parent: Context = tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
     // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`.
-    const span = startSpan(this.#tools.spans, req.method, SpanKind.SERVER, parent);
-    const recording = recorded(span);
-    if (recording) {
-      recording.set(A.method, req.method);
-      recording.set(A.urlPath, path.length > 256 ? path.slice(0, 256) : path);
-      recording.set(A.urlScheme, 'http');
-      recording.set(A.requestId, x.id);
+    const span = tools.tracer.startSpan(req.method, { kind: SpanKind.SERVER }, parent);
+    if (!span.isRecording()) {
+      x.trace = new UnsampledTrace(tools.propagator, span);
+      return next();
     }
-    const spans = new ExchangeSpans(this.#tools, x, span, trace.setSpan(parent, span));
+    span.setAttributes({ [A.method]: req.method, [A.urlPath]: path.length > 256 ? path.slice(0, 256) : path, [A.urlScheme]: 'http', [A.requestId]: x.id });
+    const spans = new ExchangeSpans(tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
     x.onSettled((usage) => {
       const status = x.aborted && !res.headersSent ? 499 : res.statusCode;
@@ -108,7 +93,7 @@ export class Tracing {
 
   /** Exports what is still queued, then stops. */
   async shutdown(): Promise<void> {
-    await this.#processor.shutdown();
+    await this.#provider.shutdown();
     this.#report.flush();
   }
 }
@@ -126,37 +111,7 @@ function endQueued(): void {
   for (const end of due) end();
 }
 
-/** OTLP's protobuf encoding of spans (otlp-protobuf.ts); the SDK's decoder for the collector's answer. */
-const protobufSerializer: ISerializer<ReadableSpan[], unknown> = {
-  serializeRequest: encodeTraceRequest,
-  deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
-};
-
-/**
- * The SDK's OTLP/HTTP trace exporter, built as its own exporter packages build it (its configuration from
- * OTEL_EXPORTER_OTLP_*: endpoint, headers, timeout, compression; its export queue), with two parts of the gateway's
- * own: the transport (otlp-transport.ts, with the SDK's retries in export-retry.ts), and for protobuf the encoder.
- * JSON goes through the SDK's serializer. The exporter's metrics go to the global meter provider, which the gateway
- * leaves unset (its metrics are prom-client's), as before.
- */
-function otlpExporter(config: TracingConfig, version: string): SpanExporter {
-  const json = config.protocol === 'http/json';
-  const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': json ? 'application/json' : 'application/x-protobuf' });
-  const serializer = json ? JsonTraceSerializer : protobufSerializer;
-  const transport = retrying(
-    new OtlpTransport({
-      url: options.url,
-      headers: options.headers,
-      compression: options.compression,
-      tls: config.tls,
-      userAgent: `model-gateway/${version}`,
-    }),
-  );
-  const metrics = createOtlpHttpExporterMetrics('otlp_http_span_exporter', TraceExporterMetricsHelper, options.url, undefined);
-  return new OTLPExporterBase(createOtlpNetworkExportDelegate(options, serializer, metrics, transport));
-}
-
-/** Each family's http.route, made once: the same string every request is hashed once by the encoder's cache. */
+/** Each family's http.route, made once. */
 const FAMILY_ROUTES = Object.fromEntries(FAMILIES.map((f) => [f, `/v1${FAMILY_PATHS[f]}`])) as Record<Family, string>;
 
 /** http.route: the route template, never the raw path of an object (ids stay out of span names). */
