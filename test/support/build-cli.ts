@@ -28,7 +28,12 @@ export default function setup(project: TestProject): () => void {
     if (Date.now() - statSync(join(parent, old)).mtimeMs > 86_400_000) rmSync(join(parent, old), { recursive: true, force: true });
   }
   const root = mkdtempSync(join(parent, 'run-'));
-  build(root);
+  try {
+    build(root);
+  } catch (err) {
+    rmSync(root, { recursive: true, force: true }); // no teardown runs when setup throws
+    throw err;
+  }
   // Watch mode: a rerun after a source change must not spawn the executable built before it.
   project.onTestsRerun(() => build(root));
   project.provide('cliEntry', join(root, 'dist', 'cli.js'));
