@@ -6,6 +6,8 @@ export default defineConfig({
     // Integration tests bind loopback ports and spawn processes; on a 2-core machine a few forks is the sweet spot.
     pool: 'forks',
     maxWorkers: 2,
+    // Builds the CLI once for the tests that spawn it (test/support/spawn-cli.ts).
+    globalSetup: ['test/support/build-cli.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

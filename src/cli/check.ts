@@ -12,18 +12,31 @@ import { buildReport, type CheckInputError } from './check-report.js';
 /** How standard input is named in messages and in the JSON output's `file`. */
 const STDIN_NAME = '<stdin>';
 
-export async function runCheck(args: string[]): Promise<number> {
+/** Where the check writes its output and reads "-" from: the process's streams, or a test's strings. */
+export interface CheckIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<string>;
+}
+
+const PROCESS_IO: CheckIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin,
+};
+
+export async function runCheck(args: string[], io: CheckIo = PROCESS_IO): Promise<number> {
   const parsed = parseCheckArgs(args);
   if (parsed.kind === 'usage') {
-    process.stderr.write(`model-gateway check: ${parsed.message}\nRun 'model-gateway check --help' for usage.\n`);
+    io.stderr(`model-gateway check: ${parsed.message}\nRun 'model-gateway check --help' for usage.\n`);
     return 2;
   }
   if (parsed.kind === 'help') {
-    process.stdout.write(CHECK_HELP);
+    io.stdout(CHECK_HELP);
     return 0;
   }
   const { options } = parsed;
-  const input = await readInputs(options.paths);
+  const input = await readInputs(options.paths, io.readStdin);
   // The current time, so a token past its expiresAt shows as Expired: the gateway would refuse it now.
   const { statuses } = compile(input.objects, { assumeSecretsPresent: options.assumeSecrets, now: Date.now() });
   const secrets = input.objects.filter((o) => o.object.kind === 'Secret' && o.object.apiVersion === 'v1').length;
@@ -34,7 +47,7 @@ export async function runCheck(args: string[]): Promise<number> {
     ignored: input.objects.length - secrets - statuses.length,
     allowWarnings: options.allowWarnings,
   });
-  process.stdout.write(options.output === 'json' ? renderJson(report) : renderTable(report));
+  io.stdout(options.output === 'json' ? renderJson(report) : renderTable(report));
   return report.ok ? 0 : 1;
 }
 
@@ -46,7 +59,7 @@ interface Inputs {
 }
 
 /** Every path in order; a path that cannot be read is an error of the check, not a crash. */
-async function readInputs(paths: readonly string[]): Promise<Inputs> {
+async function readInputs(paths: readonly string[], stdin: () => Promise<string>): Promise<Inputs> {
   const out: Inputs = { objects: [], errors: [], files: [] };
   const add = (parsed: ParsedManifests) => {
     out.objects.push(...parsed.objects);
@@ -55,7 +68,7 @@ async function readInputs(paths: readonly string[]): Promise<Inputs> {
   for (const path of paths) {
     if (path === STDIN_PATH) {
       out.files.push(STDIN_NAME);
-      add(readManifestText(await readStdin(), STDIN_NAME));
+      add(readManifestText(await stdin(), STDIN_NAME));
       continue;
     }
     let files: string[];

@@ -5,9 +5,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node'; // type only: erased at run time
 import { FileSource } from '../sources/file/file-source.js';
-import { installCrashHandlers, installSignalHandlers, startGateway, type GatewayOptions, type OnExit } from '../gateway/main.js';
+// Types only: the gateway's modules are loaded once the flags are known to be good (a usage error, --help and
+// --version answer without loading the server).
+import type { GatewayOptions, OnExit } from '../gateway/main.js';
 import { createLogger } from '../observability/logger.js';
-import { reportMetricsToPrimary, runPrimary, WORKER_READY } from './serve-cluster.js';
 import { loadIdKeys } from '../features/sealed-ids/id-keys.js';
 import { defaultBufferedBudget, processMemoryLimit } from '../dataplane/request/body-budget.js';
 import { parseServeArgs, renderHelp, type ServeOptions } from './serve-options.js';
@@ -55,7 +56,7 @@ export async function runServe(args: string[]): Promise<number | undefined> {
 
   const source = await selectSource(options);
   if ('error' in source) return fail(source.error, source.code);
-  if (options.workers > 1 && cluster.isPrimary) return runPrimary(options, idKeys.length === 0);
+  if (options.workers > 1 && cluster.isPrimary) return (await import('./serve-cluster.js')).runPrimary(options, idKeys.length === 0);
   return serveGateway(options, source.factory, idKeys, tracing);
 }
 
@@ -139,6 +140,8 @@ async function serveGateway(
 ): Promise<number | undefined> {
   // A cluster worker serves the API only; the primary serves the metrics port with every worker's metrics.
   const worker = cluster.isWorker;
+  const { installCrashHandlers, installSignalHandlers, startGateway } = await import('../gateway/main.js');
+  const { reportMetricsToPrimary, WORKER_READY } = await import('./serve-cluster.js');
   let handle: Awaited<ReturnType<typeof startGateway>>;
   try {
     handle = await startGateway({

@@ -81,6 +81,9 @@ export interface GatewayHandle {
   readonly ready: Promise<void>;
   /** Readiness as /readyz reports it: loaded, the limits store answered, and not draining. */
   isReady(): boolean;
+  /** Requests received on the API port since start, and those whose response is not over yet. */
+  received(): number;
+  inFlight(): number;
   /**
    * Graceful shutdown: readiness fails, the API port stops accepting, in-flight requests (streams included)
    * get up to `timeoutMs` (default drainTimeoutMs) to finish, then the rest are cut; then upstream pools,
@@ -219,6 +222,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       pipeline,
       ready,
       isReady,
+      received: api.received,
+      inFlight: api.inFlight,
       close,
     };
   } catch (err) {

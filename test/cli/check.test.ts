@@ -1,9 +1,10 @@
-// Runs the real `model-gateway check` executable (src/cli.ts through tsx) on the fixture sets under
-// test/fixtures/check/ and reads its exit status, table and JSON output.
-import { spawn } from 'node:child_process';
+// `model-gateway check` on the fixture sets under test/fixtures/check/: its exit status, table and JSON output.
+// runCheck is called in this process with its output captured (check-executable.test.ts runs the executable
+// itself for what only a process shows: the exit code, real stdin, an empty stderr).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCheck } from '../../src/cli/check.js';
 import type { CheckReport } from '../../src/cli/check-report.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -15,17 +16,15 @@ interface Run {
   stderr: string;
 }
 
-function check(args: string[], stdin?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'check', ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
+async function check(args: string[], stdin?: string): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCheck(args, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readStdin: async () => stdin ?? '',
   });
+  return { code, stdout, stderr };
 }
 
 async function checkJson(args: string[], stdin?: string): Promise<{ code: number | null; report: CheckReport }> {
@@ -266,7 +265,5 @@ describe('model-gateway check', () => {
     const help = await check(['--help']);
     expect(help.code).toBe(0);
     for (const flag of ['--output table|json', '--assume-secrets', '--allow-warnings', '--help', 'Exit status:']) expect(help.stdout).toContain(flag);
-    // Six runs of the executable (each a node start with tsx): the default 20 s is a single run's allowance, which
-    // they overran once with other work on both cores.
-  }, 60_000);
+  });
 });

@@ -58,10 +58,12 @@ describe('client aborts', () => {
     const upload = Buffer.concat([head, Buffer.from('{"model":"gpt-4o-mini","pad":"'), Buffer.alloc(300_000, 0x61)]);
     const baseline = collectGarbage();
     for (let round = 0; round < 2; round++) {
+      const received = gw.received();
       const sockets = await Promise.all(Array.from({ length: 300 }, () => send(upload)));
-      await sleep(150);
+      // Every request is in the gateway's hands (its body being read) before its client leaves.
+      await waitUntil(() => gw.received() - received === 300, 10_000, 'the gateway to receive all 300 uploads');
       for (const s of sockets) s.destroy();
-      await sleep(150);
+      await waitUntil(() => gw.inFlight() === 0, 10_000, 'the gateway to see every client leave');
     }
     // 180 MB went in; what stays must be noise, not the bodies (freed once the gateway has seen every close).
     await eventually(() => {

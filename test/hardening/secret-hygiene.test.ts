@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeConfigYaml } from '../fake-apiserver/kubeconfig.js';
 import { FakeApiServer } from '../fake-apiserver/server.js';
 import { freePort } from '../support/free-port.js';
-import { REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
+import { cliEntry, REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
 import { waitUntil } from '../support/wait.js';
 import { canary, everythingIn, expectNoLeaks, leaksIn, type Canary } from './canary.js';
 import { rawRequest } from './support.js';
@@ -198,8 +198,8 @@ describe('secret hygiene: the file source', () => {
     for (const [k, v] of Object.entries(await drive(api, rotatedKey))) answers[`after reload: ${k}`] = v;
     const scraped = await (await fetch(metrics)).text();
     expect(scraped).toContain('model_gateway_requests_total');
-    const check = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'check', dir], { cwd: REPO_ROOT, encoding: 'utf8' });
-    const checkJson = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'check', '--output', 'json', dir], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [cliEntry(), 'check', dir], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const checkJson = spawnSync(process.execPath, [cliEntry(), 'check', '--output', 'json', dir], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(check.stdout + check.stderr).toContain('typo.yaml'); // check did read the broken files
     expect(JSON.parse(checkJson.stdout).errors.length).toBeGreaterThanOrEqual(2);
     cli.child.kill('SIGTERM');

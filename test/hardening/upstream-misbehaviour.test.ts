@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, extraRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
 import { startRawUpstream, response, type Behaviour, type RawUpstream } from './raw-upstream.js';
 import { expectOpenAIError, processTripwire } from './support.js';
 
@@ -60,13 +61,18 @@ afterAll(async () => {
   await raw?.close();
   await upstream?.close();
 });
+/** Requests this file has sent: each is over, its 'end' handlers run, once the gateway wrote its access line. */
+let asked = 0;
 afterEach(async () => {
-  await new Promise((r) => setTimeout(r, 20)); // let stream 'end' handlers run
+  const over = () => gw.logs.filter((l) => l.msg === 'request' && l.path === '/v1/chat/completions').length;
+  // An exception escaping an 'end' handler can keep its request from settling: stop waiting as soon as one escapes.
+  await waitUntil(() => tripwire.escaped.length > 0 || over() === asked, 5_000, "every request's access log line");
   expect(tripwire.escaped.splice(0)).toEqual([]);
   expect((await fetch(`${gw.origin}/healthz`)).status).toBe(200);
 });
 
 async function ask(name: string) {
+  asked++;
   const res = await fetch(`${gw.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json' },

@@ -1,8 +1,15 @@
-// Runs the real `model-gateway` executable (src/cli.ts through tsx, as `npm run dev` does) for CLI tests.
+// Runs the real `model-gateway` executable for CLI tests: the build that test/support/build-cli.ts made for this run
+// (`node dist/cli.js`, as the container image runs it, without its --expose-gc).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The built CLI's entry point (a run of vitest builds it once; see vitest.config.ts). */
+export function cliEntry(): string {
+  return inject('cliEntry');
+}
 
 export interface CliRun {
   readonly child: ChildProcess;
@@ -15,7 +22,7 @@ export interface CliRun {
 }
 
 export function runCli(args: string[], env: Record<string, string | undefined> = {}): CliRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const child = spawn(process.execPath, [cliEntry(), ...args], {
     cwd: REPO_ROOT,
     // A clean environment: only what the test gives, so the developer's MG_* variables cannot leak in.
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },

@@ -63,10 +63,12 @@ export interface ReflectorStats {
   watches: number;
   expired: number;
   errors: number;
+  /** BOOKMARK events read: each moves the resourceVersion the next watch resumes from. */
+  bookmarks: number;
 }
 
 export class Reflector {
-  readonly stats: ReflectorStats = { lists: 0, watches: 0, expired: 0, errors: 0 };
+  readonly stats: ReflectorStats = { lists: 0, watches: 0, expired: 0, errors: 0, bookmarks: 0 };
   #cache = new Map<string, KubeObject>();
   #rv: string | undefined;
   #synced = false;
@@ -277,6 +279,7 @@ export class Reflector {
     const rv: string | undefined = obj?.metadata?.resourceVersion;
     if (phase === 'BOOKMARK') {
       if (rv) this.#rv = rv;
+      this.stats.bookmarks++;
       return;
     }
     if (!obj?.metadata?.name) return;

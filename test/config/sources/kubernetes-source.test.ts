@@ -234,7 +234,9 @@ describe('KubernetesSource', () => {
     for (let i = 0; i < 3; i++) apply(contractObjects('elsewhere').group(`x${i}`, []));
     api.bookmark();
     const rv = String(api.store.resourceVersion);
-    await new Promise((r) => setTimeout(r, 100));
+    // The Groups watch has read the bookmark (it resumes from its resourceVersion) before the history is compacted.
+    const bookmarks = () => source.stats().find((s) => s.resource.startsWith('groups'))!.stats.bookmarks;
+    await waitUntil(() => bookmarks() >= 1, 5000, 'the Groups watch to read the bookmark');
     api.store.compact();
     const lists = api.recorded('list').length;
     api.dropWatches();
