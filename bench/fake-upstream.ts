@@ -11,7 +11,10 @@ const { values } = parseArgs({
   options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' } },
 });
 
-/** Streams sent to `model: "hold"` (or "bench-hold") send one chunk at once, then one every HOLD_TICK_MS until closed or HOLD_MAX_MS. */
+/**
+ * Streams sent to `model: "hold"` (or "bench-hold") send one chunk at once, then one every HOLD_TICK_MS until closed or
+ * HOLD_MAX_MS. Streams sent to `model: "nousage"` (or "bench-nousage") carry no usage chunk.
+ */
 const HOLD_TICK_MS = 5_000;
 const HOLD_MAX_MS = 120_000;
 const STREAM_CHUNKS = 20;
@@ -72,6 +75,9 @@ const STREAM: Buffer[] = [
   chunk(null, null, { prompt_tokens: 42, completion_tokens: 18, total_tokens: 60 }),
   Buffer.from('data: [DONE]\n\n'),
 ];
+// The same stream from an upstream that ignores stream_options (`model: "nousage"`): no usage chunk. What a client
+// sees is the same bytes either way (the gateway takes out the usage chunk it asked for).
+const STREAM_NO_USAGE: Buffer[] = [...STREAM.slice(0, STREAM_CHUNKS - 1), STREAM[STREAM_CHUNKS]!];
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
 const EMBEDDING = jsonBody({
@@ -104,14 +110,14 @@ function send(res: ServerResponse, status: number, body: Buffer, headers = JSON_
   res.end(body);
 }
 
-function sendStream(res: ServerResponse): void {
+function sendStream(res: ServerResponse, events: Buffer[]): void {
   res.writeHead(200, SSE_HEADERS);
   let i = 0;
   // One event per turn of the event loop, so a proxy sees them as separate reads, as with a real model.
   const next = (): void => {
     if (res.destroyed) return;
-    res.write(STREAM[i++]);
-    if (i < STREAM.length) setImmediate(next);
+    res.write(events[i++]);
+    if (i < events.length) setImmediate(next);
     else res.end();
   };
   next();
@@ -143,7 +149,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer[], size:
       const head = Buffer.concat(body).subarray(0, 1024).toString('latin1');
       // The gateway renames bench-hold to its backend model "hold"; the plain proxies pass bench-hold through.
       if (/"model":"(bench-)?hold"/.test(head)) return sendHold(res);
-      if (/"stream"\s*:\s*true/.test(head)) return sendStream(res);
+      if (/"stream"\s*:\s*true/.test(head)) return sendStream(res, /"model":"(bench-)?nousage"/.test(head) ? STREAM_NO_USAGE : STREAM);
       return send(res, 200, CHAT);
     }
     case '/v1/embeddings':

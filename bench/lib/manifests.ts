@@ -22,6 +22,8 @@ const BENCH_TOKEN_INDEX = 4_242;
 export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
 /** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
 export const HOLD_MODEL = 'bench-hold';
+/** A route whose upstream never reports usage in streams (the fake upstream's `model: "nousage"`): the gateway estimates. */
+export const NO_USAGE_MODEL = 'bench-nousage';
 
 /**
  * Limits high enough never to refuse the bench's load, set on every group and token, so a request passes every
@@ -59,6 +61,7 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
     spec: { backends: i % 10 === 0 ? [backend('primary'), { ...backend('fallback'), priority: 1 }] : [backend('primary')] },
   }));
   routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: HOLD_MODEL }, spec: { backends: [backend('hold', 'hold')] } });
+  routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: NO_USAGE_MODEL }, spec: { backends: [backend('nousage', 'nousage')] } });
   // Group 0 uses globs; the others list 100 models each by name.
   const groups = Array.from({ length: GROUPS }, (_, g) => ({
     apiVersion: GV,

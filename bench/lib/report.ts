@@ -84,8 +84,9 @@ export function figures(d: RunData): Figure[] {
     add('chat-c1.p99', 'chat c=1: p99 latency', 'ms', (t) => pick('chat-c1', t, ms99));
     add('chat-c1.added-p50', 'chat c=1: p50 added over direct', 'ms', (t) => added('chat-c1', t, ms), false);
   }
-  for (const sc of ['chat-c32', 'stream-c32'].filter(has)) {
-    const name = sc === 'chat-c32' ? 'chat c=32' : 'stream c=32';
+  const names: Record<string, string> = { 'chat-c32': 'chat c=32', 'stream-c32': 'stream c=32', 'stream-nousage-c32': 'stream without usage c=32' };
+  for (const sc of Object.keys(names).filter(has)) {
+    const name = names[sc]!;
     add(`${sc}.rps`, `${name}: throughput`, 'req/s', (t) => pick(sc, t, (m) => m.rps));
     add(`${sc}.p99`, `${name}: p99 latency`, 'ms', (t) => pick(sc, t, ms99));
     add(`${sc}.cpu`, `${name}: target CPU per request`, 'µs', (t) => pick(sc, t, (m) => m.cpuUsPerRequest));
@@ -165,6 +166,12 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
       (n) => n <= 1.15,
     ),
     v('limits on: p50 ≤ 0.1 ms more than limits off (chat, c=1)', more('chat-c1.p50'), msf, (n) => n <= 0.1),
+    v(
+      'stream without upstream usage: CPU per request ≤ 1.3 × with usage (c=32, per round, median)',
+      noUsageOverUsage(d),
+      (n) => `${n.toFixed(2)} × with usage`,
+      (n) => n <= 1.3,
+    ),
     v(`RSS ${d.afterLoadSeconds ?? 60} s after the load ≤ 200 MB`, f('rss.afterLoad')?.values.gateway, mb, (n) => n <= 200),
     v(
       `RSS ≤ 300 MB with ${streams?.streams ?? 1000} open streams`,
@@ -173,6 +180,16 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
       (n) => n <= 300,
     ),
   ];
+}
+
+/** The gateway's CPU per request on a stream it must estimate over the same stream with usage, round by round. */
+function noUsageOverUsage(d: RunData, target = 'gateway'): number | undefined {
+  const ratios: number[] = [];
+  for (const m of d.measurements.filter((x) => x.scenario === 'stream-nousage-c32' && x.target === target)) {
+    const base = d.measurements.find((x) => x.scenario === 'stream-c32' && x.target === target && x.round === m.round);
+    if (base?.cpuUsPerRequest) ratios.push(m.cpuUsPerRequest / base.cpuUsPerRequest);
+  }
+  return median(ratios);
 }
 
 function num(n: number | undefined, unit: string): string {

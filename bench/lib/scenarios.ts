@@ -23,6 +23,14 @@ export function scenarios(quick: boolean): Scenario[] {
     { id: 'chat-c1', title: 'chat, concurrency 1', body: 'chat', connections: 1, seconds: s(4) },
     { id: 'chat-c32', title: 'chat, concurrency 32', body: 'chat', connections: 32, seconds: s(5) },
     { id: 'stream-c32', title: 'streaming chat (20 SSE events), concurrency 32', body: 'stream', connections: 32, seconds: s(5) },
+    // The same stream from an upstream that ignores stream_options: the gateway estimates its usage.
+    {
+      id: 'stream-nousage-c32',
+      title: 'streaming chat without upstream usage (estimated), concurrency 32',
+      body: 'streamNoUsage',
+      connections: 32,
+      seconds: s(5),
+    },
     { id: 'rate-1000', title: 'chat, open loop at 1,000 req/s', body: 'chat', connections: 64, seconds: s(4), rate: 1000 },
     { id: 'embed-100k', title: 'embeddings, 100 KB body, concurrency 8', body: 'embed', connections: 8, seconds: s(3) },
     { id: 'upload-5m', title: 'transcription, 5 MB multipart, concurrency 4', body: 'upload', connections: 4, seconds: s(3) },

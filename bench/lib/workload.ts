@@ -1,9 +1,9 @@
 // The requests the benchmark sends, written once to files the load generators read: a ≈300-byte chat request,
-// the same with "stream": true, a 100 KB embeddings request and a 5 MB multipart transcription upload.
+// the same with "stream": true (also to a route whose upstream reports no usage), a 100 KB embeddings request and a 5 MB multipart transcription upload.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_MODEL, HOLD_MODEL } from './manifests.js';
+import { BENCH_MODEL, HOLD_MODEL, NO_USAGE_MODEL } from './manifests.js';
 
 export interface Body {
   readonly path: string;
@@ -15,6 +15,8 @@ export interface Body {
 export interface Workload {
   readonly chat: Body;
   readonly stream: Body;
+  /** The same stream from an upstream that reports no usage (it ignores `stream_options`). */
+  readonly streamNoUsage: Body;
   readonly embed: Body;
   readonly upload: Body;
   readonly hold: Body;
@@ -63,6 +65,7 @@ export function writeWorkload(dir: string): Workload {
   return {
     chat: write('chat.json', '/v1/chat/completions', json, chatBody(BENCH_MODEL, false)),
     stream: write('stream.json', '/v1/chat/completions', json, chatBody(BENCH_MODEL, true)),
+    streamNoUsage: write('stream-nousage.json', '/v1/chat/completions', json, chatBody(NO_USAGE_MODEL, true)),
     hold: write('hold.json', '/v1/chat/completions', json, chatBody(HOLD_MODEL, true)),
     embed: write('embed.json', '/v1/embeddings', json, JSON.stringify({ model: BENCH_MODEL, input })),
     upload: write(

@@ -106,7 +106,9 @@ function answer(req: IncomingMessage, res: ServerResponse, json: Record<string, 
           usage: chatUsage(u),
         });
       }
-      const withUsage = (json['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
+      // A prompt that says "no usage" gets an upstream that ignores stream_options, as some providers do.
+      const ignores = JSON.stringify(json).includes('no usage');
+      const withUsage = !ignores && (json['stream_options'] as { include_usage?: boolean } | undefined)?.include_usage === true;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: Record<string, unknown>, finish: string | null) =>
         `data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...(withUsage ? { usage: null } : {}) })}\n\n`;

@@ -1,40 +1,28 @@
 // Usage estimates, for when the upstream reported none (the stream was cut, the upstream died, the provider
 // omits usage): input tokens from the text the client sent, output tokens from the text relayed to it, both
-// counted with a real tokenizer. Chat messages carry a few tokens of template each (OpenAI's published rule
-// of thumb: 3 per message, 3 to prime the reply). Pure: this says what to count (the tokenizer runs in a worker
-// thread, tokenizer.ts) and how to add it up.
+// counted by an approximation of o200k_base (token-count.ts: cheap enough to run on the serving thread, for a
+// stream's CPU). Chat messages carry a few tokens of template each (OpenAI's published rule of thumb: 3 per
+// message, 3 to prime the reply). Pure.
 import type { Family } from '../../model/families.js';
-
-/** What an estimate counts: texts for the tokenizer, tokens known without it, and a factor for a sample. */
-export interface Counting {
-  readonly texts: readonly string[];
-  readonly known: number;
-  readonly scale: number;
-}
-
-/** The tokens of a Counting, given the tokenizer's count of each of its texts. */
-export function tokensOf(c: Counting, counts: readonly number[]): number {
-  let n = c.known;
-  for (const k of counts) n += k;
-  return Math.round(n * c.scale);
-}
+import { tallyStreamText } from './stream-text.js';
+import { TokenTally } from './token-count.js';
 
 /**
- * The helpers below add up tokens as `n += count(text)`; `count` records the text for the tokenizer and adds 0,
- * so what they return is the part known without it (template tokens, pre-tokenized inputs).
+ * The helpers below add up tokens as `n += count(text)`: `count` feeds the text to one tally for the whole estimate
+ * (rounded once, at the end) and adds 0, so what they return is the part known without it (template tokens,
+ * pre-tokenized inputs).
  */
 type Collect = (text: string) => number;
 
-function counting(scale: number, fill: (count: Collect) => number): Counting {
-  const texts: string[] = [];
+function estimated(scale: number, fill: (count: Collect, tally: TokenTally) => number): number {
+  const tally = new TokenTally();
   const known = fill((text) => {
-    if (text.length > 0) texts.push(text);
+    tally.text(text);
+    tally.end();
     return 0;
-  });
-  return { texts, known, scale };
+  }, tally);
+  return Math.round((known + tally.tokens()) * scale);
 }
-
-const NOTHING: Counting = { texts: [], known: 0, scale: 1 };
 
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
@@ -45,16 +33,16 @@ const REPLY_PRIMING = 3;
 export const SAMPLE_BYTES = 64 * 1024;
 
 /** Input tokens of a JSON request body, by family; none for families whose input is not text the gateway reads. */
-export function inputCounting(family: Family, body: Buffer | undefined): Counting {
-  if (!body) return NOTHING;
-  if (body.length > 2 * SAMPLE_BYTES) return { texts: [body.toString('utf8', 0, SAMPLE_BYTES)], known: 0, scale: body.length / SAMPLE_BYTES };
+export function estimateInput(family: Family, body: Buffer | undefined): number {
+  if (!body) return 0;
+  if (body.length > 2 * SAMPLE_BYTES) return estimated(body.length / SAMPLE_BYTES, (count) => count(body.toString('utf8', 0, SAMPLE_BYTES)));
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
   } catch {
-    return NOTHING;
+    return 0;
   }
-  return counting(1, (count) => inputTokens(family, json, count));
+  return estimated(1, (count) => inputTokens(family, json, count));
 }
 
 function inputTokens(family: Family, json: Record<string, unknown>, count: Collect): number {
@@ -82,21 +70,15 @@ function inputTokens(family: Family, json: Record<string, unknown>, count: Colle
  * `response.completed` events repeat it); for a JSON answer, the text of its messages; for any other text (a transcription in text, srt or vtt), all of it. An answer cut inside its
  * JSON cannot be parsed: its raw text is counted, an overestimate by its syntax.
  */
-export function outputCounting(text: string, isStream: boolean, isJson: boolean, scale = 1): Counting {
-  return counting(scale, (count) => outputTokens(text, isStream, isJson, count));
+export function estimateOutput(text: string, isStream: boolean, isJson: boolean, scale = 1): number {
+  return estimated(scale, (count, tally) => outputTokens(text, isStream, isJson, count, tally));
 }
 
-function outputTokens(text: string, isStream: boolean, isJson: boolean, count: Collect): number {
+function outputTokens(text: string, isStream: boolean, isJson: boolean, count: Collect, tally: TokenTally): number {
   if (isStream) {
-    let n = 0;
-    for (const data of dataLines(text)) {
-      try {
-        n += deltaTokens(JSON.parse(data), count);
-      } catch {
-        // [DONE], or an event cut short.
-      }
-    }
-    return n;
+    // The deltas are pieces of one text: tallied as one, a word cut across two deltas is one word.
+    tallyStreamText(text, tally);
+    return 0;
   }
   if (!isJson) return count(text);
   try {
@@ -104,16 +86,6 @@ function outputTokens(text: string, isStream: boolean, isJson: boolean, count: C
   } catch {
     return count(text);
   }
-}
-
-/** A chat chunk's `choices[].delta` text, or a Responses or transcription event's `delta` string. */
-function deltaTokens(event: unknown, count: Collect): number {
-  if (!event || typeof event !== 'object') return 0;
-  const { delta, choices } = event as Record<string, unknown>;
-  if (typeof delta === 'string') return count(delta);
-  let n = 0;
-  if (Array.isArray(choices)) for (const c of choices) n += textTokens((c as Record<string, unknown> | null)?.['delta'], count, OUTPUT_TEXT);
-  return n;
 }
 
 /** Members whose strings are text sent or generated; anything else (ids, roles, finish reasons) is not. */
@@ -152,10 +124,4 @@ function embeddingInput(input: unknown, count: Collect): number {
   let n = 0;
   for (const v of input) n += embeddingInput(v, count);
   return n;
-}
-
-function* dataLines(text: string): Generator<string> {
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (line.startsWith('data:')) yield line.slice(line[5] === ' ' ? 6 : 5);
-  }
 }

@@ -2,15 +2,14 @@
 // completes (`onEnd`), or estimated once the response is over (`unreported`); the exchange settles with it. Counts come from the upstream's usage object where it gave one (a chat stream is made to give one,
 // see include-usage.ts); speech is measured in input characters and videos in seconds, both known exactly; when
 // the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
-// the counts are estimated with a tokenizer and marked so. An error answer, or none, records zero.
+// the counts are estimated (an approximation of the tokenizer, estimate.ts) and marked so. An error answer, or none, records zero.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
 import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
-import { type Counting, inputCounting, outputCounting, SAMPLE_BYTES, tokensOf } from './estimate.js';
+import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
-import { countTokens } from './tokenizer.js';
 import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, toUsage } from './usage-object.js';
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
@@ -102,26 +101,18 @@ class UsageTap implements ExchangeTransform {
     return this.#estimate();
   }
 
-  async #estimate(): Promise<Usage> {
+  #estimate(): Usage {
     const x = this.#x;
     const a = this.#answer;
     const bytes = this.#bytes;
-    const input = inputCounting(x.family, this.#plan?.json);
-    let output: Counting | undefined;
+    let outputTokens = 0;
     if (a && bytes && TEXT_OUT.has(x.family) && bytes.total > 0) {
       const held = bytes.text();
       const sample = held.length > SAMPLE_BYTES ? held.slice(-SAMPLE_BYTES) : held;
       const sampled = Buffer.byteLength(sample);
-      output = outputCounting(sample, a.isStream, a.contentType.includes('json'), sampled < bytes.total ? bytes.total / sampled : 1);
+      outputTokens = estimateOutput(sample, a.isStream, a.contentType.includes('json'), sampled < bytes.total ? bytes.total / sampled : 1);
     }
-    const counts = await countTokens(output ? [...input.texts, ...output.texts] : input.texts);
-    const n = input.texts.length;
-    return this.#withMeasures({
-      ...ZERO,
-      inputTokens: tokensOf(input, counts.slice(0, n)),
-      outputTokens: output ? tokensOf(output, counts.slice(n)) : 0,
-      estimated: true,
-    });
+    return this.#withMeasures({ ...ZERO, inputTokens: estimateInput(x.family, this.#plan?.json), outputTokens, estimated: true });
   }
 
   /** Adds what is measured from the request: the characters of speech, the seconds a video asked for. */
