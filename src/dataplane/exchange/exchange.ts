@@ -64,8 +64,8 @@ export class Exchange {
   /**
    * Runs fn once the response is over and the request's usage is final, with that usage (undefined when no feature
    * reads usage, or none could be had); at once when it already is. The usage is what an answer handler returned at
-   * the body's end, else the estimate of the call path (`estimateUsage`), which may take a moment (a tokenizer
-   * loading): nothing that must stop when the client leaves waits for it (that is `onEnd`).
+   * the body's end, else the estimate of the call path (`estimateUsage`), which may be asynchronous: nothing that
+   * must stop when the client leaves waits for it (that is `onEnd`).
    */
   onSettled(fn: (usage: Usage | undefined) => void): void {
     if (this.#settled) return fn(this.#usage);
