@@ -13,6 +13,7 @@ describe('gen_ai.provider.name of a backend', () => {
     ['my-project.services.ai.azure.com', 'azure.ai.inference'],
     ['bedrock-runtime.us-east-1.amazonaws.com', 'aws.bedrock'],
     ['vpce-0a1b2c.bedrock-runtime.us-east-1.vpce.amazonaws.com', 'aws.bedrock'],
+    ['bedrock-mantle.us-east-1.api.aws', 'aws.bedrock'],
     ['us-central1-aiplatform.googleapis.com', 'gcp.vertex_ai'],
     ['aiplatform.googleapis.com', 'gcp.vertex_ai'],
     ['generativelanguage.googleapis.com', 'gcp.gemini'],
@@ -30,6 +31,7 @@ describe('gen_ai.provider.name of a backend', () => {
     expect(providerOf('vllm.inference.svc', plain)).toBe('openai');
     expect(providerOf('127.0.0.1', plain)).toBe('openai');
     expect(providerOf('s3.amazonaws.com', plain)).toBe('openai');
+    expect(providerOf('s3.us-east-1.api.aws', plain)).toBe('openai');
     expect(providerOf('proxy.corp', { ...plain, pathStyle: 'azureDeployments' })).toBe('azure.ai.openai');
     expect(providerOf('proxy.corp', { ...plain, auth: { kind: 'awsSigV4', region: 'us-east-1', service: 'bedrock', keys: undefined } })).toBe('aws.bedrock');
     const gcp = { ...plain, auth: { kind: 'gcp', serviceAccountKey: undefined, scopes: [] } as const };

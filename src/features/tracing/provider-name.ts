@@ -12,6 +12,7 @@ const HOSTS: readonly (readonly [host: string, provider: string])[] = [
   ['.models.ai.azure.com', 'azure.ai.inference'],
   ['.inference.ai.azure.com', 'azure.ai.inference'],
   ['.amazonaws.com', 'aws.bedrock'],
+  ['.api.aws', 'aws.bedrock'],
   ['aiplatform.googleapis.com', 'gcp.vertex_ai'],
   ['-aiplatform.googleapis.com', 'gcp.vertex_ai'],
   ['generativelanguage.googleapis.com', 'gcp.gemini'],
@@ -33,8 +34,8 @@ export function providerOf(host: string, backend: Pick<CompiledBackend, 'auth' |
   const h = host.toLowerCase();
   for (const [pattern, provider] of HOSTS) {
     // An Amazon host names Bedrock only when it is Bedrock's (bedrock-runtime.<region>.amazonaws.com, a VPC endpoint's
-    // vpce-….bedrock-runtime.<region>.vpce.amazonaws.com, …).
-    if (pattern === '.amazonaws.com' && !h.startsWith('bedrock') && !h.includes('.bedrock-runtime.')) continue;
+    // vpce-….bedrock-runtime.<region>.vpce.amazonaws.com, bedrock-mantle.<region>.api.aws, …).
+    if ((pattern === '.amazonaws.com' || pattern === '.api.aws') && !h.startsWith('bedrock') && !h.includes('.bedrock-runtime.')) continue;
     if (pattern.startsWith('.') || pattern.startsWith('-') ? h.endsWith(pattern) : h === pattern) return provider;
   }
   // A host of its own (a proxy, a private endpoint): the credential or the path layout still tells.
