@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { messageEvents, messageJson, sseEvent } from './anthropic-events.js';
 
 type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -58,16 +59,7 @@ export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<An
     if (!turn) return sendError(res, 400, 'invalid_request_error', `no scripted turn after ${step} assistant turns`);
     const id = `msg_fake_${step + 1}`;
     if (body['stream'] === true) return stream(res, id, String(body['model']), turn);
-    sendJson(res, 200, {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model: body['model'],
-      content: turn.content,
-      stop_reason: turn.stop_reason,
-      stop_sequence: null,
-      usage: turn.usage,
-    });
+    sendJson(res, 200, messageJson(id, String(body['model']), turn));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -92,29 +84,9 @@ function sendError(res: ServerResponse, status: number, type: string, message: s
   sendJson(res, status, { type: 'error', error: { type, message } });
 }
 
-/** The event sequence the Messages API streams; tool input arrives as input_json_delta fragments, as it does there. */
+/** The event sequence the Messages API streams, with the `event:` lines. */
 function stream(res: ServerResponse, id: string, model: string, turn: AnthropicTurn): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
-  const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  const u = turn.usage;
-  const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } };
-  event('message_start', { message });
-  event('ping', {});
-  turn.content.forEach((block, index) => {
-    if (block.type === 'text') {
-      event('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      event('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
-    } else {
-      event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      const json = JSON.stringify(block.input);
-      const half = Math.floor(json.length / 2);
-      for (const part of [json.slice(0, half), json.slice(half)])
-        event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
-    }
-    event('content_block_stop', { index });
-  });
-  // message_delta's usage is cumulative: the final output count, with the input and cache counts repeated.
-  event('message_delta', { delta: { stop_reason: turn.stop_reason, stop_sequence: null }, usage: u });
-  event('message_stop', {});
+  for (const e of messageEvents(id, model, turn)) res.write(sseEvent(e));
   res.end();
 }

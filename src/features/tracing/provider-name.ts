@@ -12,6 +12,7 @@ const HOSTS: readonly (readonly [host: string, provider: string])[] = [
   ['.models.ai.azure.com', 'azure.ai.inference'],
   ['.inference.ai.azure.com', 'azure.ai.inference'],
   ['.amazonaws.com', 'aws.bedrock'],
+  ['.api.aws', 'aws.bedrock'],
   ['aiplatform.googleapis.com', 'gcp.vertex_ai'],
   ['-aiplatform.googleapis.com', 'gcp.vertex_ai'],
   ['generativelanguage.googleapis.com', 'gcp.gemini'],
@@ -29,15 +30,18 @@ const HOSTS: readonly (readonly [host: string, provider: string])[] = [
 ];
 
 /** The provider of a backend by host and credential: pure. */
-export function providerOf(host: string, backend: Pick<CompiledBackend, 'auth' | 'pathStyle'>): string {
+export function providerOf(host: string, backend: Pick<CompiledBackend, 'auth' | 'pathStyle' | 'basePath'>): string {
   const h = host.toLowerCase();
   for (const [pattern, provider] of HOSTS) {
-    // An Amazon host names Bedrock only when it is Bedrock's (bedrock-runtime.<region>.amazonaws.com, …).
-    if (pattern === '.amazonaws.com' && !h.startsWith('bedrock')) continue;
+    // An Amazon host names Bedrock only when it is Bedrock's (bedrock-runtime.<region>.amazonaws.com, a VPC endpoint's
+    // vpce-….bedrock-runtime.<region>.vpce.amazonaws.com, bedrock-mantle.<region>.api.aws, …).
+    if ((pattern === '.amazonaws.com' || pattern === '.api.aws') && !h.startsWith('bedrock') && !h.includes('.bedrock-runtime.')) continue;
     if (pattern.startsWith('.') || pattern.startsWith('-') ? h.endsWith(pattern) : h === pattern) return provider;
   }
   // A host of its own (a proxy, a private endpoint): the credential or the path layout still tells.
   if (backend.pathStyle === 'azureDeployments') return 'azure.ai.openai';
+  // Vertex's publisher models (Claude's …/publishers/anthropic/models) through a Private Service Connect endpoint.
+  if (/\/publishers\/[^/]+\/models$/.test(backend.basePath)) return 'gcp.vertex_ai';
   const auth = backend.auth;
   if (auth.kind === 'awsSigV4' && auth.service === 'bedrock') return 'aws.bedrock';
   if (auth.kind === 'gcp') return 'gcp.gen_ai';

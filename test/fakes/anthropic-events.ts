@@ -1,0 +1,42 @@
+// The answers Anthropic's Messages API gives for a scripted turn, as data: the whole message (JSON answer) and the
+// event sequence of a stream, so each fake frames them as its cloud does (Anthropic's and Vertex's SSE,
+// Bedrock's event-stream messages). Tool input arrives as input_json_delta fragments, as it does there.
+import type { AnthropicTurn } from './anthropic-upstream.js';
+
+export interface AnthropicEvent {
+  readonly type: string;
+  readonly [member: string]: unknown;
+}
+
+export function messageJson(id: string, model: string, turn: AnthropicTurn): Record<string, unknown> {
+  return { id, type: 'message', role: 'assistant', model, content: turn.content, stop_reason: turn.stop_reason, stop_sequence: null, usage: turn.usage };
+}
+
+export function messageEvents(id: string, model: string, turn: AnthropicTurn): AnthropicEvent[] {
+  const u = turn.usage;
+  const events: AnthropicEvent[] = [];
+  const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } };
+  events.push({ type: 'message_start', message }, { type: 'ping' });
+  turn.content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+      const json = JSON.stringify(block.input);
+      const half = Math.floor(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)])
+        events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
+    }
+    events.push({ type: 'content_block_stop', index });
+  });
+  // message_delta's usage is cumulative: the final output count, with the input and cache counts repeated.
+  events.push({ type: 'message_delta', delta: { stop_reason: turn.stop_reason, stop_sequence: null }, usage: u });
+  events.push({ type: 'message_stop' });
+  return events;
+}
+
+/** One event as Anthropic's (and Vertex's) SSE writes it. */
+export function sseEvent(e: AnthropicEvent): string {
+  return `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+}
