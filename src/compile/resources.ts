@@ -76,7 +76,7 @@ const MONEY_LIMIT_FIELDS = {
     .max(100)
     .optional()
     .describe(
-      "Percentage (1-100) of this block's costPerDay and costPerMonth past which responses carry x-model-gateway-budget-warning, model_gateway_budget_warnings_total counts the crossing and a Warning Event is recorded.",
+      "Percentage (1-100) of this block's costPerDay and costPerMonth past which responses carry x-model-gateway-budget-warning and model_gateway_budget_warnings_total counts the crossing.",
     ),
 };
 
