@@ -27,7 +27,8 @@ export const NO_USAGE_MODEL = 'bench-nousage';
 
 /**
  * Limits high enough never to refuse the bench's load, set on every group and token, so a request passes every
- * rule the gateway has (requests, tokens per minute/day/month, in flight): what limits cost, not what they refuse.
+ * rule the gateway has (requests, tokens per minute/day/month, in flight, money per day and month with a warning
+ * threshold): what limits cost, not what they refuse.
  */
 const NEVER_REFUSING = {
   requestsPerMinute: 1_000_000_000,
@@ -35,7 +36,12 @@ const NEVER_REFUSING = {
   tokensPerDay: 1_000_000_000_000,
   tokensPerMonth: 1_000_000_000_000,
   concurrentRequests: 1_000_000,
+  costPerDay: '999999999',
+  costPerMonth: '999999999',
+  warnAt: 99,
 };
+/** Prices on every backend (with or without limits: the same routes), so money limits reserve and settle costs. */
+const PRICING = { inputPerMTok: '0.15', cachedInputPerMTok: '0.075', outputPerMTok: '0.60' };
 
 export function writeManifests(dir: string, upstreamBaseURL: string, options: { limits?: boolean } = {}): { files: string[] } {
   const limits = options.limits ? { limits: NEVER_REFUSING } : {};
@@ -52,6 +58,7 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
     baseURL: upstreamBaseURL,
     apiKeySecretRef: { name: 'bench-upstream', key: 'apiKey' },
     ...(model ? { model } : {}),
+    pricing: PRICING,
   });
   const routes = Array.from({ length: ROUTES }, (_, i) => ({
     apiVersion: GV,

@@ -64,6 +64,7 @@ describe('serve options', () => {
       'usage-metrics-per-token': 'MG_USAGE_METRICS_PER_TOKEN',
       'trace-content': 'MG_TRACE_CONTENT',
       currency: 'MG_CURRENCY',
+      'allow-unpriced': 'MG_ALLOW_UNPRICED',
     });
     const o = options([]);
     expect(o).toMatchObject({
@@ -87,6 +88,7 @@ describe('serve options', () => {
       limitsFailClosed: false,
       usageMetricsPerToken: false,
       traceContent: false,
+      allowUnpriced: false,
     });
     expect(o.maxJsonBody).toBe(DEFAULT_BODY_LIMITS.jsonBytes);
     expect(o.maxUploadBody).toBe(DEFAULT_BODY_LIMITS.multipartBytes);

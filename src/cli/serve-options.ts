@@ -59,6 +59,8 @@ export interface ServeOptions {
   readonly usageMetricsPerToken: boolean;
   /** ISO 4217 code of the one currency every price and money limit is written in. */
   readonly currency: string;
+  /** Under a money limit, serve requests whose cost is unknown, counted at what can be priced. */
+  readonly allowUnpriced: boolean;
   /** Record prompts and completions on trace spans (tracing itself is configured by OTEL_* variables). */
   readonly traceContent: boolean;
 }
@@ -334,6 +336,16 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
       if (!isCurrency(t)) throw new Error(`must be an ISO 4217 currency code in capitals, such as USD or EUR (got "${t}")`);
       return t;
     },
+  }),
+  spec({
+    flag: 'allow-unpriced',
+    env: 'MG_ALLOW_UNPRICED',
+    default: 'false',
+    key: 'allowUnpriced',
+    boolean: true,
+    description:
+      'Under a costPerDay or costPerMonth limit, send requests to backends without the prices they need and count only what can be priced (logged once per backend), instead of refusing them with 403 model_not_priced.',
+    parse: parseBoolean,
   }),
 ];
 

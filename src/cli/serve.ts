@@ -159,6 +159,8 @@ async function serveGateway(
         ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
         timeoutMs: options.limitsStoreTimeoutMs,
         failClosed: options.limitsFailClosed,
+        currency: options.currency,
+        allowUnpriced: options.allowUnpriced,
       },
       usageMetrics: { perToken: options.usageMetricsPerToken },
       // Loaded only when on: the SDK and its exporter are not needed otherwise.

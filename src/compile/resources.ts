@@ -65,19 +65,19 @@ const money = (what: string) =>
     .regex(new RegExp(MONEY_PATTERN), MONEY_MESSAGE)
     .describe(what);
 
-const NOT_ENFORCED = 'Validated, not yet enforced.';
+const RESERVED = 'Each request reserves its largest cost and settles to its exact cost; once spent, 429 insufficient_quota.';
 const MONEY_LIMIT_FIELDS = {
-  costPerDay: money(`Most spend per UTC day, in the gateway's currency (a decimal string, e.g. "50.00"). ${NOT_ENFORCED}`).optional(),
-  costPerMonth: money(
-    `A budget: most spend per calendar month (UTC), in the gateway's currency (a decimal string, e.g. "2500.00"). ${NOT_ENFORCED}`,
-  ).optional(),
+  costPerDay: money(`Most spend per UTC day, in the gateway's currency (a decimal string, e.g. "50.00"). ${RESERVED}`).optional(),
+  costPerMonth: money(`A budget: most spend per calendar month (UTC), in the gateway's currency (a decimal string, e.g. "2500.00"). ${RESERVED}`).optional(),
   warnAt: z
     .number()
     .int()
     .min(1)
     .max(100)
     .optional()
-    .describe(`Percentage (1-100) of this block's costPerDay and costPerMonth past which a warning is raised. ${NOT_ENFORCED}`),
+    .describe(
+      "Percentage (1-100) of this block's costPerDay and costPerMonth past which responses carry x-model-gateway-budget-warning and model_gateway_budget_warnings_total counts the crossing.",
+    ),
 };
 
 const CLIENT_LIMIT_FIELDS = { requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth, concurrentRequests, ...MONEY_LIMIT_FIELDS };

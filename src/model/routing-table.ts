@@ -97,7 +97,7 @@ export interface CompiledGroup {
   readonly limits: readonly LimitRule[];
   /** Per-model limits (spec.limits.models), by public model id: the first entry whose pattern matches the model. */
   readonly modelLimits: ReadonlyMap<string, readonly LimitRule[]>;
-  /** The group's own costPerDay and costPerMonth (validated, not yet enforced). */
+  /** The group's own costPerDay and costPerMonth. */
   readonly moneyLimits: readonly MoneyLimitRule[];
   /** Per-model money limits, by public model id, from the same first-matching entry as modelLimits. */
   readonly modelMoneyLimits: ReadonlyMap<string, readonly MoneyLimitRule[]>;
@@ -117,7 +117,7 @@ export interface CompiledToken {
   readonly disabled: boolean;
   /** The token's own limits and its group's (both apply), without the group's per-model ones. */
   readonly limits: readonly LimitRule[];
-  /** The same for money limits (validated, not yet enforced). */
+  /** The same for money limits. */
   readonly moneyLimits: readonly MoneyLimitRule[];
 }
 

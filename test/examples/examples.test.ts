@@ -25,7 +25,7 @@ const validators = Object.fromEntries(
   }),
 ) as Record<Kind, ReturnType<typeof ajv.compile>>;
 
-const dirs = ['examples/kubernetes', 'examples/local', 'examples/providers'].filter((d) => existsSync(join(ROOT, d)));
+const dirs = ['examples/kubernetes', 'examples/local', 'examples/providers', 'examples/budgets'].filter((d) => existsSync(join(ROOT, d)));
 
 describe('examples', () => {
   it('include the Kubernetes example set (namespace, labelled Secrets, 2 routes, 2 groups, 3 tokens)', async () => {

@@ -16,7 +16,7 @@ import { REDACT_PATHS } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
-import type { LimitsOptions } from '../../src/features/limits/limits.js';
+import type { Limits, LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
 import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
@@ -29,6 +29,8 @@ export interface TestGateway {
   readonly metrics: Metrics;
   /** The run-time credentials of identity backends (problems() for what a route's status would show). */
   readonly identities: Identities;
+  /** The limits feature (its limiter's view of the counters). */
+  readonly limits: Limits;
   /** Every JSON log line written so far. */
   readonly logs: Record<string, unknown>[];
   /** Raw log text, to search for things that must never appear. */
@@ -112,6 +114,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     tables,
     metrics,
     identities,
+    limits: limitsOf(app),
     get logs() {
       return lines
         .join('')

@@ -10,12 +10,15 @@ export interface LimitsSetup {
   alice?: string;
   primaryLimits?: string;
   secondLimits?: string;
+  /** spec.backends[].pricing of each backend, as flow YAML; absent: unpriced. */
+  primaryPricing?: string;
+  secondPricing?: string;
   defaultMaxOutputTokens?: number;
 }
 
 export function limitsManifests(s: LimitsSetup): string {
-  const backend = (name: string, url: string, limits: string | undefined, priority: number) =>
-    `  - {name: ${name}, baseURL: "${url}", model: upstream-chat, priority: ${priority}${limits ? `, limits: ${limits}` : ''}}`;
+  const backend = (name: string, url: string, limits: string | undefined, priority: number, pricing?: string) =>
+    `  - {name: ${name}, baseURL: "${url}", model: upstream-chat, priority: ${priority}${limits ? `, limits: ${limits}` : ''}${pricing ? `, pricing: ${pricing}` : ''}}`;
   return `
 apiVersion: v1
 kind: Secret
@@ -30,8 +33,8 @@ spec:
   ${s.defaultMaxOutputTokens ? `defaultMaxOutputTokens: ${s.defaultMaxOutputTokens}` : ''}
   retry: {attempts: 2}
   backends:
-${backend('primary', s.upstream, s.primaryLimits, 0)}
-${s.secondUpstream ? backend('second', s.secondUpstream, s.secondLimits, 1) : ''}
+${backend('primary', s.upstream, s.primaryLimits, 0, s.primaryPricing)}
+${s.secondUpstream ? backend('second', s.secondUpstream, s.secondLimits, 1, s.secondPricing) : ''}
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: Group

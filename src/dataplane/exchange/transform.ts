@@ -38,6 +38,7 @@ export interface Answer {
   readonly exchange: Routed;
   readonly backend: CompiledBackend;
   readonly statusCode: number;
+  /** The upstream's headers as relayed; onResponseStart may add a gateway header of its own (a budget warning). */
   readonly headers: Record<string, string | string[] | undefined>;
   readonly contentType: string;
   readonly isStream: boolean;

@@ -15,10 +15,17 @@ const TEXT_INPUT = new Set<Family>(['chat.completions', 'responses', 'embeddings
 /** The members that cap a request's output (read through the plan; declared by the limits feature). */
 export const MAX_OUTPUT_MEMBERS: readonly string[] = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'];
 
-/** Tokens a request reserves: its body's bytes as the input bound, plus its largest output. */
-export function reservedTokens(family: Family, plan: RequestPlan, defaultMaxOutput: number): number {
-  const input = TEXT_INPUT.has(family) ? plan.bytes : 0;
-  return GENERATES.has(family) ? input + maxOutput(plan, defaultMaxOutput) : input;
+/** What a request reserves: its body's bytes as the input bound, and its largest output. */
+export interface ReservedUse {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export function reservedUse(family: Family, plan: RequestPlan, defaultMaxOutput: number): ReservedUse {
+  return {
+    inputTokens: TEXT_INPUT.has(family) ? plan.bytes : 0,
+    outputTokens: GENERATES.has(family) ? maxOutput(plan, defaultMaxOutput) : 0,
+  };
 }
 
 /**

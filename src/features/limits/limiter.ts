@@ -2,6 +2,9 @@
 // count, releases in-flight slots, and talks to the store only when the leases it holds do not cover a request.
 // A request that its leases cover costs a few map reads and no I/O (the hot path with Redis on); a sync every
 // `syncMs` pushes settlement debts to the store and gives back leases that sat idle through a whole interval.
+// Money limits are window counters like token ones, in micro-units: reserved at the request's largest cost, settled
+// to its exact cost.
+import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { LimitRule } from '../../model/usage-limits.js';
 import type { Adjustment, CounterKind, CounterStore, TakeRequest } from './counter-store.js';
 import { leaseExtra } from './lease.js';
@@ -23,9 +26,20 @@ interface Local {
   touched: boolean;
 }
 
+/** A rule of either kind: request and token rules, or money rules (counted in micro-units). */
+export type AnyRule = LimitRule | MoneyLimitRule;
+
+/** The money a request reserves on its money rules: its largest cost, in micro-units. */
+export interface MoneyCharge {
+  readonly rules: readonly MoneyLimitRule[];
+  readonly micros: number;
+}
+
 interface Held {
   readonly key: string;
-  readonly rule: LimitRule;
+  readonly rule: AnyRule;
+  /** Settles to the exact tokens (token rules), the exact cost (money rules), or never (requests, slots). */
+  readonly settles: 'tokens' | 'money' | undefined;
   readonly cost: number;
   readonly local: Local;
 }
@@ -55,7 +69,7 @@ export class Admission {
 }
 
 export interface Refusal {
-  readonly rule: LimitRule;
+  readonly rule: AnyRule;
   /** The request's cost on that rule. */
   readonly cost: number;
   /** The counter's value when it refused (for remaining-*), or undefined when the request can never fit. */
@@ -106,29 +120,41 @@ export class Limiter {
   }
 
   /** The counter key of a rule at `now` (window counters carry their window's start). */
-  keyOf(rule: LimitRule, now: number): string {
+  keyOf(rule: Pick<AnyRule, 'scope' | 'field' | 'window'>, now: number): string {
     return rule.window === 'none'
       ? `${this.#prefix}${rule.scope}:${rule.field}`
       : `${this.#prefix}${rule.scope}:${rule.field}:${windowAt(rule.window, now).start}`;
   }
 
   /**
-   * Admits a request costing one request, one in-flight slot and `tokens` tokens on each rule of its kind, or
-   * says which rule refused it. Synchronous when this replica's leases cover it; a store round trip otherwise.
+   * Admits a request costing one request, one in-flight slot and `tokens` tokens on each rule of its kind, and
+   * `money.micros` on each money rule, or says which rule refused it. Synchronous when this replica's leases cover
+   * it; a store round trip otherwise.
    */
-  admit(rules: readonly LimitRule[], tokens: number): Admission | Refusal | Promise<Admission | Refusal> {
+  admit(rules: readonly LimitRule[], tokens: number, money?: MoneyCharge): Admission | Refusal | Promise<Admission | Refusal> {
     const now = this.#now();
     const held: Held[] = [];
     // A lacking rule claims what its lease holds (all of it, a debt included) and asks the store for the rest.
     const lacking: { h: Held; claimed: number; need: number }[] = [];
-    for (const rule of rules) {
-      const cost = rule.metric === 'tokens' ? tokens : 1;
+    const hold = (rule: AnyRule, cost: number, settles: Held['settles']): Refusal | undefined => {
       if (cost > rule.limit) return { rule, cost, used: undefined, resetMs: resetMsOf(rule, now) };
       const key = this.keyOf(rule, now);
       const local = this.#local(key, rule, now);
-      const h: Held = { key, rule, cost, local };
+      const h: Held = { key, rule, cost, local, settles };
       held.push(h);
       if (local.left < cost) lacking.push({ h, claimed: local.left, need: cost - local.left });
+      return undefined;
+    };
+    for (const rule of rules) {
+      const tokenRule = rule.metric === 'tokens';
+      const refused = hold(rule, tokenRule ? tokens : 1, tokenRule ? 'tokens' : undefined);
+      if (refused) return refused;
+    }
+    if (money) {
+      for (const rule of money.rules) {
+        const refused = hold(rule, money.micros, 'money');
+        if (refused) return refused;
+      }
     }
     // Spend now, before any await: a request arriving meanwhile must not count the same units.
     for (const h of held) {
@@ -185,13 +211,16 @@ export class Limiter {
     return result instanceof Promise ? result.then(done, failed) : done(result);
   }
 
-  /** Settles the token rules of an admission to the tokens actually consumed (once; later calls do nothing). */
-  settle(admission: Admission, tokens: number): void {
+  /**
+   * Settles the token rules of an admission to the tokens actually consumed and its money rules to the exact cost
+   * (micro-units; undefined keeps the money reserved), once; later calls do nothing.
+   */
+  settle(admission: Admission, tokens: number, micros?: number): void {
     if (!admission.claimSettle()) return;
     const now = this.#now();
     for (const h of admission.held) {
-      if (h.rule.metric !== 'tokens') continue;
-      const delta = tokens - h.cost;
+      if (h.settles === undefined || (h.settles === 'money' && micros === undefined)) continue;
+      const delta = (h.settles === 'tokens' ? tokens : micros!) - h.cost;
       if (delta === 0) continue;
       if (this.#locals.get(h.key) === h.local && h.local.windowEnd > now) {
         h.local.left -= delta;
@@ -206,7 +235,7 @@ export class Limiter {
   release(admission: Admission): void {
     if (!admission.claimRelease()) return;
     for (const h of admission.held) {
-      if (h.rule.metric !== 'concurrent') continue;
+      if (h.local.kind !== 'concurrent') continue;
       h.local.inUse--;
       if (this.#locals.get(h.key) === h.local) h.local.left++;
       else this.#pending.push({ key: h.key, kind: 'concurrent', delta: -1, ttlMs: h.local.ttlMs });
@@ -268,7 +297,25 @@ export class Limiter {
     }
   }
 
-  #local(key: string, rule: LimitRule, now: number): Local {
+  /**
+   * Where each money rule of an admission stood before it, as this replica knows (the store's count at its last
+   * grant, less what it holds unspent): exact in process, within other replicas' leases with Redis.
+   */
+  spentBefore(admission: Admission): { rule: MoneyLimitRule; spent: number }[] {
+    const out: { rule: MoneyLimitRule; spent: number }[] = [];
+    for (const h of admission.held) {
+      if (h.settles === 'money') out.push({ rule: h.rule as MoneyLimitRule, spent: Math.max(0, h.local.seen - h.local.left - h.cost) });
+    }
+    return out;
+  }
+
+  /** This replica's view of a money rule's counter in its current window (after settlements), for warnAt. */
+  spent(rule: MoneyLimitRule): number {
+    const local = this.#locals.get(this.keyOf(rule, this.#now()));
+    return local ? Math.max(0, local.seen - local.left) : 0;
+  }
+
+  #local(key: string, rule: AnyRule, now: number): Local {
     let local = this.#locals.get(key);
     if (local && local.limit !== rule.limit) {
       // The limit changed (a new table): give back what was held under the old one and start afresh.
@@ -286,6 +333,6 @@ export class Limiter {
   }
 }
 
-function resetMsOf(rule: LimitRule, now: number): number {
+function resetMsOf(rule: AnyRule, now: number): number {
   return rule.window === 'none' ? 1000 : windowAt(rule.window, now).end - now;
 }

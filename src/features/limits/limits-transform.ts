@@ -1,18 +1,22 @@
 // Limits as an exchange transform. `prepare` admits the request against its token's and group's rules (and the
 // group's per-model ones), then against the rules of the backends in plan order: a backend at its upstream
 // account's limit is dropped from the plan (the request fails over before the upstream would answer 429), and
-// when none is left the request is shed with 429. Token reservations settle with the request's final usage
-// (`onSettled`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
+// when none is left the request is shed with 429. Money limits reserve the request's largest cost over the planned
+// backends (money-charge.ts) in the same admission. Token and money reservations settle with the request's final
+// usage (`onSettled`); in-flight slots are released when the response is over (`onEnd`), whatever happened.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
 import { FAMILIES } from '../../model/families.js';
+import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { LimitRule } from '../../model/usage-limits.js';
 import type { Usage } from '../../model/usage.js';
-import { MAX_OUTPUT_MEMBERS, reservedTokens } from './estimate.js';
-import { refusalError, shedError, storeDownError } from './limit-errors.js';
-import { Admission, type Refusal, StoreUnavailable } from './limiter.js';
+import { pastWarnAt, WARNING_HEADER, warningText } from './budget-warnings.js';
+import { MAX_OUTPUT_MEMBERS, reservedUse } from './estimate.js';
+import { refusalError, shedError, storeDownError, unpricedError } from './limit-errors.js';
+import { Admission, type MoneyCharge, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
+import { reserveMoney, settledMicros } from './money-charge.js';
 
 /** Limits on every family: reads the request's caps on output, to reserve its largest. */
 export function limitsFeature(limits: Limits): Feature {
@@ -31,9 +35,33 @@ function limitsTransforms(limits: Limits): TransformFactory {
     const perModel = x.token.group.modelLimits.get(x.route.model);
     const all = perModel ? [...own, ...perModel] : own;
     const rules = kind.consumes ? all : all.filter(countsRequests);
-    if (rules.length === 0 && !x.route.backends.some(hasLimits)) return undefined;
-    return { prepare: (plan) => prepare(limits, x, plan, rules, kind.consumes) };
+    const money = kind.consumes ? moneyRulesOf(x) : NO_MONEY;
+    if (rules.length === 0 && money.length === 0 && !x.route.backends.some(hasLimits)) return undefined;
+    if (money.length === 0) return { prepare: (plan) => prepare(limits, x, plan, rules, NO_MONEY, kind.consumes) };
+    // The budget warning goes out with the answer's head (where one is still to send: not after keep-alives).
+    const t: WarningTransform = {
+      prepare: (plan) => prepare(limits, x, plan, rules, money, kind.consumes, t),
+      onResponseStart: (answer) => {
+        if (t.warning) answer.headers[WARNING_HEADER] = t.warning;
+        return undefined;
+      },
+    };
+    return t;
   };
+}
+
+const NO_MONEY: readonly MoneyLimitRule[] = [];
+
+interface WarningTransform extends ExchangeTransform {
+  /** Set by prepare: the budget warning header's value for this request. */
+  warning?: string;
+}
+
+/** The token's money limits (its group's included) and the group's for this model. */
+function moneyRulesOf(x: Routed): readonly MoneyLimitRule[] {
+  const own = x.token.moneyLimits;
+  const perModel = x.token.group.modelMoneyLimits.get(x.route.model);
+  return perModel ? [...own, ...perModel] : own;
 }
 
 function hasLimits(b: CompiledBackend): boolean {
@@ -44,14 +72,32 @@ function countsRequests(rule: LimitRule): boolean {
   return rule.metric !== 'tokens';
 }
 
-async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: readonly LimitRule[], consumes: boolean): Promise<void> {
+/** Admits the request (or throws its refusal); sets the budget warning header's value on `warn`, if any. */
+async function prepare(
+  limits: Limits,
+  x: Routed,
+  plan: RequestPlan,
+  rules: readonly LimitRule[],
+  money: readonly MoneyLimitRule[],
+  consumes: boolean,
+  warn?: WarningTransform,
+): Promise<void> {
   const { limiter } = limits;
-  const tokens = consumes ? reservedTokens(x.family, plan, x.route.defaultMaxOutputTokens) : 0;
-  const client = rules.length > 0 ? await admitted(limits, rules, tokens) : undefined;
+  const use = consumes ? reservedUse(x.family, plan, x.route.defaultMaxOutputTokens) : undefined;
+  const tokens = use ? use.inputTokens + use.outputTokens : 0;
+  let charge: MoneyCharge | undefined;
+  if (money.length > 0 && use) {
+    const reserved = reserveMoney(x.family, use, plan.backends, limits.allowUnpriced);
+    if (reserved.backends.length === 0) throw unpricedError(x.route.model);
+    for (const b of reserved.unpriced) limits.noteUnpriced(x.route.model, b.name);
+    plan.backends = reserved.backends;
+    charge = { rules: money, micros: reserved.micros };
+  }
+  const client = rules.length > 0 || charge ? await admitted(limits, rules, tokens, charge) : undefined;
   // Backends in plan order: drop those at their limit and reserve on the first that admits. The backends after it
   // stay as fallbacks; the reserved one is charged the request's usage whichever of them serves it.
   let backend: Admission | undefined;
-  let shed: Refusal | undefined;
+  let shed: (Refusal & { rule: LimitRule }) | undefined;
   let from = 0;
   try {
     for (; from < plan.backends.length; from++) {
@@ -63,7 +109,7 @@ async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: read
         backend = r;
         break;
       }
-      shed = r;
+      shed = r as Refusal & { rule: LimitRule }; // backend rules are never money rules
       limits.refusals.inc({ scope: 'backend', limit: r.rule.field });
     }
   } catch (err) {
@@ -80,24 +126,36 @@ async function prepare(limits: Limits, x: Routed, plan: RequestPlan, rules: read
   x.onSettled((u: Usage | undefined) => {
     if (!u) return; // a call nothing measured (a follow-up that reads) keeps what it reserved: none
     const used = u.inputTokens + u.outputTokens;
-    for (const a of held) limiter.settle(a, used);
+    const micros = charge ? settledMicros(x, u, limits.allowUnpriced) : undefined;
+    for (const a of held) limiter.settle(a, used, micros);
+    if (charge) limits.noteSpend(x.token.group.ref, charge.rules);
   });
   x.onEnd(() => {
     for (const a of held) limiter.release(a);
   });
+  if (warn && client && charge) warn.warning = budgetWarning(limits, client);
+}
+
+/** The header's value: each money limit past its warnAt before this request, as this replica knows it. */
+function budgetWarning(limits: Limits, admission: Admission): string | undefined {
+  let out: string | undefined;
+  for (const { rule, spent } of limits.limiter.spentBefore(admission)) {
+    if (pastWarnAt(rule, spent)) out = out ? `${out}, ${warningText(rule, spent)}` : warningText(rule, spent);
+  }
+  return out;
 }
 
 /** Admits against client rules, or throws the 429 (or the 503 of a failed store, fail closed). */
-async function admitted(limits: Limits, rules: readonly LimitRule[], tokens: number): Promise<Admission> {
-  const r = await tryAdmit(limits, rules, tokens);
+async function admitted(limits: Limits, rules: readonly LimitRule[], tokens: number, money?: MoneyCharge): Promise<Admission> {
+  const r = await tryAdmit(limits, rules, tokens, money);
   if (r instanceof Admission) return r;
   limits.refusals.inc({ scope: r.rule.scope.slice(0, r.rule.scope.indexOf('/')), limit: r.rule.field });
-  throw refusalError(r, limits.limiter.state(rules));
+  throw refusalError(r, limits.limiter.state(rules), limits.currency);
 }
 
-async function tryAdmit(limits: Limits, rules: readonly LimitRule[], tokens: number): Promise<Admission | Refusal> {
+async function tryAdmit(limits: Limits, rules: readonly LimitRule[], tokens: number, money?: MoneyCharge): Promise<Admission | Refusal> {
   try {
-    return await limits.limiter.admit(rules, tokens);
+    return await limits.limiter.admit(rules, tokens, money);
   } catch (err) {
     if (err instanceof StoreUnavailable) throw storeDownError();
     throw err;

@@ -2,8 +2,10 @@
 // its sync timer, its metrics and its log. gateway/app.ts builds one per app and plugs `transforms` into every
 // family; main.ts passes the Redis options.
 import { Counter, type Registry } from 'prom-client';
+import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
+import { Crossings } from './budget-warnings.js';
 import type { CounterStore } from './counter-store.js';
 import { Limiter } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
@@ -18,6 +20,10 @@ export interface LimitsOptions {
   readonly failClosed?: boolean;
   /** How often leases go back and debts go out (ms). */
   readonly syncMs?: number;
+  /** ISO 4217 code of the gateway's currency, for the messages of money limits. */
+  readonly currency?: string;
+  /** Under a money limit, send requests whose cost is unknown and count what can be priced (else refuse them, 403). */
+  readonly allowUnpriced?: boolean;
 }
 
 const DEFAULT_STORE_TIMEOUT_MS = 50;
@@ -32,6 +38,13 @@ export class Limits {
   readonly #store: CounterStore;
   readonly #timer: NodeJS.Timeout;
   readonly refusals: Counter<'scope' | 'limit'>;
+  readonly currency: string;
+  readonly allowUnpriced: boolean;
+  readonly #budgetWarnings: Counter<'group' | 'scope' | 'limit'>;
+  readonly #crossings = new Crossings();
+  readonly #logger: Logger;
+  /** Backends already logged as counted without a price (allowUnpriced), so each is logged once. */
+  readonly #unpricedLogged = new Set<string>();
 
   constructor(options: LimitsOptions, logger: Logger, registry: Registry) {
     const storeErrors = sharedMetric(registry, Counter, {
@@ -43,6 +56,14 @@ export class Limits {
       help: 'Requests refused (429) by a limit, by scope kind (token, group, backend) and limit field.',
       labelNames: ['scope', 'limit'],
     });
+    this.#budgetWarnings = sharedMetric(registry, Counter, {
+      name: 'model_gateway_budget_warnings_total',
+      help: "Money limits (costPerDay, costPerMonth) whose spend crossed their warnAt threshold, counted once per window by the replica whose settlement crossed it; by the request's group, scope kind (token, group, model) and limit field.",
+      labelNames: ['group', 'scope', 'limit'],
+    });
+    this.currency = options.currency ?? '';
+    this.allowUnpriced = options.allowUnpriced ?? false;
+    this.#logger = logger;
     const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
     this.#store = options.redisUrl
       ? new RedisStore({
@@ -73,6 +94,32 @@ export class Limits {
     });
     this.#timer = setInterval(() => void this.limiter.sync(), options.syncMs ?? DEFAULT_SYNC_MS);
     this.#timer.unref();
+  }
+
+  /** After a settlement: counts each money limit it took past its warnAt for the first time in the window. */
+  noteSpend(group: string, rules: readonly MoneyLimitRule[]): void {
+    const now = Date.now();
+    for (const rule of rules) {
+      if (rule.warnAt === undefined) continue;
+      if (this.#crossings.cross(this.limiter.keyOf(rule, now), rule, this.limiter.spent(rule), now)) {
+        this.#budgetWarnings.inc({
+          group,
+          scope: rule.scope.split('/').length > 3 ? 'model' : rule.scope.slice(0, rule.scope.indexOf('/')),
+          limit: rule.field,
+        });
+      }
+    }
+  }
+
+  /** Logs once per backend that a request under a money limit went to it without its price (allowUnpriced). */
+  noteUnpriced(model: string, backend: string): void {
+    const id = `${model}/${backend}`;
+    if (this.#unpricedLogged.has(id)) return;
+    this.#unpricedLogged.add(id);
+    this.#logger.warn(
+      { model, backend },
+      'a request under a spend limit used a backend without the prices it needs; counted at what could be priced (--allow-unpriced)',
+    );
   }
 
   /** True once the counters can be counted: at once in process; with Redis, once it has answered (readiness). */

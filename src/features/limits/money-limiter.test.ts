@@ -1,0 +1,74 @@
+// Money limits in the limiter: reserved at the largest cost beside token rules, settled to the exact cost.
+import { describe, expect, it } from 'vitest';
+import type { MoneyLimitRule } from '../../model/money-limits.js';
+import { limitRules } from '../../model/usage-limits.js';
+import { Admission, Limiter } from './limiter.js';
+import { MemoryStore } from './memory-store.js';
+
+const T0 = Date.UTC(2026, 10, 24, 12, 0, 5);
+const budget = (limit: number, warnAt?: number): MoneyLimitRule => ({ scope: 'group/ns/team', field: 'costPerMonth', window: 'month', limit, warnAt });
+
+function replicas(n: number) {
+  const now = () => T0;
+  const store = new MemoryStore({ now, leases: true });
+  return { store, now, limiters: Array.from({ length: n }, () => new Limiter(store, { now })) };
+}
+
+describe('money limits in the limiter', () => {
+  it('replicas reserving the largest cost and settling the exact one never spend past the budget, and use it up', async () => {
+    const { store, now, limiters } = replicas(2);
+    const rule = budget(1_000_000);
+    let spent = 0;
+    let refusedAt: number | undefined;
+    for (let i = 0; i < 200; i++) {
+      const l = limiters[i % 2]!;
+      const reserve = 60_000 + ((i * 7919) % 40_000);
+      const a = await l.admit([], 0, { rules: [rule], micros: reserve });
+      if (!(a instanceof Admission)) {
+        refusedAt ??= spent;
+        continue;
+      }
+      const exact = Math.floor(reserve / 4) + (i % 3);
+      spent += exact;
+      l.settle(a, 0, exact);
+    }
+    for (const l of limiters) await l.sync(true);
+    expect(spent).toBeLessThanOrEqual(1_000_000);
+    // Refused only when the largest reservation no longer fitted: at most 100,000 µ were left unspent.
+    expect(spent).toBeGreaterThan(1_000_000 - 100_000);
+    expect(refusedAt).toBeDefined();
+    const [count] = await store.read([{ key: limiters[0]!.keyOf(rule, now()), kind: 'window' }]);
+    expect(count).toBe(spent);
+  });
+
+  it('refuses with the money rule, and a cost beyond the whole limit as one that can never fit', async () => {
+    const { limiters } = replicas(1);
+    const l = limiters[0]!;
+    const rule = budget(100);
+    const tokens = limitRules('token/ns/a', { tokensPerDay: 1_000_000 });
+    const never = l.admit(tokens, 10, { rules: [rule], micros: 101 });
+    expect(never).toMatchObject({ rule, cost: 101, used: undefined });
+    const a = (await l.admit(tokens, 10, { rules: [rule], micros: 100 })) as Admission;
+    expect(a).toBeInstanceOf(Admission);
+    expect(await l.admit(tokens, 10, { rules: [rule], micros: 1 })).toMatchObject({ rule, used: 100 });
+  });
+
+  it('settles tokens and money apart; an unknown cost (undefined) keeps the money reserved', async () => {
+    const { limiters } = replicas(1);
+    const l = limiters[0]!;
+    const rule = budget(1000);
+    l.settle((await l.admit([], 0, { rules: [rule], micros: 600 })) as Admission, 5, undefined);
+    expect(l.spent(rule)).toBe(600);
+    l.settle((await l.admit([], 0, { rules: [rule], micros: 300 })) as Admission, 5, 120);
+    expect(l.spent(rule)).toBe(720);
+  });
+
+  it('tells where each money rule stood before the request', async () => {
+    const { limiters } = replicas(1);
+    const l = limiters[0]!;
+    const rule = budget(1000, 50);
+    l.settle((await l.admit([], 0, { rules: [rule], micros: 700 })) as Admission, 0, 550);
+    const a = (await l.admit([], 0, { rules: [rule], micros: 100 })) as Admission;
+    expect(l.spentBefore(a)).toEqual([{ rule, spent: 550 }]);
+  });
+});
