@@ -24,11 +24,11 @@ interface CompiledGroupLimits {
   modelMoneyLimits: ReadonlyMap<string, readonly MoneyLimitRule[]>;
 }
 
-export function compileGroupLimits(groupKey: string, spec: GroupLimits | undefined, models: readonly string[]): CompiledGroupLimits {
+export function compileGroupLimits(groupRef: string, spec: GroupLimits | undefined, models: readonly string[]): CompiledGroupLimits {
   if (!spec) return { limits: NO_RULES, modelLimits: NO_MODEL_RULES, moneyLimits: NO_MONEY, modelMoneyLimits: NO_MODEL_MONEY };
   const { models: perModel, ...own } = spec;
-  const limits = orShared(limitRules(`group/${groupKey}`, own), NO_RULES);
-  const moneyLimits = orShared(moneyRules(`group/${groupKey}`, own), NO_MONEY);
+  const limits = orShared(limitRules(`group/${groupRef}`, own), NO_RULES);
+  const moneyLimits = orShared(moneyRules(`group/${groupRef}`, own), NO_MONEY);
   if (!perModel || perModel.length === 0) return { limits, modelLimits: NO_MODEL_RULES, moneyLimits, modelMoneyLimits: NO_MODEL_MONEY };
   const entries = perModel.map((entry) => ({ matches: compilePatterns([entry.model]), entry }));
   const modelLimits = new Map<string, readonly LimitRule[]>();
@@ -37,8 +37,8 @@ export function compileGroupLimits(groupKey: string, spec: GroupLimits | undefin
     const hit = entries.find((e) => e.matches(model));
     if (hit) {
       const { model: _pattern, ...fields } = hit.entry;
-      const rules = limitRules(`group/${groupKey}/model/${model}`, fields);
-      const money = moneyRules(`group/${groupKey}/model/${model}`, fields);
+      const rules = limitRules(`group/${groupRef}/model/${model}`, fields);
+      const money = moneyRules(`group/${groupRef}/model/${model}`, fields);
       // A per-model entry of money limits only has no request or token rules: the map keeps the models that have some.
       if (rules.length > 0) modelLimits.set(model, rules);
       if (money.length > 0) modelMoneyLimits.set(model, money);
@@ -48,18 +48,18 @@ export function compileGroupLimits(groupKey: string, spec: GroupLimits | undefin
 }
 
 /** The token's own rules, then its group's (both apply); the group's array itself when the token sets none. */
-export function compileTokenLimits(tokenKey: string, spec: GatewayToken['spec']['limits'], group: { limits: readonly LimitRule[] }): readonly LimitRule[] {
-  const own = limitRules(`token/${tokenKey}`, spec);
+export function compileTokenLimits(tokenRef: string, spec: GatewayToken['spec']['limits'], group: { limits: readonly LimitRule[] }): readonly LimitRule[] {
+  const own = limitRules(`token/${tokenRef}`, spec);
   return own.length === 0 ? group.limits : [...own, ...group.limits];
 }
 
 /** The same for money limits. */
 export function compileTokenMoneyLimits(
-  tokenKey: string,
+  tokenRef: string,
   spec: GatewayToken['spec']['limits'],
   group: { moneyLimits: readonly MoneyLimitRule[] },
 ): readonly MoneyLimitRule[] {
-  const own = moneyRules(`token/${tokenKey}`, spec);
+  const own = moneyRules(`token/${tokenRef}`, spec);
   return own.length === 0 ? group.moneyLimits : [...own, ...group.moneyLimits];
 }
 
