@@ -158,6 +158,7 @@ async function serveGateway(
         failClosed: options.limitsFailClosed,
       },
       usageMetrics: { perToken: options.usageMetricsPerToken },
+      usage: { currency: options.currency },
       // Loaded only when on: the SDK and its exporter are not needed otherwise.
       ...(tracing ? { tracing: await startTracing(tracing, options.traceContent) } : {}),
     });

@@ -18,6 +18,7 @@ import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
 import type { LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
+import type { UsageOptions } from '../../src/features/usage/usage-transform.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
 import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
 import type { TokenCacheOptions } from '../../src/dataplane/upstream/identity/token-cache.js';
@@ -58,6 +59,8 @@ export interface GatewayOptions {
   usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (default: off). */
   usageMetrics?: UsageMetricsOptions;
+  /** How usage is read and priced: the read-on bound after a client left, the currency (default: the app's). */
+  usage?: UsageOptions;
   /** OpenTelemetry tracing (histograms then keep exemplars); default off. */
   tracing?: Tracing;
   /** Run-time credential cache options of identity backends (e.g. short token margins). */
@@ -98,6 +101,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
+    ...(options.usage ? { usage: options.usage } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     identities,
   });

@@ -14,7 +14,8 @@ let client: OpenAI;
 
 beforeAll(async () => {
   upstream = await startUsageUpstream();
-  gw = await startGateway(standardManifests(upstream.baseURL), { usageMetrics: { perToken: true } });
+  // A short read-on bound: the hanging streams below never send their usage, and are estimated once it passes.
+  gw = await startGateway(standardManifests(upstream.baseURL), { usageMetrics: { perToken: true }, usage: { readOn: { ms: 300, bytes: 1024 * 1024 } } });
   client = gw.client();
 });
 
@@ -130,7 +131,7 @@ async function leftAfterTwoEvents(
   return record(response.headers.get('x-request-id')!);
 }
 
-describe('estimates, when the upstream said nothing', () => {
+describe('estimates, when the upstream said nothing within the read-on bound', () => {
   const count = async (text: string) => (await countTokens([text]))[0]!;
 
   it('a client that leaves a chat stream mid-way: the prompt and what was streamed, counted with the tokenizer', async () => {

@@ -13,6 +13,7 @@ import { MAX_OUTPUT_MEMBERS, reservedTokens } from './estimate.js';
 import { refusalError, shedError, storeDownError } from './limit-errors.js';
 import { Admission, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
+import { countSpend } from './spend.js';
 
 /** Limits on every family: reads the request's caps on output, to reserve its largest. */
 export function limitsFeature(limits: Limits): Feature {
@@ -27,6 +28,7 @@ export function limitsFeature(limits: Limits): Feature {
  */
 function limitsTransforms(limits: Limits): TransformFactory {
   return (x, kind) => {
+    if (kind.consumes) countSpend(limits, x);
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);
     const all = perModel ? [...own, ...perModel] : own;

@@ -151,6 +151,11 @@ function setUsage(span: RecordedSpan, usage: Usage): void {
   span.set(A.inputTokens, usage.inputTokens);
   span.set(A.outputTokens, usage.outputTokens);
   if (usage.estimated) span.set(A.usageEstimated, true);
+  // The settled usage carries its cost (a number in the currency's units); an unknown cost is left off, never 0.
+  if (usage.cost?.known) {
+    span.set(A.cost, usage.cost.micros / 1e6);
+    span.set(A.costCurrency, usage.cost.currency);
+  }
 }
 
 /** server.address and server.port of a backend's origin, parsed once per compiled backend (a URL parse per attempt was a fifth of this file's time). */

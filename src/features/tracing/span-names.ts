@@ -57,4 +57,6 @@ export const A = {
   failoverReason: attributeKey('model_gateway.failover.reason'),
   aborted: attributeKey('model_gateway.client_aborted'),
   usageEstimated: attributeKey('model_gateway.usage.estimated'),
+  cost: attributeKey('model_gateway.cost'),
+  costCurrency: attributeKey('model_gateway.cost.currency'),
 } as const;
