@@ -16,7 +16,7 @@ import { REDACT_PATHS } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
-import type { LimitsOptions } from '../../src/features/limits/limits.js';
+import type { Limits, LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
 import type { UsageOptions } from '../../src/features/usage/usage-transform.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
@@ -37,6 +37,10 @@ export interface TestGateway {
   client(apiKey?: string): OpenAI;
   /** Recompiles the table from new manifests (a hot reload). */
   load(yaml: string): void;
+  /** The app's limits (its counters, for the status.usage read). */
+  readonly limits: Limits;
+  /** Client connections open on the API port (a client that left is gone from it). */
+  connections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -126,6 +130,8 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     logText: () => lines.join(''),
     client: (apiKey = ALICE_KEY) => new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, timeout: 10_000 }),
     load,
+    limits: limitsOf(app),
+    connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
