@@ -1,6 +1,7 @@
 // The relay of an answer's body to the client: chunk by chunk with back-pressure, through the answer handlers
-// (answer-handlers.ts) and the credential mask, under the body's deadlines; the client leaving cuts the source, and an
-// event stream the upstream breaks off ends with an error event rather than a cut connection.
+// (answer-handlers.ts) and the credential mask, under the body's deadlines; the client leaving cuts the source (or,
+// when a handler asks, reads it on within a bound for the usage at its end), and an event stream the upstream breaks
+// off ends with an error event rather than a cut connection.
 import type { Response } from 'express';
 import type { Usage } from '../../model/usage.js';
 import type { Routed } from '../exchange/exchange.js';
