@@ -163,6 +163,7 @@ async function serveGateway(
         allowUnpriced: options.allowUnpriced,
       },
       usageMetrics: { perToken: options.usageMetricsPerToken },
+      usage: { currency: options.currency },
       // Loaded only when on: the SDK and its exporter are not needed otherwise.
       ...(tracing ? { tracing: await startTracing(tracing, options.traceContent) } : {}),
     });

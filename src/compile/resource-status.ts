@@ -27,6 +27,14 @@ const UsedSchema = z
   })
   .strict();
 
+// Spend is money: decimal strings in the gateway's currency, as the spec's money limits are written.
+const SpendSchema = z
+  .object({
+    used: z.string().max(32).describe("Spent in the current window (known costs), in the gateway's currency."),
+    limit: z.string().max(32).optional().describe('The money limit, as the spec sets it.'),
+  })
+  .strict();
+
 const UsageSchema = z
   .object({
     requestsPerMinute: UsedSchema.optional(),
@@ -34,6 +42,8 @@ const UsageSchema = z
     tokensPerDay: UsedSchema.optional(),
     tokensPerMonth: UsedSchema.optional(),
     concurrentRequests: UsedSchema.optional(),
+    costPerDay: SpendSchema.optional(),
+    costPerMonth: SpendSchema.optional(),
     updatedAt: z.iso.datetime({ offset: true }).describe('When the gateway read these counts.'),
   })
   .strict()

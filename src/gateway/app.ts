@@ -33,7 +33,7 @@ import { IdSealer } from '../features/sealed-ids/sealed-id.js';
 import { Limits, type LimitsOptions } from '../features/limits/limits.js';
 import { limitsFeature } from '../features/limits/limits-transform.js';
 import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage-metrics.js';
-import { usageFeature } from '../features/usage/usage-transform.js';
+import { type UsageOptions, usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 
 export interface AppDeps {
@@ -66,6 +66,8 @@ export interface AppDeps {
   readonly usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (opt-in: one series per token). */
   readonly usageMetrics?: UsageMetricsOptions;
+  /** How the usage feature reads and prices usage: how far an answer is read on after its client left, the currency. */
+  readonly usage?: UsageOptions;
   /** OpenTelemetry tracing (features/tracing/); absent: off, and nothing of it runs per request. */
   readonly tracing?: Tracing;
   /** Run-time credentials of awsSigV4, gcp and azureAD backends. Default: a new set, without status reporting. */
@@ -143,7 +145,7 @@ export function createApp(deps: AppDeps): Express {
   // the usage the others settle with), limits. Each declares the request members it reads.
   const features = [
     sealedCreateFeature(sealer),
-    usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {})),
+    usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), deps.usage),
     limitsFeature(usageLimits),
   ];
   // The one call path to upstreams, for the create calls and the follow-ups alike (dataplane/handlers/upstream-call.ts).

@@ -5,6 +5,7 @@ import { DEFAULT_BODY_LIMITS, type BodyLimits } from '../model/body-limits.js';
 import { closeApp, createApp, limitsOf } from './app.js';
 import type { LimitsOptions } from '../features/limits/limits.js';
 import type { UsageMetricsOptions } from '../features/usage/usage-metrics.js';
+import type { UsageOptions } from '../features/usage/usage-transform.js';
 import { limitsUsage } from '../features/limits/usage-status.js';
 import type { ObjectUsage } from '../model/usage-limits.js';
 import { ConfigPipeline } from '../runtime/pipeline.js';
@@ -61,6 +62,8 @@ export interface GatewayOptions {
   readonly usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (see AppDeps.usageMetrics). */
   readonly usageMetrics?: UsageMetricsOptions;
+  /** How usage is read and priced (see AppDeps.usage). */
+  readonly usage?: UsageOptions;
   /** OpenTelemetry tracing (features/tracing/); absent: off. Shut down (its queue exported) after the drain. */
   readonly tracing?: Tracing;
 }
@@ -137,6 +140,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
       ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
       ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
+      ...(options.usage ? { usage: options.usage } : {}),
       ...(options.tracing ? { tracing: options.tracing } : {}),
     });
     cleanups.push(() => closeApp(app));

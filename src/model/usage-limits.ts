@@ -1,3 +1,5 @@
+import type { MoneyField } from './money-limits.js';
+
 // Compiled usage limits: what the limits feature checks per request, precomputed by compile so a request reads a
 // few arrays. A rule is one counter: a scope (whose usage it counts), a metric, a window and the most it allows.
 
@@ -44,5 +46,14 @@ export interface ObjectUsage {
   readonly kind: 'Group' | 'GatewayToken';
   readonly namespace: string;
   readonly name: string;
-  readonly usage: Readonly<Partial<Record<LimitField, { readonly used: number; readonly limit: number }>>>;
+  readonly usage: Readonly<Partial<Record<LimitField, { readonly used: number; readonly limit: number }>>> & Readonly<Partial<Record<MoneyField, MoneyUsage>>>;
+}
+
+/**
+ * Spend in the current UTC day (costPerDay) or calendar month (costPerMonth), known costs only, and the limit
+ * where one is set; decimal strings in the gateway's currency, as money is written in specs.
+ */
+export interface MoneyUsage {
+  readonly used: string;
+  readonly limit?: string;
 }

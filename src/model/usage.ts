@@ -27,6 +27,23 @@ export interface Usage {
   readonly images?: ImageCount;
   /** True when any count is the gateway's estimate rather than the upstream's report. */
   readonly estimated: boolean;
+  /**
+   * What the request cost at the prices of the backend that answered (model/cost.ts), set as the usage settles:
+   * everything that reads the settled usage (the usage record, metrics, the span, money limits) reads this figure.
+   */
+  readonly cost?: UsageCost;
+}
+
+export interface UsageCost {
+  /**
+   * Micro-units of the gateway's currency, the exact sum rounded once. When `known` is false, only what could be
+   * priced (a lower bound): never report it as the cost.
+   */
+  readonly micros: number;
+  /** False when the backend sets no pricing, or not a price this usage needed. */
+  readonly known: boolean;
+  /** ISO 4217 code of the gateway's one currency (serve --currency). */
+  readonly currency: string;
 }
 
 export interface ImageCount {

@@ -6,16 +6,19 @@ import { pipelineMetrics } from '../../src/runtime/pipeline-metrics.js';
 import { registerBackendStateGauge } from '../../src/dataplane/observe/backend-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { BackendHealth } from '../../src/dataplane/policy/health.js';
+import { usageRecorder } from '../../src/features/usage/usage-metrics.js';
 import { read } from './repo.js';
 
 type MetricInfo = { type: 'counter' | 'histogram' | 'gauge' | 'summary'; labels: string[] };
 
 /** Label names per metric, read from the gateway's own registry (default process metrics included). */
 async function gatewayMetrics(): Promise<Record<string, MetricInfo>> {
-  const { registry } = createMetrics({ defaultMetrics: true });
+  const metrics = createMetrics({ defaultMetrics: true });
+  const { registry } = metrics;
   // Registered by the app and the config pipeline on the same registry.
   registerBackendStateGauge(registry, new TableHolder(), new BackendHealth());
   pipelineMetrics(registry);
+  usageRecorder(metrics, registry, {});
   const out: Record<string, MetricInfo> = {};
   for (const m of registry.getMetricsAsArray() as unknown as { name: string; labelNames?: string[]; get(): Promise<{ type: string }> }[]) {
     out[m.name] = { type: (await m.get()).type as MetricInfo['type'], labels: [...(m.labelNames ?? [])] };
@@ -25,6 +28,7 @@ async function gatewayMetrics(): Promise<Record<string, MetricInfo>> {
 const METRIC_LABELS = await gatewayMetrics();
 const DASHBOARD_METRICS = [
   'model_gateway_requests_total',
+  'model_gateway_cost_total',
   'gen_ai_server_request_duration_seconds',
   'model_gateway_upstream_attempts_total',
   'gen_ai_server_time_to_first_token_seconds',

@@ -1,7 +1,8 @@
 // An OpenAI-compatible upstream for usage tests: every family answers with usage counts drawn per request, and
 // the upstream remembers, by the x-request-id the gateway sends, exactly what it reported. Chat streams report
 // usage only when asked (stream_options.include_usage), as OpenAI does; a request whose prompt says "hang"
-// streams two deltas and then waits for the client to leave, never reporting.
+// streams two deltas and then waits for the client to leave, never reporting; one whose prompt says "wait" streams
+// two deltas and the rest when the test releases it.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,8 @@ export interface UsageUpstream {
   readonly reported: Map<string, Reported>;
   /** Request bodies received, by request id (JSON ones parsed). */
   readonly bodies: Map<string, Record<string, unknown>>;
+  /** Ends the chat streams held back (prompt says "wait"), usage chunk included when asked for. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -28,6 +31,7 @@ const created = 1_700_000_000;
 export async function startUsageUpstream(): Promise<UsageUpstream> {
   const reported = new Map<string, Reported>();
   const bodies = new Map<string, Record<string, unknown>>();
+  const held: (() => void)[] = [];
   let n = 0;
   const draw = (seed: number): Reported => ({
     inputTokens: 10 + (seed % 97),
@@ -42,7 +46,7 @@ export async function startUsageUpstream(): Promise<UsageUpstream> {
       const id = String(req.headers['x-request-id']);
       const json = await fields(String(req.headers['content-type']), Buffer.concat(chunks));
       bodies.set(id, json);
-      answer(req, res, json, draw(++n), (r) => reported.set(id, r));
+      answer(req, res, json, draw(++n), (r) => reported.set(id, r), held);
     });
   });
   server.listen(0, '127.0.0.1');
@@ -51,6 +55,9 @@ export async function startUsageUpstream(): Promise<UsageUpstream> {
     baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     reported,
     bodies,
+    release() {
+      for (const finish of held.splice(0)) finish();
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -89,7 +96,14 @@ const responsesUsage = (u: Reported) => ({
   total_tokens: u.inputTokens + u.outputTokens,
 });
 
-function answer(req: IncomingMessage, res: ServerResponse, json: Record<string, unknown>, u: Reported, report: (r: Reported) => void): void {
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  json: Record<string, unknown>,
+  u: Reported,
+  report: (r: Reported) => void,
+  held: (() => void)[],
+): void {
   const model = String(json['model'] ?? 'form-model');
   const hang = JSON.stringify(json).includes('hang');
   const plain = { ...u, cachedInputTokens: 0, reasoningTokens: 0 };
@@ -115,12 +129,16 @@ function answer(req: IncomingMessage, res: ServerResponse, json: Record<string, 
       res.write(chunk({ role: 'assistant', content: '' }, null));
       res.write(chunk({ content: 'Hello there, how are you today?' }, null));
       if (hang) return; // until the client leaves
-      res.write(chunk({}, 'stop'));
-      if (withUsage) {
-        report(u);
-        res.write(`data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created, model, choices: [], usage: chatUsage(u) })}\n\n`);
-      }
-      res.end('data: [DONE]\n\n');
+      const finish = () => {
+        res.write(chunk({}, 'stop'));
+        if (withUsage) {
+          report(u);
+          res.write(`data: ${JSON.stringify({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created, model, choices: [], usage: chatUsage(u) })}\n\n`);
+        }
+        res.end('data: [DONE]\n\n');
+      };
+      if (JSON.stringify(json).includes('wait')) held.push(finish);
+      else finish();
       return;
     }
     case '/v1/responses': {

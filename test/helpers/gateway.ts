@@ -18,6 +18,7 @@ import type { BackendHealth } from '../../src/dataplane/policy/health.js';
 import type { Random } from '../../src/dataplane/policy/plan.js';
 import type { Limits, LimitsOptions } from '../../src/features/limits/limits.js';
 import type { UsageMetricsOptions } from '../../src/features/usage/usage-metrics.js';
+import type { UsageOptions } from '../../src/features/usage/usage-transform.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
 import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
 import type { TokenCacheOptions } from '../../src/dataplane/upstream/identity/token-cache.js';
@@ -38,6 +39,8 @@ export interface TestGateway {
   client(apiKey?: string): OpenAI;
   /** Recompiles the table from new manifests (a hot reload). */
   load(yaml: string): void;
+  /** Client connections open on the API port (a client that left is gone from it). */
+  connections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,8 @@ export interface GatewayOptions {
   usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (default: off). */
   usageMetrics?: UsageMetricsOptions;
+  /** How usage is read and priced: the read-on bound after a client left, the currency (default: the app's). */
+  usage?: UsageOptions;
   /** OpenTelemetry tracing (histograms then keep exemplars); default off. */
   tracing?: Tracing;
   /** Run-time credential cache options of identity backends (e.g. short token margins). */
@@ -100,6 +105,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
+    ...(options.usage ? { usage: options.usage } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     identities,
   });
@@ -125,6 +131,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     logText: () => lines.join(''),
     client: (apiKey = ALICE_KEY) => new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, timeout: 10_000 }),
     load,
+    connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

@@ -12,7 +12,8 @@ let gw: TestGateway;
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
   const idle = extraRoute('extra-idle', [{ name: 'primary', baseURL: upstream.baseURL }], { streamIdle: '300ms' });
-  gw = await startGateway(standardManifests(upstream.baseURL, idle));
+  // A short read-on bound: a stream the client left is read on for its usage this long, then cut (the default is 10 s).
+  gw = await startGateway(standardManifests(upstream.baseURL, idle), { usage: { readOn: { ms: 200, bytes: 1024 * 1024 } } });
 });
 afterAll(async () => {
   await gw?.close();
@@ -64,7 +65,7 @@ describe('SSE streaming', () => {
     await response.text();
   });
 
-  it('a client abort mid-stream aborts the upstream request', async () => {
+  it('a client abort mid-stream: the upstream is read on for its usage within the read-on bound, then cut', async () => {
     const release = upstream.holdStreams();
     try {
       const stream = await gw.client().chat.completions.create({

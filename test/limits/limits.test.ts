@@ -20,7 +20,10 @@ afterEach(async () => {
 async function setup(s: Omit<LimitsSetup, 'upstream'>, second = false): Promise<{ alice: OpenAI; bob: OpenAI; secondUpstream?: RecordingUpstream }> {
   upstream = await startRecordingUpstream();
   const other = second ? await startRecordingUpstream() : undefined;
-  gw = await startGateway(limitsManifests({ upstream: upstream.baseURL, ...(other ? { secondUpstream: other.baseURL } : {}), ...s }));
+  // A short read-on bound: a held stream its client left is estimated soon after, not after the default 10 s.
+  gw = await startGateway(limitsManifests({ upstream: upstream.baseURL, ...(other ? { secondUpstream: other.baseURL } : {}), ...s }), {
+    usage: { readOn: { ms: 200, bytes: 1024 * 1024 } },
+  });
   const close = gw.close;
   if (other) gw = { ...gw, close: async () => (await close(), await other.close()) };
   return { alice: gw.client(KEYS.alice), bob: gw.client(KEYS.bob), ...(other ? { secondUpstream: other } : {}) };

@@ -43,6 +43,13 @@ const USAGE_COLUMNS: PrinterColumn[] = [
     description: 'Tokens counted this calendar month (UTC) against limits.tokensPerMonth.',
   },
   { name: 'Month Budget', type: 'integer', jsonPath: '.spec.limits.tokensPerMonth', description: 'limits.tokensPerMonth.' },
+  {
+    name: 'Month Spend',
+    type: 'string',
+    jsonPath: '.status.usage.costPerMonth.used',
+    description: "Spend this calendar month (UTC), known costs, in the gateway's currency; shown where a money limit is set.",
+  },
+  { name: 'Spend Budget', type: 'string', jsonPath: '.spec.limits.costPerMonth', description: 'limits.costPerMonth.' },
   { name: 'RPM', type: 'integer', jsonPath: '.status.usage.requestsPerMinute.used', description: 'Requests this minute.', priority: 1 },
   { name: 'TPM', type: 'integer', jsonPath: '.status.usage.tokensPerMinute.used', description: 'Tokens this minute.', priority: 1 },
 ];

@@ -35,6 +35,9 @@ export class Exchange {
   /** What an answer handler returned at the body's end (forwarding reports it). */
   #reported: Usage | undefined;
   #estimate: UsageEstimate | undefined;
+  /** Read on after the client left, for the usage that comes last; settlement waits for it (bounded by the relay). */
+  #readingOn: Promise<void> | undefined;
+  #price: ((u: Usage) => Usage) | undefined;
   #settledHooks: Hook<Usage | undefined> | undefined;
   #lastSettledHook: Hook<Usage | undefined> | undefined;
   #settled = false;
@@ -83,6 +86,22 @@ export class Exchange {
     this.#estimate = estimate;
   }
 
+  /**
+   * The last step on the final usage before the settled hooks read it, whoever reported or estimated it: the usage
+   * feature puts the cost on it at the prices of the backend that answered. One per exchange.
+   */
+  priceUsage(price: (u: Usage) => Usage): void {
+    this.#price = price;
+  }
+
+  /**
+   * For forwarding, from an end hook: the answer is read on after the client left, for the usage that comes at its
+   * end; settlement waits until `done` (which the relay bounds), then takes what was reported or the estimate.
+   */
+  readOnForUsage(done: Promise<void>): void {
+    this.#readingOn = done;
+  }
+
   #close(): void {
     this.#closed = true;
     if (!this.#res.writableFinished) {
@@ -91,6 +110,16 @@ export class Exchange {
     const ends = this.#ends;
     this.#ends = this.#lastEnd = undefined;
     runHooks(ends, undefined);
+    const readingOn = this.#readingOn;
+    this.#readingOn = undefined;
+    if (readingOn) {
+      const settle = () => this.#settleReported();
+      void readingOn.then(settle, settle);
+    } else this.#settleReported();
+  }
+
+  /** Settles with the usage an answer handler reported, else the estimate. */
+  #settleReported(): void {
     const estimate = this.#estimate;
     this.#estimate = undefined;
     if (this.#reported || !estimate) return this.#settle(this.#reported);
@@ -111,7 +140,13 @@ export class Exchange {
     this.#settle(usage);
   }
 
-  #settle(usage: Usage | undefined): void {
+  #settle(reported: Usage | undefined): void {
+    let usage = reported;
+    try {
+      if (usage && this.#price) usage = this.#price(usage);
+    } catch {
+      // A price that cannot be computed leaves the usage unpriced rather than the settled hooks unrun.
+    }
     this.#settled = true;
     this.#usage = usage;
     const hooks = this.#settledHooks;

@@ -76,6 +76,18 @@ export interface AnswerHandler {
   onEnd?(usage: Usage | undefined): Usage | undefined;
   /** The body failed, or the client left, before it completed. */
   onError?(err: unknown): void;
+  /**
+   * When the client leaves before the body completed: read the rest of it within this bound (through onData, the
+   * bytes dropped) for what comes at its end, the usage; past the bound the body is cut and onError told. The
+   * client is not held: its response is over, only the exchange's settlement waits. Absent: cut at once.
+   */
+  readonly readOn?: ReadOnBound;
+}
+
+/** How far an answer is read after its client left: the longest any handler asks for. */
+export interface ReadOnBound {
+  readonly ms: number;
+  readonly bytes: number;
 }
 
 /** A request body as sent to one backend. */

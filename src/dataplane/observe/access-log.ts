@@ -3,6 +3,7 @@
 // line is also its usage record (docs/usage-and-limits.md): the GatewayToken by namespace/name (never the key)
 // and what the request consumed (written once the exchange has settled its usage, which it is given).
 import type { NextFunction, Request, Response } from 'express';
+import { currencyDigits, formatMoney } from '../../model/money.js';
 import { infoLineWriter, type Logger } from '../../observability/logger.js';
 import { NONE, statusClass, UNKNOWN, type Metrics } from '../../observability/metrics.js';
 import { exchangeOf } from '../exchange/exchange.js';
@@ -10,6 +11,9 @@ import { exchangeOf } from '../exchange/exchange.js';
 const PROBES = new Set(['/healthz', '/readyz']);
 
 export function accessLog(logger: Logger, metrics: Metrics) {
+  // The currency is one per gateway: its minor unit's digits are looked up once, not per line.
+  let currency = '';
+  let digits = 2;
   // The access line is built here from plain scalars only (no headers, bodies or objects), so the logger's
   // path redaction could never find anything in it: it is written without it, in one serialization.
   const accessLine = infoLineWriter(logger, 'request');
@@ -31,7 +35,11 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       metrics.requests.inc(labels);
       metrics.requestDuration.observe(labels, seconds, ctx.trace?.exemplarId);
       // The usage record's counts, flat (a warehouse loads columns); absent when the request was not routed. Named
-      // here rather than spread from a second object: one object per line.
+      // here rather than spread from a second object: one object per line. An unknown cost is never written as a
+      // figure (what could be priced is only a lower bound): `costKnown: false` instead.
+      const cost = u?.cost;
+      const known = cost?.known === true;
+      if (known && cost.currency !== currency) [currency, digits] = [cost.currency, currencyDigits(cost.currency)];
       accessLine({
         reqId: ctx.id,
         method: req.method,
@@ -52,6 +60,10 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         seconds: u?.seconds,
         characters: u?.characters,
         estimated: u?.estimated,
+        cost: known ? formatMoney(cost.micros, digits) : undefined,
+        currency: known ? cost.currency : undefined,
+        costKnown: cost && !known ? false : undefined,
+        costEstimated: known && u?.estimated ? true : undefined,
         traceId: ctx.trace?.traceId,
       });
     });

@@ -115,6 +115,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     mask: CredentialMask.of(credentials),
     handlers,
     watch,
+    keep: () => response.body.keepAfterClientLeft(),
   });
   watch.stop();
   trace?.end({ error: failure });

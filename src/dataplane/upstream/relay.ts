@@ -1,10 +1,11 @@
 // The relay of an answer's body to the client: chunk by chunk with back-pressure, through the answer handlers
-// (answer-handlers.ts) and the credential mask, under the body's deadlines; the client leaving cuts the source, and an
-// event stream the upstream breaks off ends with an error event rather than a cut connection.
+// (answer-handlers.ts) and the credential mask, under the body's deadlines; the client leaving cuts the source (or,
+// when a handler asks, reads it on within a bound for the usage at its end), and an event stream the upstream breaks
+// off ends with an error event rather than a cut connection.
 import type { Response } from 'express';
 import type { Usage } from '../../model/usage.js';
 import type { Routed } from '../exchange/exchange.js';
-import type { AnswerHandler } from '../exchange/transform.js';
+import type { AnswerHandler, ReadOnBound } from '../exchange/transform.js';
 import type { BodyDeadlines } from './body-deadlines.js';
 import type { CredentialMask } from './credential-mask.js';
 import type { BodySink, BodySource } from './upstream-body.js';
@@ -17,6 +18,8 @@ export interface RelayOptions {
   /** The answer's handlers, in order: each chunk passes through their onData before the mask. */
   readonly handlers: readonly AnswerHandler[];
   readonly watch: BodyDeadlines;
+  /** Keeps the upstream body from the client's abort, when the relay reads on after the client left. */
+  readonly keep: () => void;
 }
 
 /**
@@ -68,8 +71,27 @@ function handlersUsage(handlers: readonly AnswerHandler[]): Usage | undefined {
   return usage;
 }
 
+/** The largest read-on bound the handlers ask for; undefined when none does. */
+function readOnBound(handlers: readonly AnswerHandler[]): ReadOnBound | undefined {
+  let ms = 0;
+  let bytes = 0;
+  for (const h of handlers) {
+    if (!h.readOn) continue;
+    ms = Math.max(ms, h.readOn.ms);
+    bytes = Math.max(bytes, h.readOn.bytes);
+  }
+  return ms > 0 && bytes > 0 ? { ms, bytes } : undefined;
+}
+
 /** The client left before the body completed: what the handlers' onError is told. */
 const CLIENT_GONE = Object.freeze(Object.assign(new Error('the client went away'), { code: 'MG_CLIENT_GONE' }));
+
+/** Reading on after the client left: what the bound still allows, and what lets the exchange settle. */
+interface ReadingOn {
+  left: number;
+  readonly timer: NodeJS.Timeout;
+  readonly done: () => void;
+}
 
 /** One relay's state, and the source's sink (methods on one object rather than a closure each). */
 class Relay implements BodySink {
@@ -84,6 +106,7 @@ class Relay implements BodySink {
   #prevByte = 0x0a;
   #waiting = false;
   #onDrain: (() => void) | undefined;
+  #readingOn: ReadingOn | undefined;
 
   constructor(src: BodySource, dst: Response, x: Routed, o: RelayOptions, resolve: (failure: unknown) => void) {
     this.#src = src;
@@ -94,6 +117,7 @@ class Relay implements BodySink {
   }
 
   data(chunk: Buffer): void {
+    if (this.#readingOn) return this.#readOnData(chunk);
     if (this.#settled) return;
     const o = this.#o;
     o.watch.touch();
@@ -123,6 +147,7 @@ class Relay implements BodySink {
   }
 
   end(): void {
+    if (this.#readingOn) return this.#readOnEnd();
     if (this.#settled) return;
     const o = this.#o;
     let held: Buffer | undefined;
@@ -148,6 +173,7 @@ class Relay implements BodySink {
   }
 
   error(err: unknown): void {
+    if (this.#readingOn) return this.#stopReadingOn(err);
     if (this.#settled) return;
     this.#failure = err;
     for (const h of this.#o.handlers) h.onError?.(err);
@@ -163,12 +189,77 @@ class Relay implements BodySink {
     this.#settle();
   }
 
-  /** The response is over: if the body was still coming, the client left and the source is cut. */
+  /**
+   * The response is over: if the body was still coming, the client left. The source is cut, or, when a handler asks
+   * to read on for the usage at the end, read on within its bound while the exchange waits to settle. The relay's
+   * promise resolves at once either way: forwarding is over for the client.
+   */
   clientEnded(): void {
     if (this.#settled) return;
-    for (const h of this.#o.handlers) h.onError?.(CLIENT_GONE);
+    const bound = readOnBound(this.#o.handlers);
+    if (!bound) {
+      for (const h of this.#o.handlers) h.onError?.(CLIENT_GONE);
+      this.#settle();
+      cut(this.#src, this.#dst);
+      return;
+    }
+    this.#o.keep();
+    let done!: () => void;
+    this.#x.readOnForUsage(new Promise<void>((resolve) => (done = resolve)));
+    // Not unref'd: a shutdown's drain of the upstream pool waits for this body anyway, and the bound ends it.
+    const timer = setTimeout(() => this.#stopReadingOn(CLIENT_GONE), bound.ms);
+    this.#readingOn = { left: bound.bytes, timer, done };
     this.#settle();
-    cut(this.#src, this.#dst);
+    if (!this.#dst.destroyed) this.#dst.destroy();
+    // Nobody reads the response now: the source is read as fast as it comes.
+    this.#waiting = false;
+    this.#src.resume();
+  }
+
+  #readOnData(chunk: Buffer): void {
+    const r = this.#readingOn!;
+    r.left -= chunk.length;
+    if (r.left < 0) return this.#stopReadingOn(CLIENT_GONE);
+    try {
+      for (const h of this.#o.handlers) {
+        if (h.onData) chunk = h.onData(chunk);
+        if (chunk.length === 0) return;
+      }
+    } catch (err) {
+      this.#stopReadingOn(err);
+    }
+  }
+
+  /** The body completed after the client left: the usage the handlers return is reported, as at a normal end. */
+  #readOnEnd(): void {
+    const handlers = this.#o.handlers;
+    try {
+      handlersRest(handlers);
+    } catch (err) {
+      return this.#stopReadingOn(err);
+    }
+    let usage: Usage | undefined;
+    try {
+      usage = handlersUsage(handlers);
+    } catch {}
+    if (usage) this.#x.reportUsage(usage);
+    this.#doneReadingOn();
+  }
+
+  /** The bound passed, or the body failed: cut, and the exchange settles with its estimate. */
+  #stopReadingOn(err: unknown): void {
+    if (!this.#readingOn) return;
+    for (const h of this.#o.handlers) h.onError?.(err);
+    this.#src.destroy();
+    this.#doneReadingOn();
+  }
+
+  #doneReadingOn(): void {
+    const r = this.#readingOn;
+    if (!r) return;
+    this.#readingOn = undefined;
+    clearTimeout(r.timer);
+    r.done();
   }
 
   #settle(): void {

@@ -42,6 +42,8 @@ export class UpstreamBody implements BodySource {
   #ended = false;
   #error: unknown;
   #paused = false;
+  /** Read on after the client left (for the usage at its end): the client's abort no longer stops it. */
+  #kept = false;
 
   constructor(controller: BodyController) {
     this.#controller = controller;
@@ -121,6 +123,16 @@ export class UpstreamBody implements BodySource {
     // undici tells the handler with onResponseError, which finds the body done and the sink gone.
     this.#controller.abort(err ?? new errors.RequestAbortedError());
     if (err) sink?.error(err);
+  }
+
+  /** The relay reads on after the client left, within its own bound: an abort for the client leaving is ignored. */
+  keepAfterClientLeft(): void {
+    this.#kept = true;
+  }
+
+  /** The attempt aborted after the answer came (the client left): stops the body, unless the relay keeps it. */
+  abort(reason: Error): void {
+    if (!this.#kept) this.destroy(reason);
   }
 
   /**

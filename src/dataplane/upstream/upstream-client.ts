@@ -195,7 +195,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler, AbortListener {
   attemptAborted(reason: unknown): void {
     if (this.#body) {
       const body = this.#body;
-      queueMicrotask(() => body.destroy(reason as Error));
+      queueMicrotask(() => body.abort(reason as Error));
     } else if (this.#controller) this.#controller.abort(reason);
     else this.#fail(reason); // still queued in the pool: undici drops a request aborted before its start
   }

@@ -110,6 +110,8 @@ export class Limiter {
   readonly #locals = new Map<string, Local>();
   /** Units to give back or add at the next sync (leases dropped by a changed limit, late debts). */
   #pending: Adjustment[] = [];
+  /** Window counters only counted, never checked (spend for status), merged by key until the next sync. */
+  readonly #counted = new Map<string, { delta: number; ttlMs: number }>();
 
   constructor(store: CounterStore, options: LimiterOptions = {}) {
     this.#store = store;
@@ -267,10 +269,19 @@ export class Limiter {
    * Pushes debts, gives back leases idle for a whole interval and refreshes the heartbeats of in-flight slots; drops
    * what belongs to ended windows. Called every sync interval and at shutdown (`all`: give back every lease).
    */
+  /** Adds to a window counter that no rule checks (the spend status.usage shows), at the next sync. */
+  count(key: string, delta: number, ttlMs: number): void {
+    const c = this.#counted.get(key);
+    if (c) c.delta += delta;
+    else this.#counted.set(key, { delta, ttlMs });
+  }
+
   async sync(all = false): Promise<void> {
     const now = this.#now();
     const out = this.#pending;
     this.#pending = [];
+    for (const [key, c] of this.#counted) out.push({ key, kind: 'window', delta: c.delta, ttlMs: c.ttlMs });
+    this.#counted.clear();
     for (const [key, local] of this.#locals) {
       if (local.windowEnd <= now) {
         this.#locals.delete(key);

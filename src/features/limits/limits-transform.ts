@@ -17,6 +17,7 @@ import { refusalError, shedError, storeDownError, unpricedError } from './limit-
 import { Admission, type MoneyCharge, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
 import { reserveMoney, settledMicros } from './money-charge.js';
+import { countSpend } from './spend.js';
 
 /** Limits on every family: reads the request's caps on output, to reserve its largest. */
 export function limitsFeature(limits: Limits): Feature {
@@ -31,6 +32,7 @@ export function limitsFeature(limits: Limits): Feature {
  */
 function limitsTransforms(limits: Limits): TransformFactory {
   return (x, kind) => {
+    if (kind.consumes) countSpend(limits, x);
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);
     const all = perModel ? [...own, ...perModel] : own;

@@ -87,4 +87,6 @@ export function setUsage(span: Span, usage: Usage): void {
   span.setAttribute(A.inputTokens, usage.inputTokens);
   span.setAttribute(A.outputTokens, usage.outputTokens);
   if (usage.estimated) span.setAttribute(A.usageEstimated, true);
+  // The settled usage carries its cost (a number in the currency's units); an unknown cost is left off, never 0.
+  if (usage.cost?.known) span.setAttributes({ [A.cost]: usage.cost.micros / 1e6, [A.costCurrency]: usage.cost.currency });
 }

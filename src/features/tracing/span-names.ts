@@ -53,4 +53,6 @@ export const A = {
   failoverReason: 'model_gateway.failover.reason',
   aborted: 'model_gateway.client_aborted',
   usageEstimated: 'model_gateway.usage.estimated',
+  cost: 'model_gateway.cost',
+  costCurrency: 'model_gateway.cost.currency',
 } as const;

@@ -1,4 +1,4 @@
-// Usage in Prometheus: tokens by group, model, type and whether they were estimated; per token (GatewayToken
+// Usage in Prometheus: tokens and cost by group, model, type and whether they were estimated; per token (GatewayToken
 // namespace/name) only when the operator opts in, because every token then makes its own series (10,000 tokens
 // × models × types would swamp a Prometheus). The OpenTelemetry histogram `gen_ai_client_token_usage` keeps its
 // meaning: the per-request counts the upstream reported, now by group as well.
@@ -29,9 +29,25 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
         labelNames: ['token', 'group', 'model', 'type', 'estimated'],
       })
     : undefined;
+  // Cost by the same bounded labels as tokens (a group and a public model come from the configuration, not from
+  // requests). In the currency's units, as Prometheus counts in base units; unknown costs are counted apart,
+  // never added as 0.
+  const cost = sharedMetric<readonly [group: string, model: string]>(registry, SeriesCounter, {
+    name: 'model_gateway_cost_total',
+    help: "Cost of requests at their backends' prices, in the gateway's currency (serve --currency), by group and public model. Requests of unknown cost are not in it (model_gateway_cost_unknown_total).",
+    labelNames: ['group', 'model'],
+  });
+  const unknown = sharedMetric<readonly [group: string, model: string]>(registry, SeriesCounter, {
+    name: 'model_gateway_cost_unknown_total',
+    help: 'Requests whose cost is unknown (their backend sets no pricing, or not a price they needed), by group and public model.',
+    labelNames: ['group', 'model'],
+  });
   return (x, u) => {
     const group = x.token.group.name; // as on the request metrics
     const model = x.route.model;
+    if (u.cost?.known) {
+      if (u.cost.micros > 0) cost.inc([group, model], u.cost.micros / 1e6);
+    } else if (u.cost) unknown.inc([group, model], 1);
     const estimated = u.estimated ? 'true' : 'false';
     const add = (type: Type, n: number) => {
       if (n <= 0) return;

@@ -4,12 +4,15 @@
 // the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
 // the counts are estimated (an approximation of the tokenizer, estimate.ts) and marked so. An error answer, or none, records zero.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { Answer, AnswerHandler, ExchangeTransform, Feature, ReadOnBound, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
 import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
+import { ImageCounter } from './image-count.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+import { priced } from './usage-cost.js';
 import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, toUsage } from './usage-object.js';
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
@@ -18,36 +21,54 @@ const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, rea
 const TEXT_OUT = new Set<Family>(['chat.completions', 'responses', 'audio.transcriptions', 'audio.translations']);
 /** Families measured from the request (speech in characters, videos in seconds), not estimated in tokens. */
 const MEASURED = new Set<Family>(['audio.speech', 'videos']);
+/** Families that make images, counted from the answer with the size and quality the request named. */
+const IMAGES = new Set<Family>(['images.generations', 'images.edits']);
 /** Families measured in time rather than tokens when the upstream reports no tokens. */
 const TIMED = new Set<Family>(['audio.transcriptions', 'audio.translations', 'videos']);
 /** Text answers are kept whole up to this size for an estimate; a longer one is estimated from its tail, scaled. */
 const KEEP_FOR_ESTIMATE = 2 * SAMPLE_BYTES;
 
 /**
- * Usage on every family. Reads `stream_options` (whether a chat stream already reports usage), `input` (the
- * characters of speech) and `seconds` (a video's length).
+ * How long an answer whose client left is read on for its usage (docs/usage-and-limits.md): the upstream sends
+ * its usage last, and keeps generating (and charging) until its answer ends or the gateway cuts it.
  */
-export function usageFeature(onRecord: (x: Routed, u: Usage) => void): Feature {
-  const factory = usageTransforms(onRecord);
-  return { reads: ['stream_options', 'input', 'seconds'], families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+const DEFAULT_READ_ON: ReadOnBound = Object.freeze({ ms: 10_000, bytes: 1024 * 1024 });
+
+export interface UsageOptions {
+  /** How far an answer is read on after its client left (default DEFAULT_READ_ON; ms 0: cut at once, estimated). */
+  readonly readOn?: ReadOnBound;
+  /** ISO 4217 code of the gateway's one currency, that prices and costs are in (serve --currency; default USD). */
+  readonly currency?: string;
 }
 
 /**
- * The usage transform of every family. `onRecord` sees each request's usage (metrics). Follow-ups that consume
- * nothing (reads, deletes, cancels) record nothing; a remix is recorded like a create.
+ * Usage on every family. Reads `stream_options` (whether a chat stream already reports usage), `input` (the
+ * characters of speech), `seconds` (a video's length), and an image request's `size`, `quality` and `n`.
  */
-function usageTransforms(onRecord: (x: Routed, u: Usage) => void): TransformFactory {
+export function usageFeature(onRecord: (x: Routed, u: Usage) => void, options: UsageOptions = {}): Feature {
+  const factory = usageTransforms(onRecord, options.readOn ?? DEFAULT_READ_ON, options.currency ?? 'USD');
+  return { reads: ['stream_options', 'input', 'seconds', 'size', 'quality', 'n'], families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+}
+
+/**
+ * The usage transform of every family. `onRecord` sees each request's usage (metrics), priced. Follow-ups that
+ * consume nothing (reads, deletes, cancels) record nothing; a remix is recorded like a create.
+ */
+function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOnBound, currency: string): TransformFactory {
   return (x, kind) => {
     if (!kind.consumes) return undefined;
+    const tap = new UsageTap(x, readOn);
+    x.priceUsage((u) => priced(u, tap.backend(), x.family, currency));
     x.onSettled((u) => {
       if (u) onRecord(x, u);
     });
-    return new UsageTap(x);
+    return tap;
   };
 }
 
 class UsageTap implements ExchangeTransform {
   readonly #x: Routed;
+  readonly #readOn: ReadOnBound;
   #plan: RequestPlan | undefined;
   /** The stream_options member sent upstream when the gateway asks a chat stream for usage. */
   #streamOptions: string | undefined;
@@ -55,9 +76,17 @@ class UsageTap implements ExchangeTransform {
   #bytes: AnswerBytes | undefined;
   /** The usage object of the usage-only chunk taken out of a chat stream. */
   #taken: Record<string, unknown> | undefined;
+  #images: ImageCounter | undefined;
 
-  constructor(x: Routed) {
+  constructor(x: Routed, readOn: ReadOnBound) {
     this.#x = x;
+    this.#readOn = readOn;
+  }
+
+  /** The backend that answered, else the one tried last (a client that left while it worked). */
+  backend(): CompiledBackend | undefined {
+    const x = this.#x;
+    return this.#answer?.backend ?? (x.backend === undefined ? undefined : x.route.backends.find((b) => b.name === x.backend));
   }
 
   prepare(plan: RequestPlan): void {
@@ -74,7 +103,9 @@ class UsageTap implements ExchangeTransform {
     this.#answer = a;
     this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0);
     const filter = this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined;
-    return new UsageReader(this, this.#bytes, filter);
+    if (IMAGES.has(this.#x.family)) this.#images = new ImageCounter(a.isStream);
+    // Media that is measured from the request (speech, videos) has no usage at its end to read on for.
+    return new UsageReader(this, this.#bytes, filter, this.#images, MEASURED.has(this.#x.family) ? undefined : this.#readOn);
   }
 
   /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
@@ -86,6 +117,8 @@ class UsageTap implements ExchangeTransform {
     if (!isEmpty(reported)) return this.#withMeasures(toUsage(reported, false));
     const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? this.#requestedSeconds()) : undefined;
     if (seconds !== undefined || x.family === 'audio.speech') return this.#withMeasures(toUsage({ seconds }, false));
+    // Images without token usage (a model priced per image): the images counted are exact.
+    if ((this.#images?.count ?? 0) > 0) return this.#withMeasures(toUsage({}, false));
     return undefined;
   }
 
@@ -115,9 +148,19 @@ class UsageTap implements ExchangeTransform {
     return this.#withMeasures({ ...ZERO, inputTokens: estimateInput(x.family, this.#plan?.json), outputTokens, estimated: true });
   }
 
-  /** Adds what is measured from the request: the characters of speech, the seconds a video asked for. */
+  /**
+   * Adds what is measured from the request: the characters of speech, the seconds a video asked for, the images
+   * made (counted in a whole answer; else, estimated, the `n` asked for) at the size and quality asked for.
+   */
   #withMeasures(u: Usage): Usage {
     const family = this.#x.family;
+    if (IMAGES.has(family)) {
+      const plan = this.#plan;
+      const count = u.estimated ? (plan?.integer('n') ?? 1) : (this.#images?.count ?? 0);
+      const size = plan?.member('size');
+      const quality = plan?.member('quality');
+      return { ...u, images: { count, ...(size !== undefined ? { size } : {}), ...(quality !== undefined ? { quality } : {}) } };
+    }
     if (family === 'audio.speech') return { ...u, characters: [...(this.#plan?.member('input') ?? '')].length };
     if (family === 'videos' && u.seconds === undefined) {
       const seconds = this.#requestedSeconds();
@@ -138,20 +181,25 @@ class UsageTap implements ExchangeTransform {
 /** The usage feature's view of one answer: the bytes it keeps, the usage chunk it takes out of a chat stream. */
 class UsageReader implements AnswerHandler {
   readonly edits: boolean;
+  readonly readOn: ReadOnBound | undefined;
   readonly #tap: UsageTap;
   readonly #bytes: AnswerBytes;
   readonly #filter: UsageChunkFilter | undefined;
+  readonly #images: ImageCounter | undefined;
 
-  constructor(tap: UsageTap, bytes: AnswerBytes, filter: UsageChunkFilter | undefined) {
+  constructor(tap: UsageTap, bytes: AnswerBytes, filter: UsageChunkFilter | undefined, images: ImageCounter | undefined, readOn: ReadOnBound | undefined) {
     this.#tap = tap;
     this.#bytes = bytes;
     this.#filter = filter;
+    this.#images = images;
     this.edits = filter !== undefined;
+    this.readOn = readOn;
   }
 
   onData(chunk: Buffer): Buffer {
     const out = this.#filter ? this.#filter.push(chunk) : chunk;
     if (out.length > 0) this.#bytes.push(out);
+    this.#images?.push(out);
     return out;
   }
 
