@@ -39,12 +39,12 @@ export function reserveMoney(family: Family, use: ReservedUse, backends: readonl
 }
 
 /**
- * The exact cost of a settled request at the prices of the backend that answered (x.backend), in micro-units;
- * undefined when the cost is unknown (a price the usage needed is missing) and unpriced use is not allowed: the
- * reservation then stands.
+ * The exact cost of a settled request at the prices of the backend that answered (x.backend), in micro-units: the
+ * cost the usage feature put on the settled usage, or computed here where usage is not priced (the usage feature not
+ * wired); undefined when the cost is unknown (a price the usage needed is missing) and unpriced use is not allowed:
+ * the reservation then stands.
  */
 export function settledMicros(x: Routed, usage: Usage, allowUnpriced: boolean): number | undefined {
-  const backend = x.route.backends.find((b) => b.name === x.backend);
-  const cost = costOf(usage, backend?.pricing, x.family);
+  const cost = usage.cost ?? costOf(usage, x.route.backends.find((b) => b.name === x.backend)?.pricing, x.family);
   return cost.known || allowUnpriced ? cost.micros : undefined;
 }
