@@ -1,7 +1,7 @@
 // A fake Anthropic Messages API on 127.0.0.1 that plays a scripted conversation for a coding agent and records
 // every request (method, path with its query, headers, JSON body). A request whose messages[] already hold k
 // assistant turns gets turn k, so a client's retry of the same step (e.g. Claude Code retrying unstreamed) gets
-// the same answer. Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
+// the same answer (a turn may instead drop the connection mid-stream). Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,8 @@ export interface AnthropicTurn {
   content: AnthropicBlock[];
   stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
   usage: AnthropicUsage;
+  /** Stream message_start and the first block's first delta, then drop the connection (an upstream dying mid-stream). */
+  cut?: boolean;
 }
 
 interface AnthropicRequest {
@@ -100,10 +102,17 @@ function stream(res: ServerResponse, id: string, model: string, turn: AnthropicT
   const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } };
   event('message_start', { message });
   event('ping', {});
+  let dropped = false;
   turn.content.forEach((block, index) => {
+    if (dropped) return;
     if (block.type === 'text') {
       event('content_block_start', { index, content_block: { type: 'text', text: '' } });
       event('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
+      // Dropped once what was written has gone out, so the client has seen the stream start.
+      if (turn.cut) {
+        dropped = true;
+        res.write('', () => res.socket?.destroy());
+      }
     } else {
       event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
       const json = JSON.stringify(block.input);
@@ -111,8 +120,9 @@ function stream(res: ServerResponse, id: string, model: string, turn: AnthropicT
       for (const part of [json.slice(0, half), json.slice(half)])
         event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
     }
-    event('content_block_stop', { index });
+    if (!dropped) event('content_block_stop', { index });
   });
+  if (dropped) return;
   // message_delta's usage is cumulative: the final output count, with the input and cache counts repeated.
   event('message_delta', { delta: { stop_reason: turn.stop_reason, stop_sequence: null }, usage: u });
   event('message_stop', {});

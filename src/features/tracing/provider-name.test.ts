@@ -3,7 +3,7 @@ import type { BackendAuth } from '../../model/backend-auth.js';
 import { providerOf } from './provider-name.js';
 
 const bearer: BackendAuth = { kind: 'bearer', key: 'k' };
-const plain = { auth: bearer, pathStyle: 'openai' as const };
+const plain = { auth: bearer, pathStyle: 'openai' as const, api: 'openai' as const };
 
 describe('gen_ai.provider.name of a backend', () => {
   it.each([
@@ -29,10 +29,9 @@ describe('gen_ai.provider.name of a backend', () => {
     expect(providerOf('vllm.inference.svc', plain)).toBe('openai');
     expect(providerOf('127.0.0.1', plain)).toBe('openai');
     expect(providerOf('s3.amazonaws.com', plain)).toBe('openai');
-    expect(providerOf('proxy.corp', { auth: bearer, pathStyle: 'azureDeployments' })).toBe('azure.ai.openai');
-    expect(providerOf('proxy.corp', { auth: { kind: 'awsSigV4', region: 'us-east-1', service: 'bedrock', keys: undefined }, pathStyle: 'openai' })).toBe(
-      'aws.bedrock',
-    );
-    expect(providerOf('proxy.corp', { auth: { kind: 'gcp', serviceAccountKey: undefined, scopes: [] }, pathStyle: 'openai' })).toBe('gcp.gen_ai');
+    expect(providerOf('proxy.corp', { ...plain, pathStyle: 'azureDeployments' })).toBe('azure.ai.openai');
+    expect(providerOf('proxy.corp', { ...plain, auth: { kind: 'awsSigV4', region: 'us-east-1', service: 'bedrock', keys: undefined } })).toBe('aws.bedrock');
+    expect(providerOf('fake-anthropic.local', { ...plain, api: 'anthropic' })).toBe('anthropic');
+    expect(providerOf('proxy.corp', { ...plain, auth: { kind: 'gcp', serviceAccountKey: undefined, scopes: [] } })).toBe('gcp.gen_ai');
   });
 });

@@ -59,9 +59,11 @@ export function inputCounting(family: Family, body: Buffer | undefined): Countin
 
 function inputTokens(family: Family, json: Record<string, unknown>, count: Collect): number {
   switch (family) {
-    case 'chat.completions': {
+    case 'chat.completions':
+    case 'messages': {
       const messages = Array.isArray(json['messages']) ? json['messages'] : [];
-      let n = REPLY_PRIMING + tools(json, count);
+      // A Messages request keeps its system prompt beside the messages (undefined for chat).
+      let n = REPLY_PRIMING + tools(json, count) + textTokens(json['system'], count, INPUT_TEXT);
       for (const m of messages) n += PER_MESSAGE + textTokens(m, count, INPUT_TEXT);
       return n;
     }
@@ -106,18 +108,22 @@ function outputTokens(text: string, isStream: boolean, isJson: boolean, count: C
   }
 }
 
-/** A chat chunk's `choices[].delta` text, or a Responses or transcription event's `delta` string. */
+/**
+ * A chat chunk's `choices[].delta` text, a Responses or transcription event's `delta` string, or a Messages
+ * event's `delta` object (its text, thinking or tool input).
+ */
 function deltaTokens(event: unknown, count: Collect): number {
   if (!event || typeof event !== 'object') return 0;
   const { delta, choices } = event as Record<string, unknown>;
   if (typeof delta === 'string') return count(delta);
+  if (delta && typeof delta === 'object') return textTokens(delta, count, OUTPUT_TEXT);
   let n = 0;
   if (Array.isArray(choices)) for (const c of choices) n += textTokens((c as Record<string, unknown> | null)?.['delta'], count, OUTPUT_TEXT);
   return n;
 }
 
 /** Members whose strings are text sent or generated; anything else (ids, roles, finish reasons) is not. */
-const OUTPUT_TEXT: ReadonlySet<string> = new Set(['content', 'text', 'arguments', 'refusal', 'reasoning_content', 'reasoning']);
+const OUTPUT_TEXT: ReadonlySet<string> = new Set(['content', 'text', 'arguments', 'refusal', 'reasoning_content', 'reasoning', 'thinking', 'partial_json']);
 const INPUT_TEXT: ReadonlySet<string> = new Set([...OUTPUT_TEXT, 'input', 'prompt', 'instructions', 'name', 'output']);
 /** Members never read: binary payloads and metadata. */
 const SKIPPED = new Set(['b64_json', 'image_url', 'file_data', 'audio', 'logprobs', 'id', 'type', 'role', 'object', 'model', 'usage']);

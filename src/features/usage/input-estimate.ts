@@ -1,0 +1,11 @@
+// The tokenizer's count of a request's input, on its own: what the gateway answers where it counts tokens for a
+// client itself (a Messages count_tokens request on a route that only translated backends serve).
+import type { Family } from '../../model/families.js';
+import { inputCounting, tokensOf } from './estimate.js';
+import { countTokens } from './tokenizer.js';
+
+/** The input tokens of a JSON request body of the family, as the usage estimate counts them. */
+export async function estimateInputTokens(family: Family, body: Buffer): Promise<number> {
+  const input = inputCounting(family, body);
+  return tokensOf(input, await countTokens(input.texts));
+}
