@@ -289,10 +289,77 @@ describe("the gateway's refusals as the SDK's error classes", () => {
     expect(Number((err as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it("token limits reserve the request's max_tokens: over the group's tokens per minute it is refused before any upstream", async () => {
+    const before = anthropic.requests.length;
+    const err = await client(KEYS.tight)
+      .messages.create({ model: 'claude-native', max_tokens: 4096, messages: [QUESTION] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(anthropic.requests.length).toBe(before);
+    // The same request with a small max_tokens fits, and is served.
+    const ok = await client(KEYS.tight).messages.create({ model: 'claude-native', max_tokens: 64, messages: [QUESTION] });
+    expect(ok.type).toBe('message');
+  });
+
   it('an unknown path under /v1/messages is NotFoundError in Anthropic shape', async () => {
     const res = await fetch(`${gw.origin}/v1/messages/batches`, { method: 'POST', headers: { 'x-api-key': KEYS.alice }, body: '{}' });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+  });
+});
+
+describe('a native backend gets the body as sent', () => {
+  it('thinking blocks and signatures, cache_control, images, documents, metadata and unknown members pass unchanged; only model is renamed', async () => {
+    const image = { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' };
+    const sent = {
+      model: 'claude-native',
+      max_tokens: 256,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      metadata: { user_id: 'user-1' },
+      thinking: { type: 'enabled', budget_tokens: 128 },
+      context_management: { edits: [] },
+      tools: [{ ...TOOL, cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look.' },
+            { type: 'image', source: image },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'The user wants a look.', signature: 'EqQBCkgIARABGAIiQL+sig==' },
+            { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+            { type: 'text', text: 'Seen.' },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQ=' }, cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: 'And this?' },
+          ],
+        },
+      ],
+    };
+    const before = anthropic.requests.length;
+    const res = await fetch(`${gw.origin}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': KEYS.alice,
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'interleaved-thinking-2025-05-14',
+      },
+      body: JSON.stringify(sent),
+    });
+    expect(res.status).toBe(200);
+    const [seen] = anthropic.requests.slice(before);
+    expect(seen!.body).toEqual({ ...sent, model: 'upstream-claude' });
+    expect(seen!.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14');
+    expect(seen!.headers['anthropic-version']).toBe('2023-06-01');
   });
 });
 

@@ -1,9 +1,10 @@
 // Manifests for the Messages API tests: routes of the messages family to a native Anthropic backend and to a
 // translated (chat completions) one, a route mixing both, a route outside the group, a group per team (one limited to
-// a request a minute) and their tokens. Each backend gets its own upstream key; clients never send it.
+// a request a minute, one to 3,000 tokens a minute) and their tokens. Each backend gets its own upstream key; clients never send it.
 export const KEYS = {
   alice: 'sk-msgs-alice-0123456789',
   limited: 'sk-msgs-limited-0123456789',
+  tight: 'sk-msgs-tight-0123456789',
   anthropicUpstream: 'sk-ant-upstream-key-abcdef',
   chatUpstream: 'sk-chat-upstream-key-abcdef',
 } as const;
@@ -48,7 +49,7 @@ stringData: {anthropic: ${KEYS.anthropicUpstream}, chat: ${KEYS.chatUpstream}}
 apiVersion: v1
 kind: Secret
 metadata: {name: clients}
-stringData: {alice: ${KEYS.alice}, limited: ${KEYS.limited}}
+stringData: {alice: ${KEYS.alice}, limited: ${KEYS.limited}, tight: ${KEYS.tight}}
 ${route('claude-native', [nativeBackend('anthropic', s.anthropic)])}
 ${route('claude-translated', [chatBackend('vllm', s.chat)])}
 ${route('claude-mixed', [nativeBackend('anthropic', s.anthropic, 0), chatBackend('vllm', s.chat, 1)])}
@@ -77,6 +78,18 @@ metadata: {name: slow-team}
 spec:
   models: ["claude-*"]
   limits: {requestsPerMinute: 1}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: Group
+metadata: {name: tight-team}
+spec:
+  models: ["claude-*"]
+  limits: {tokensPerMinute: 3000}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: tight}
+spec: {group: tight-team, secretRef: {name: clients, key: tight}}
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: GatewayToken
