@@ -86,6 +86,25 @@ const EMBEDDING = jsonBody({
   model: 'bench-upstream-model',
   usage: { prompt_tokens: 25_000, total_tokens: 25_000 },
 });
+// ≈500 bytes, the shape of a real Messages API answer (the same text as CHAT).
+const MESSAGE = jsonBody({
+  id: 'msg_bench000000000000000000',
+  type: 'message',
+  role: 'assistant',
+  model: 'bench-upstream-model',
+  content: [
+    {
+      type: 'text',
+      text:
+        'Latency is what a gateway adds; throughput is what it takes away. This answer is a fixed string of about ' +
+        'two hundred and fifty characters so that every target moves the same bytes, and nothing here depends ' +
+        'on the request.',
+    },
+  ],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 58 },
+});
 const TRANSCRIPTION = jsonBody({ text: 'The quick brown fox jumps over the lazy dog.', usage: { type: 'duration', seconds: 30 } });
 const MODELS = jsonBody({ object: 'list', data: [{ id: 'bench-upstream-model', object: 'model', created: 1_767_225_600, owned_by: 'bench' }] });
 const NOT_FOUND = jsonBody({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: 'not_found' } });
@@ -152,6 +171,8 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer[], size:
       if (/"stream"\s*:\s*true/.test(head)) return sendStream(res, /"model":"(bench-)?nousage"/.test(head) ? STREAM_NO_USAGE : STREAM);
       return send(res, 200, CHAT);
     }
+    case '/v1/messages':
+      return send(res, 200, MESSAGE);
     case '/v1/embeddings':
       return send(res, 200, EMBEDDING);
     case '/v1/audio/transcriptions':

@@ -20,6 +20,8 @@ const tokenKey = (i: number): string => `sk-bench-${String(i).padStart(5, '0')}-
 export const BENCH_MODEL = modelName(500);
 const BENCH_TOKEN_INDEX = 4_242;
 export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
+/** A route of the messages family to a native (api: anthropic) backend, in group 0's glob. */
+export const BENCH_MESSAGES_MODEL = 'bench-messages';
 /** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
 export const HOLD_MODEL = 'bench-hold';
 /** A route whose upstream never reports usage in streams (the fake upstream's `model: "nousage"`): the gateway estimates. */
@@ -60,7 +62,7 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
     ...(model ? { model } : {}),
     pricing: PRICING,
   });
-  const routes = Array.from({ length: ROUTES }, (_, i) => ({
+  const routes: object[] = Array.from({ length: ROUTES }, (_, i) => ({
     apiVersion: GV,
     kind: 'ModelRoute',
     metadata: { name: modelName(i) },
@@ -69,6 +71,13 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
   }));
   routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: HOLD_MODEL }, spec: { backends: [backend('hold', 'hold')] } });
   routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: NO_USAGE_MODEL }, spec: { backends: [backend('nousage', 'nousage')] } });
+  const anthropic = {
+    name: 'anthropic',
+    api: 'anthropic',
+    baseURL: upstreamBaseURL,
+    auth: { header: { name: 'x-api-key', secretRef: { name: 'bench-upstream', key: 'apiKey' } } },
+  };
+  routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: BENCH_MESSAGES_MODEL }, spec: { endpoints: ['messages'], backends: [anthropic] } });
   // Group 0 uses globs; the others list 100 models each by name.
   const groups = Array.from({ length: GROUPS }, (_, g) => ({
     apiVersion: GV,

@@ -84,7 +84,12 @@ export function figures(d: RunData): Figure[] {
     add('chat-c1.p99', 'chat c=1: p99 latency', 'ms', (t) => pick('chat-c1', t, ms99));
     add('chat-c1.added-p50', 'chat c=1: p50 added over direct', 'ms', (t) => added('chat-c1', t, ms), false);
   }
-  const names: Record<string, string> = { 'chat-c32': 'chat c=32', 'stream-c32': 'stream c=32', 'stream-nousage-c32': 'stream without usage c=32' };
+  const names: Record<string, string> = {
+    'chat-c32': 'chat c=32',
+    'stream-c32': 'stream c=32',
+    'stream-nousage-c32': 'stream without usage c=32',
+    'messages-c32': 'messages (native) c=32',
+  };
   for (const sc of Object.keys(names).filter(has)) {
     const name = names[sc]!;
     add(`${sc}.rps`, `${name}: throughput`, 'req/s', (t) => pick(sc, t, (m) => m.rps));
@@ -141,6 +146,12 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
     const p = limited(id);
     return p ? p[0] / p[1] : undefined;
   };
+  // The Messages API passed through to a native backend, against chat in the same run and build.
+  const messagesOverChat = (): number | undefined => {
+    const m = f('messages-c32.cpu')?.values.gateway;
+    const c = f('chat-c32.cpu')?.values.gateway;
+    return m !== undefined && c ? m / c : undefined;
+  };
   const more = (id: string): number | undefined => {
     const p = limited(id);
     return p ? p[0] - p[1] : undefined;
@@ -149,6 +160,12 @@ export function verdicts(figs: Figure[], d: RunData): Verdict[] {
     v('c=32 CPU per request ≤ 1.5 × bare (non-streaming)', f('chat-c32.cpu')?.gatewayOverBare, ratio, (n) => n <= 1.5),
     v('c=32 throughput ≥ 0.6 × bare (non-streaming)', f('chat-c32.rps')?.gatewayOverBare, ratio, (n) => n >= 0.6),
     v('c=32 throughput ≥ 0.8 × bare (streaming)', f('stream-c32.rps')?.gatewayOverBare, ratio, (n) => n >= 0.8),
+    v(
+      'Messages native passthrough: CPU per request ≤ 1.1 × chat (c=32)',
+      messagesOverChat(),
+      (n) => `${n.toFixed(2)} × chat`,
+      (n) => n <= 1.1,
+    ),
     v('c=1 p50 added ≤ 0.5 ms over direct', f('chat-c1.added-p50')?.values.gateway, msf, (n) => n <= 0.5),
     v('1,000 req/s p99 added ≤ 5 ms over direct', f('rate-1000.added-p99')?.values.gateway, msf, (n) => n <= 5),
     v('RSS idle ≤ 150 MB (10k tokens, 1k routes)', f('rss.idle')?.values.gateway, mb, (n) => n <= 150),

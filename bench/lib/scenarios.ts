@@ -31,6 +31,8 @@ export function scenarios(quick: boolean): Scenario[] {
       connections: 32,
       seconds: s(5),
     },
+    // The Messages API to a native (api: anthropic) backend: passed through, read only for its usage.
+    { id: 'messages-c32', title: 'Messages API, native passthrough, concurrency 32', body: 'messages', connections: 32, seconds: s(5) },
     { id: 'rate-1000', title: 'chat, open loop at 1,000 req/s', body: 'chat', connections: 64, seconds: s(4), rate: 1000 },
     { id: 'embed-100k', title: 'embeddings, 100 KB body, concurrency 8', body: 'embed', connections: 8, seconds: s(3) },
     { id: 'upload-5m', title: 'transcription, 5 MB multipart, concurrency 4', body: 'upload', connections: 4, seconds: s(3) },

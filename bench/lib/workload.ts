@@ -1,9 +1,10 @@
 // The requests the benchmark sends, written once to files the load generators read: a ≈300-byte chat request,
-// the same with "stream": true (also to a route whose upstream reports no usage), a 100 KB embeddings request and a 5 MB multipart transcription upload.
+// the same with "stream": true (also to a route whose upstream reports no usage), a Messages API request of the
+// same content, a 100 KB embeddings request and a 5 MB multipart transcription upload.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_MODEL, HOLD_MODEL, NO_USAGE_MODEL } from './manifests.js';
+import { BENCH_MESSAGES_MODEL, BENCH_MODEL, HOLD_MODEL, NO_USAGE_MODEL } from './manifests.js';
 
 export interface Body {
   readonly path: string;
@@ -17,6 +18,7 @@ export interface Workload {
   readonly stream: Body;
   /** The same stream from an upstream that reports no usage (it ignores `stream_options`). */
   readonly streamNoUsage: Body;
+  readonly messages: Body;
   readonly embed: Body;
   readonly upload: Body;
   readonly hold: Body;
@@ -36,6 +38,17 @@ function chatBody(model: string, stream: boolean): string {
     ...(stream ? { stream: true } : {}),
   };
   return JSON.stringify(body);
+}
+
+/** The chat request's content as a Messages API request (system apart, max_tokens required). */
+function messagesBody(model: string): string {
+  return JSON.stringify({
+    model,
+    max_tokens: 64,
+    system: 'You are a terse assistant. Answer in one sentence.',
+    messages: [{ role: 'user', content: 'Explain in one sentence why a gateway should add as little latency as it can to each request.' }],
+    temperature: 0,
+  });
 }
 
 function multipart(fields: Record<string, string>, file: { name: string; type: string; data: Buffer }): Buffer {
@@ -66,6 +79,7 @@ export function writeWorkload(dir: string): Workload {
     chat: write('chat.json', '/v1/chat/completions', json, chatBody(BENCH_MODEL, false)),
     stream: write('stream.json', '/v1/chat/completions', json, chatBody(BENCH_MODEL, true)),
     streamNoUsage: write('stream-nousage.json', '/v1/chat/completions', json, chatBody(NO_USAGE_MODEL, true)),
+    messages: write('messages.json', '/v1/messages', json, messagesBody(BENCH_MESSAGES_MODEL)),
     hold: write('hold.json', '/v1/chat/completions', json, chatBody(HOLD_MODEL, true)),
     embed: write('embed.json', '/v1/embeddings', json, JSON.stringify({ model: BENCH_MODEL, input })),
     upload: write(

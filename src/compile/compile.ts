@@ -185,6 +185,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         basePath: url.pathname.replace(/\/+$/, ''),
         ...access.access,
         pathStyle: b.pathStyle ?? 'openai',
+        api: b.api ?? 'openai',
         model: b.model ?? model,
         priority: b.priority,
         weight: b.weight,

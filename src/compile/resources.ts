@@ -312,7 +312,9 @@ const BackendSchema = z
     baseURL: z
       .string()
       .regex(new RegExp(BASE_URL_PATTERN), 'an http(s) URL such as https://api.openai.com/v1, or demo://')
-      .describe('Base URL of the OpenAI-compatible upstream, including its /v1 path. demo:// is the built-in demo backend.'),
+      .describe(
+        "Base URL of the upstream, including its /v1 path (an OpenAI-compatible API, or Anthropic's with api: anthropic). demo:// is the built-in demo backend.",
+      ),
     apiKeySecretRef: SecretKeyRefSchema.optional().describe(
       'Secret key holding the upstream API key, sent as a Bearer token (a short form of auth.bearer). Omit for upstreams without auth.',
     ),
@@ -332,6 +334,12 @@ const BackendSchema = z
       .optional()
       .describe(
         "openai (default): baseURL + /chat/completions and so on. azureDeployments: Azure OpenAI's deployment paths, baseURL + /deployments/{model}/chat/completions (baseURL ending in /openai; set query api-version).",
+      ),
+    api: z
+      .enum(['openai', 'anthropic'])
+      .optional()
+      .describe(
+        "The API the backend speaks. openai (default): OpenAI's (chat completions and the other families); a Messages request (the messages family) is translated to chat completions for it. anthropic: Anthropic's Messages API; a Messages request is sent as it came, with only the model renamed.",
       ),
     model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
     priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),

@@ -35,6 +35,9 @@ import { limitsFeature } from '../features/limits/limits-transform.js';
 import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage-metrics.js';
 import { type UsageOptions, usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
+import { messagesFeature } from '../features/messages/messages-transform.js';
+import { COUNT_TOKENS_PATH, countTokensCall } from '../features/messages/count-tokens.js';
+import { estimateInputTokens } from '../features/usage/input-estimate.js';
 
 export interface AppDeps {
   readonly tables: TableHolder;
@@ -141,9 +144,11 @@ export function createApp(deps: AppDeps): Express {
   const budget = new BodyBudget(deps.maxBufferedBytes ?? defaultBufferedBudget(processMemoryLimit()));
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
-  // The features on the call path, in order: the sealed ids of videos and responses, usage (whose handler returns
-  // the usage the others settle with), limits. Each declares the request members it reads.
+  // The features on the call path, in order: the Messages API (its body per backend, and its answer translated or
+  // read before the others see it), the sealed ids of videos and responses, usage (whose handler returns the usage
+  // the others settle with), limits. Each declares the request members it reads.
   const features = [
+    messagesFeature(),
     sealedCreateFeature(sealer),
     usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), deps.usage),
     limitsFeature(usageLimits),
@@ -160,6 +165,8 @@ export function createApp(deps: AppDeps): Express {
   });
   const handlerDeps = { call, health, bodyLimits, random: deps.random ?? Math.random, budget, members: wantedMembers(features) };
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
+  const countTokens = countTokensCall((body) => estimateInputTokens('messages', body));
+  routes.add(app, 'post', `/v1${COUNT_TOKENS_PATH}`, auth, familyHandler('messages', handlerDeps, countTokens));
   registerSealedRoutes(app, routes, auth, { call, sealer, bodyLimits, budget });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
@@ -180,7 +187,7 @@ export function createApp(deps: AppDeps): Express {
     // Refused before a large body was read to its end (413, 415, 503 body budget, 401 …): the connection is
     // closed after the answer, lingering so that a client still sending gets to read it.
     if (!res.headersSent && lingerForUnreadBody(req)) closeAfterDraining(req, res, linger);
-    sendError(res, gatewayError);
+    sendError(req, res, gatewayError);
   });
   return app;
 }

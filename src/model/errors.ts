@@ -33,7 +33,7 @@ export class GatewayError extends Error {
 
 export const errors = {
   invalidApiKey: () =>
-    new GatewayError(401, 'Incorrect API key provided. Send a valid gateway key as "Authorization: Bearer <key>".', {
+    new GatewayError(401, 'Incorrect API key provided. Send a valid gateway key as "Authorization: Bearer <key>" or "x-api-key: <key>".', {
       code: 'invalid_api_key',
     }),
   notReady: () => new GatewayError(503, 'The gateway has not loaded its configuration yet; retry shortly.', { code: 'service_unavailable' }),

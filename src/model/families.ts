@@ -1,7 +1,10 @@
 // The API families a route can serve, and where each lives: the public path under /v1 and the same path below a
 // backend's base URL.
 
-/** API families a route can serve; the names follow the OpenAI SDK's resource paths. */
+/**
+ * API families a route can serve; the names follow the SDKs' resource paths (OpenAI's, and Anthropic's for
+ * `messages`, the Messages API that coding agents such as Claude Code speak).
+ */
 export const FAMILIES = [
   'chat.completions',
   'responses',
@@ -12,6 +15,7 @@ export const FAMILIES = [
   'audio.translations',
   'audio.speech',
   'videos',
+  'messages',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -25,6 +29,7 @@ export const FAMILY_PATHS: Readonly<Record<Family, string>> = {
   'audio.translations': '/audio/translations',
   'audio.speech': '/audio/speech',
   videos: '/videos',
+  messages: '/messages',
 };
 
 /**

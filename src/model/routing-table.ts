@@ -6,6 +6,8 @@ import type { MoneyLimitRule } from './money-limits.js';
 import type { Pricing } from './pricing.js';
 import type { LimitRule } from './usage-limits.js';
 
+type BackendApi = 'openai' | 'anthropic';
+
 export interface CompiledBackend {
   /** Stable id `namespace/route/backend`, used in metrics, logs, health tracking and sealed ids. */
   readonly id: string;
@@ -23,6 +25,11 @@ export interface CompiledBackend {
   /** Query parameters added to every request. */
   readonly query: readonly BackendParam[];
   readonly pathStyle: PathStyle;
+  /**
+   * The API the backend speaks: `openai` (chat completions and the other OpenAI families) or `anthropic` (the
+   * Messages API). A Messages request goes to an anthropic backend as sent, and to an openai one translated.
+   */
+  readonly api: BackendApi;
   /** Equal for backends reaching the same upstream with the same credential (a digest: compare, never show). */
   readonly account: string;
   /** Model name sent upstream. */

@@ -122,6 +122,19 @@ describe('figures and verdicts', () => {
     expect(Object.fromEntries(verdicts(figs, d).map((x) => [x.target, x.met]))['limits on: CPU per request ≤ 1.15 × limits off (chat, c=32)']).toBeUndefined();
   });
 
+  it('judges the Messages passthrough against chat from the same run', () => {
+    // Gateway chat costs 75 µs per request; Messages 81 (1.08 ×: met), then 86 (1.15 ×: not met).
+    for (const [cpu, met, measured] of [
+      [81, true, '1.08 × chat'],
+      [86, false, '1.15 × chat'],
+    ] as const) {
+      const dm = data([...ms, ...[1, 2, 3].map((r) => m('messages-c32', 'gateway', r, { cpuUsPerRequest: cpu }))]);
+      const v = verdicts(figures(dm), dm).find((x) => x.target === 'Messages native passthrough: CPU per request ≤ 1.1 × chat (c=32)');
+      expect(v).toMatchObject({ met, measured });
+    }
+    expect(verdicts(figs, d).find((x) => x.target.startsWith('Messages native'))?.met).toBeUndefined();
+  });
+
   it('does not judge a stream figure when not every stream opened', () => {
     const partial = data(ms, { rssStreams: [{ target: 'gateway', streams: 1000, opened: 256, failed: 0, rssBytes: 1 }] });
     const v = verdicts(figures(partial), partial).find((x) => x.target.startsWith('RSS ≤ 300 MB'));

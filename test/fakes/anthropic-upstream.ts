@@ -1,7 +1,7 @@
 // A fake Anthropic Messages API on 127.0.0.1 that plays a scripted conversation for a coding agent and records
 // every request (method, path with its query, headers, JSON body). A request whose messages[] already hold k
 // assistant turns gets turn k, so a client's retry of the same step (e.g. Claude Code retrying unstreamed) gets
-// the same answer. Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
+// the same answer (a turn may instead drop the connection mid-stream). Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,8 @@ export interface AnthropicTurn {
   content: AnthropicBlock[];
   stop_reason: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
   usage: AnthropicUsage;
+  /** Stream message_start and the first block's first delta, then drop the connection (an upstream dying mid-stream). */
+  cut?: boolean;
 }
 
 interface AnthropicRequest {
@@ -87,6 +89,13 @@ function sendError(res: ServerResponse, status: number, type: string, message: s
 /** The event sequence the Messages API streams, with the `event:` lines. */
 function stream(res: ServerResponse, id: string, model: string, turn: AnthropicTurn): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
-  for (const e of messageEvents(id, model, turn)) res.write(sseEvent(e));
+  for (const e of messageEvents(id, model, turn)) {
+    res.write(sseEvent(e));
+    // Cut once the first text has gone out, so the client has seen the stream start.
+    if (turn.cut && e.type === 'content_block_delta' && (e['delta'] as { type?: string }).type === 'text_delta') {
+      res.write('', () => res.socket?.destroy());
+      return;
+    }
+  }
   res.end();
 }

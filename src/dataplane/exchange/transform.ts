@@ -94,6 +94,11 @@ export interface ReadOnBound {
 export interface OutgoingBody {
   readonly body: Buffer;
   readonly contentType: string | undefined;
+  /**
+   * The path below the backend's base URL this body goes to, when a transform sends it elsewhere than the call's
+   * own path (a Messages request translated to /chat/completions); undefined: the call's path.
+   */
+  readonly path?: string;
 }
 
 export interface ExchangeTransform {

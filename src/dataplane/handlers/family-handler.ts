@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { errors } from '../../model/errors.js';
 import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/families.js';
 import type { BodyLimits } from '../../model/body-limits.js';
-import { authenticatedOf, clientGone, routed } from '../exchange/exchange.js';
+import { authenticatedOf, clientGone, type Routed, routed } from '../exchange/exchange.js';
 import type { CompiledBackend, CompiledRoute } from '../../model/routing-table.js';
 import { bodiesFor, type CallKind, type ExchangeTransform, membersFor, type RequestPlan } from '../exchange/transform.js';
 import type { BackendHealth } from '../policy/health.js';
@@ -30,8 +30,24 @@ export interface FamilyHandlerDeps {
 
 const CREATE: CallKind = { create: true, consumes: true };
 
-export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
-  const path = FAMILY_PATHS[family];
+/**
+ * Another call of a family than its create, on a path of its own that takes the same payload (the Messages API's
+ * count_tokens): the path, the kind of call, and maybe an answer the gateway gives itself.
+ */
+export interface FamilyCall {
+  /** The path below /v1, and below the backend's base URL. */
+  readonly path: string;
+  readonly kind: CallKind;
+  /**
+   * Once the model is resolved and authorized and the backends planned: a JSON value to answer with instead of
+   * calling an upstream, or undefined to call the plan's backends (which it may narrow).
+   */
+  readonly local?: (x: Routed, plan: RequestPlan) => Promise<unknown>;
+}
+
+export function familyHandler(family: Family, deps: FamilyHandlerDeps, variant?: FamilyCall) {
+  const path = variant?.path ?? FAMILY_PATHS[family];
+  const kind = variant?.kind ?? CREATE;
   const publicPath = `/v1${path}`;
   const accept = { multipart: MULTIPART_FAMILIES.has(family), path: publicPath };
   return async (req: Request, res: Response): Promise<void> => {
@@ -52,9 +68,16 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps) {
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
     const plan = new PayloadPlan(payload, planAttempts(route.backends, deps.random, deps.health));
+    if (variant?.local) {
+      const answer = await variant.local(r, plan);
+      if (answer !== undefined) {
+        res.json(answer);
+        return;
+      }
+    }
     const q = req.url.indexOf('?');
     await deps.call(r, req, res, {
-      kind: CREATE,
+      kind,
       method: 'POST',
       path: q < 0 ? path : path + req.url.slice(q),
       own: payload.model === route.model ? ownNameRename(route) : modelRename(payload.model),

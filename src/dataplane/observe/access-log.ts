@@ -56,6 +56,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         inputTokens: u?.inputTokens,
         outputTokens: u?.outputTokens,
         cachedInputTokens: u?.cachedInputTokens,
+        cacheWriteInputTokens: u?.cacheWriteInputTokens,
         reasoningTokens: u?.reasoningTokens,
         seconds: u?.seconds,
         characters: u?.characters,

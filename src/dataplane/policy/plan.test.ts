@@ -12,6 +12,7 @@ const b = (name: string, priority: number, weight: number): CompiledBackend => (
   headers: [],
   query: [],
   pathStyle: 'openai',
+  api: 'openai',
   account: 'a',
   model: 'm',
   priority,

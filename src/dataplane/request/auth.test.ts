@@ -33,6 +33,20 @@ describe('authenticate', () => {
     expect((r as GatewayError).code).toBe('invalid_api_key');
   });
 
+  it('takes the key from x-api-key when there is no Authorization header', () => {
+    expect(authenticate(table, undefined, now, 'good')).toMatchObject({ name: 'ok' });
+    expect(authenticate(table, undefined, now, 'nope')).toBeInstanceOf(GatewayError);
+    expect(authenticate(table, undefined, now, '')).toBeInstanceOf(GatewayError);
+    // Repeated headers arrive as an array: ambiguous, refused.
+    expect(authenticate(table, undefined, now, ['good', 'good'])).toBeInstanceOf(GatewayError);
+  });
+
+  it('lets a present Authorization header decide, even a bad one beside a good x-api-key', () => {
+    expect(authenticate(table, 'Bearer good', now, 'nope')).toMatchObject({ name: 'ok' });
+    expect(authenticate(table, 'Bearer nope', now, 'good')).toBeInstanceOf(GatewayError);
+    expect(authenticate(table, 'Basic good', now, 'good')).toBeInstanceOf(GatewayError);
+  });
+
   it('checks expiry per request, not per compile', () => {
     expect(authenticate(table, 'Bearer old', now)).toMatchObject({ name: 'old' });
     expect(authenticate(table, 'Bearer old', Date.parse('2030-01-01T00:00:01Z'))).toBeInstanceOf(GatewayError);

@@ -68,7 +68,7 @@ export async function sendAttempts(deps: AttemptDeps, x: Routed, req: Request, c
       x.backend = backend.name;
       const out = call.body(backend);
       timing.sent();
-      const path = upstreamPath(backend, call.path);
+      const path = upstreamPath(backend, out?.path ?? call.path);
       const own = credentialsOf(backend);
       const headers = upstreamRequestHeaders(req.headers, {
         credentials: own.sent,

@@ -14,6 +14,7 @@ const backend = (name: string): CompiledBackend => ({
   headers: [],
   query: [],
   pathStyle: 'openai',
+  api: 'openai',
   account: 'a',
   model: 'm',
   priority: 0,

@@ -37,6 +37,7 @@ const backend = (origin: string): CompiledBackend => ({
   headers: [],
   query: [],
   pathStyle: 'openai',
+  api: 'openai',
   account: 'a',
   model: 'm',
   priority: 0,

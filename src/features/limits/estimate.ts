@@ -8,9 +8,9 @@ import type { RequestPlan } from '../../dataplane/exchange/transform.js';
 import type { Family } from '../../model/families.js';
 
 /** Families that generate tokens and so reserve a maximum output. */
-const GENERATES = new Set<Family>(['chat.completions', 'responses']);
+const GENERATES = new Set<Family>(['chat.completions', 'responses', 'messages']);
 /** Families whose input is JSON text counted in tokens. */
-const TEXT_INPUT = new Set<Family>(['chat.completions', 'responses', 'embeddings']);
+const TEXT_INPUT = new Set<Family>(['chat.completions', 'responses', 'embeddings', 'messages']);
 
 /** The members that cap a request's output (read through the plan; declared by the limits feature). */
 export const MAX_OUTPUT_MEMBERS: readonly string[] = ['max_completion_tokens', 'max_tokens', 'max_output_tokens'];
@@ -29,8 +29,8 @@ export function reservedUse(family: Family, plan: RequestPlan, defaultMaxOutput:
 }
 
 /**
- * The request's own cap on output (`max_completion_tokens` or the older `max_tokens` for chat,
- * `max_output_tokens` for responses; the largest when several are given), else the route's default.
+ * The request's own cap on output (`max_completion_tokens` or the older `max_tokens` for chat, `max_tokens` for
+ * messages, `max_output_tokens` for responses; the largest when several are given), else the route's default.
  */
 function maxOutput(plan: RequestPlan, fallback: number): number {
   let max: number | undefined;

@@ -1,54 +1,14 @@
-// Anthropic's error shape, `{"type":"error","error":{"type","message"}}`, for the gateway's own refusals on the
-// Messages API and for upstream (OpenAI-shaped) errors translated to it. Pure.
+// Translation refusals and upstream (OpenAI-shaped) errors in Anthropic's error shape (model/anthropic-errors.ts).
+// Pure.
 
-export type AnthropicErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'not_found_error'
-  | 'request_too_large'
-  | 'rate_limit_error'
-  | 'api_error'
-  | 'overloaded_error';
-
-export interface AnthropicErrorBody {
-  readonly type: 'error';
-  readonly error: { readonly type: AnthropicErrorType; readonly message: string };
-}
+import { type AnthropicErrorBody, anthropicError, errorTypeForStatus } from '../../model/anthropic-errors.js';
 
 /** The outcome of a translation that may refuse: the value, or the error to answer with (its HTTP status too). */
 export type Translated<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: number; readonly error: AnthropicErrorBody };
 
-export function anthropicError(type: AnthropicErrorType, message: string): AnthropicErrorBody {
-  return { type: 'error', error: { type, message } };
-}
-
 /** A refusal of the client's request: 400 invalid_request_error, as Anthropic answers one. */
 export function invalidRequest(message: string): Translated<never> {
   return { ok: false, status: 400, error: anthropicError('invalid_request_error', message) };
-}
-
-/** Anthropic's error type for an HTTP status (its documented table; 503 is how OpenAI-shaped upstreams say overloaded). */
-export function errorTypeForStatus(status: number): AnthropicErrorType {
-  switch (status) {
-    case 400:
-      return 'invalid_request_error';
-    case 401:
-      return 'authentication_error';
-    case 403:
-      return 'permission_error';
-    case 404:
-      return 'not_found_error';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit_error';
-    case 503:
-    case 529:
-      return 'overloaded_error';
-    default:
-      return 'api_error';
-  }
 }
 
 /**

@@ -7,7 +7,8 @@
 // (half a tool input) is never taken for a whole one; the client retries. Reasoning deltas are not carried
 // (chat-to-messages.ts says why). Pure.
 import type { Usage } from '../../model/usage.js';
-import { type AnthropicErrorBody, type AnthropicErrorType, anthropicError, errorTypeForStatus, upstreamMessage } from './anthropic-errors.js';
+import { type AnthropicErrorBody, type AnthropicErrorType, anthropicError, errorTypeForStatus } from '../../model/anthropic-errors.js';
+import { upstreamMessage } from './anthropic-errors.js';
 import { anthropicUsage, badToolInputMessage, chatUsage, messageId, stopReason, toolInput, toolUseId } from './answer-parts.js';
 import type { AnswerContext } from './chat-to-messages.js';
 

@@ -2,7 +2,8 @@
 // (`reasoning_content` / `reasoning`) is not carried: a thinking block needs a signature only Anthropic can make,
 // and Claude Code would send an unsigned one back to whichever backend serves the next turn. Its tokens stay in
 // usage (reasoningTokens).
-import { anthropicError, type Translated } from './anthropic-errors.js';
+import { anthropicError } from '../../model/anthropic-errors.js';
+import type { Translated } from './anthropic-errors.js';
 import {
   type AnthropicUsage,
   anthropicUsage,

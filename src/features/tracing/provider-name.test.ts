@@ -3,7 +3,7 @@ import type { BackendAuth } from '../../model/backend-auth.js';
 import { providerOf } from './provider-name.js';
 
 const bearer: BackendAuth = { kind: 'bearer', key: 'k' };
-const plain = { auth: bearer, pathStyle: 'openai' as const, basePath: '/v1' };
+const plain = { auth: bearer, pathStyle: 'openai' as const, basePath: '/v1', api: 'openai' as const };
 
 describe('gen_ai.provider.name of a backend', () => {
   it.each([
@@ -38,5 +38,6 @@ describe('gen_ai.provider.name of a backend', () => {
     expect(providerOf('proxy.corp', gcp)).toBe('gcp.gen_ai');
     // Claude on Vertex (the publisher's models) through a Private Service Connect endpoint.
     expect(providerOf('p.corp', { ...gcp, basePath: '/v1/projects/p/locations/us-east5/publishers/anthropic/models' })).toBe('gcp.vertex_ai');
+    expect(providerOf('fake-anthropic.local', { ...plain, api: 'anthropic' })).toBe('anthropic');
   });
 });

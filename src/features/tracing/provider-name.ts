@@ -1,6 +1,6 @@
 // gen_ai.provider.name of a backend (Required on GenAI client spans): the conventions' well-known value for the
-// service it reaches, known from its host or its credential; `openai` for any other, since the gateway speaks the
-// OpenAI API to it (the conventions' flavor for an OpenAI-compatible endpoint). Pure; memoized per compiled backend.
+// service it reaches, known from its host, the API it speaks (`anthropic` for a Messages API backend) or its
+// credential; `openai` for any other, since the gateway speaks the OpenAI API to it (the conventions' flavor for an OpenAI-compatible endpoint). Pure; memoized per compiled backend.
 import type { CompiledBackend } from '../../model/routing-table.js';
 
 /** Host suffixes (a leading dot) or exact hosts, and the provider each one names; the first match wins. */
@@ -30,7 +30,7 @@ const HOSTS: readonly (readonly [host: string, provider: string])[] = [
 ];
 
 /** The provider of a backend by host and credential: pure. */
-export function providerOf(host: string, backend: Pick<CompiledBackend, 'auth' | 'pathStyle' | 'basePath'>): string {
+export function providerOf(host: string, backend: Pick<CompiledBackend, 'auth' | 'pathStyle' | 'basePath' | 'api'>): string {
   const h = host.toLowerCase();
   for (const [pattern, provider] of HOSTS) {
     // An Amazon host names Bedrock only when it is Bedrock's (bedrock-runtime.<region>.amazonaws.com, a VPC endpoint's
@@ -38,7 +38,8 @@ export function providerOf(host: string, backend: Pick<CompiledBackend, 'auth' |
     if ((pattern === '.amazonaws.com' || pattern === '.api.aws') && !h.startsWith('bedrock') && !h.includes('.bedrock-runtime.')) continue;
     if (pattern.startsWith('.') || pattern.startsWith('-') ? h.endsWith(pattern) : h === pattern) return provider;
   }
-  // A host of its own (a proxy, a private endpoint): the credential or the path layout still tells.
+  // A host of its own (a proxy, a private endpoint): the API it speaks, the credential or the path layout still tells.
+  if (backend.api === 'anthropic') return 'anthropic';
   if (backend.pathStyle === 'azureDeployments') return 'azure.ai.openai';
   // Vertex's publisher models (Claude's …/publishers/anthropic/models) through a Private Service Connect endpoint.
   if (/\/publishers\/[^/]+\/models$/.test(backend.basePath)) return 'gcp.vertex_ai';

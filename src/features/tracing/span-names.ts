@@ -14,6 +14,7 @@ export const OPERATION: Readonly<Record<Family, string>> = {
   'audio.translations': 'generate_content',
   'audio.speech': 'generate_content',
   videos: 'generate_content',
+  messages: 'chat',
 };
 
 /** The attribute keys the gateway sets. */

@@ -47,9 +47,11 @@ export function estimateInput(family: Family, body: Buffer | undefined): number 
 
 function inputTokens(family: Family, json: Record<string, unknown>, count: Collect): number {
   switch (family) {
-    case 'chat.completions': {
+    case 'chat.completions':
+    case 'messages': {
       const messages = Array.isArray(json['messages']) ? json['messages'] : [];
-      let n = REPLY_PRIMING + tools(json, count);
+      // A Messages request keeps its system prompt beside the messages (undefined for chat).
+      let n = REPLY_PRIMING + tools(json, count) + textTokens(json['system'], count, INPUT_TEXT);
       for (const m of messages) n += PER_MESSAGE + textTokens(m, count, INPUT_TEXT);
       return n;
     }
@@ -89,7 +91,7 @@ function outputTokens(text: string, isStream: boolean, isJson: boolean, count: C
 }
 
 /** Members whose strings are text sent or generated; anything else (ids, roles, finish reasons) is not. */
-const OUTPUT_TEXT: ReadonlySet<string> = new Set(['content', 'text', 'arguments', 'refusal', 'reasoning_content', 'reasoning']);
+const OUTPUT_TEXT: ReadonlySet<string> = new Set(['content', 'text', 'arguments', 'refusal', 'reasoning_content', 'reasoning', 'thinking', 'partial_json']);
 const INPUT_TEXT: ReadonlySet<string> = new Set([...OUTPUT_TEXT, 'input', 'prompt', 'instructions', 'name', 'output']);
 /** Members never read: binary payloads and metadata. */
 const SKIPPED = new Set(['b64_json', 'image_url', 'file_data', 'audio', 'logprobs', 'id', 'type', 'role', 'object', 'model', 'usage']);

@@ -18,7 +18,7 @@ import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, t
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
 
 /** Families whose answer is text an estimate can count; the others' answers are media. */
-const TEXT_OUT = new Set<Family>(['chat.completions', 'responses', 'audio.transcriptions', 'audio.translations']);
+const TEXT_OUT = new Set<Family>(['chat.completions', 'responses', 'audio.transcriptions', 'audio.translations', 'messages']);
 /** Families measured from the request (speech in characters, videos in seconds), not estimated in tokens. */
 const MEASURED = new Set<Family>(['audio.speech', 'videos']);
 /** Families that make images, counted from the answer with the size and quality the request named. */
@@ -209,7 +209,9 @@ class UsageReader implements AnswerHandler {
     return rest;
   }
 
-  onEnd(): Usage | undefined {
+  onEnd(reported: Usage | undefined): Usage | undefined {
+    // A handler before this one read the usage already (a Messages answer, whose usage it knows how to read): kept.
+    if (reported) return reported;
     // Runs as the upstream body ends, before the client's response is finished: a throw here would fail the body.
     // An answer usage cannot read is estimated when the exchange ends instead.
     try {

@@ -3,7 +3,8 @@
 // /invoke-with-response-stream for a stream, whose answer is AWS event-stream framing (bedrock-sse.ts decodes it).
 // The body is the Messages body without `model` and `stream`, with `anthropic_version` and the betas in
 // `anthropic_beta` (Bedrock reads no anthropic-* header). InvokeModel has no token counting. Pure.
-import { anthropicError, type Translated } from '../anthropic-errors.js';
+import { anthropicError } from '../../../model/anthropic-errors.js';
+import type { Translated } from '../anthropic-errors.js';
 import { type ClaudeCall, type CloudRequest, notAnObject } from './cloud-request.js';
 import { TopLevelMembers } from './top-level-members.js';
 

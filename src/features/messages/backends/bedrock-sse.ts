@@ -4,7 +4,7 @@
 // becomes Anthropic's `event: error` with the error type of the exception's HTTP status. A synchronous chunk
 // editor, shaped for the data plane's AnswerHandler (onData / flush).
 import type { AnswerHandler } from '../../../dataplane/exchange/transform.js';
-import { type AnthropicErrorType, anthropicError, errorTypeForStatus } from '../anthropic-errors.js';
+import { type AnthropicErrorType, anthropicError, errorTypeForStatus } from '../../../model/anthropic-errors.js';
 import { type EventStreamMessage, EventStreamReader } from './aws-event-stream.js';
 
 /** The HTTP status Bedrock documents for each exception of its response stream. */

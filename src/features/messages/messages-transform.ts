@@ -1,0 +1,128 @@
+// The Messages API (POST /v1/messages) as a feature on the one call path. A route may mix backends of both kinds,
+// and the body is made per backend, so failover between them works: a backend with `api: anthropic` gets the
+// client's body with only `model` renamed (thinking blocks and signatures, cache_control, tools, metadata pass as
+// sent; anthropic-version and anthropic-beta are forwarded with the other client headers) and its answer is relayed
+// byte for byte, read only for its usage; an OpenAI-compatible backend gets the request translated to chat
+// completions (messages-to-chat.ts) at /chat/completions, and its answer translated back (translated-answer.ts).
+// Errors that end a stream are Anthropic's `event: error`.
+import type { Routed } from '../../dataplane/exchange/exchange.js';
+import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, OutgoingBody, RequestPlan, SseError } from '../../dataplane/exchange/transform.js';
+import { type AnthropicErrorType, anthropicError } from '../../model/anthropic-errors.js';
+import { GatewayError } from '../../model/errors.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
+import type { AnswerContext } from './chat-to-messages.js';
+import type { ChatRequest } from './chat-types.js';
+import { messagesToChat } from './messages-to-chat.js';
+import { NativeAnswerReader, NativeStreamReader } from './native-answer.js';
+import { TranslatedAnswer, TranslatedError, TranslatedStream } from './translated-answer.js';
+
+const CHAT_PATH = '/chat/completions';
+const JSON_TYPE = 'application/json';
+
+/** The Messages family's transform; reads `max_tokens` (required by the API, and what limits reserve). */
+export function messagesFeature(): Feature {
+  return { reads: ['max_tokens'], families: { messages: (x, kind) => new MessagesExchange(x, kind) } };
+}
+
+/** True for a backend that speaks the Messages API itself. */
+export function isNative(backend: CompiledBackend): boolean {
+  return backend.api === 'anthropic';
+}
+
+class MessagesExchange implements ExchangeTransform {
+  readonly #x: Routed;
+  /** The create call (POST /v1/messages); else count_tokens, which only native backends are asked. */
+  readonly #create: boolean;
+  /** The request as chat completions, when a backend of the plan needs it (its model set per backend). */
+  #chat: ChatRequest | undefined;
+  #ctx: AnswerContext | undefined;
+  #bodies: Map<string, OutgoingBody> | undefined;
+
+  constructor(x: Routed, kind: CallKind) {
+    this.#x = x;
+    this.#create = kind.create;
+  }
+
+  prepare(plan: RequestPlan): void {
+    if (!this.#create) return;
+    // Anthropic requires max_tokens, and limits reserve it: a request without it is refused before any upstream.
+    const max = plan.integer('max_tokens');
+    if (max === undefined || max < 1) throw missingMaxTokens();
+    if (plan.backends.every(isNative)) return;
+    const body: unknown = JSON.parse(plan.json!.toString('utf8'));
+    const chat = messagesToChat(body, this.#x.route.model);
+    if (!chat.ok) {
+      // What chat cannot carry may still go to the route's native backends, which take it as it is.
+      const native = plan.backends.filter(isNative);
+      if (native.length === 0) throw new GatewayError(chat.status, chat.error.error.message, { code: 'invalid_request' });
+      plan.backends = native;
+      return;
+    }
+    this.#chat = chat.value;
+    const stop = (body as { stop_sequences?: unknown }).stop_sequences;
+    this.#ctx = {
+      model: plan.member('model') ?? this.#x.route.model,
+      stopSequences: Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string') : undefined,
+    };
+  }
+
+  body(backend: CompiledBackend): OutgoingBody | undefined {
+    const chat = this.#chat;
+    if (isNative(backend) || !chat) return undefined;
+    let out = (this.#bodies ??= new Map()).get(backend.model);
+    if (!out) {
+      out = { body: Buffer.from(JSON.stringify({ ...chat, model: backend.model })), contentType: JSON_TYPE, path: CHAT_PATH };
+      this.#bodies.set(backend.model, out);
+    }
+    return out;
+  }
+
+  onResponseStart(a: Answer): AnswerHandler | undefined {
+    if (isNative(a.backend)) {
+      if (a.statusCode >= 300 || !this.#create) return undefined;
+      if (a.isStream) return new NativeStreamReader();
+      return a.contentType.includes('json') ? new NativeAnswerReader() : undefined;
+    }
+    if (a.statusCode >= 300) return new TranslatedError(a.statusCode);
+    const ctx = this.#ctx!;
+    return a.isStream ? new TranslatedStream(ctx) : new TranslatedAnswer(ctx);
+  }
+
+  errorEvent(e: SseError): string {
+    return anthropicErrorEvent(e);
+  }
+}
+
+function missingMaxTokens(): GatewayError {
+  return new GatewayError(400, 'max_tokens: Field required (a positive integer).', { code: 'missing_required_parameter', param: 'max_tokens' });
+}
+
+const ANTHROPIC_TYPES: ReadonlySet<string> = new Set<AnthropicErrorType>([
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'api_error',
+  'overloaded_error',
+]);
+
+/** Anthropic's `event: error` for an error the gateway tells inside a stream (its own, or an upstream's retold). */
+function anthropicErrorEvent(e: SseError): string {
+  return `event: error\ndata: ${JSON.stringify(anthropicError(errorType(e), e.message))}\n\n`;
+}
+
+/** An upstream's Anthropic type is kept; the gateway's and OpenAI's kinds are mapped to the nearest one. */
+function errorType(e: SseError): AnthropicErrorType {
+  if (ANTHROPIC_TYPES.has(e.type)) return e.type as AnthropicErrorType;
+  switch (e.code) {
+    case 'rate_limit_exceeded':
+      return 'rate_limit_error';
+    case 'server_shutting_down':
+    case 'server_overloaded':
+      return 'overloaded_error';
+  }
+  if (e.type === 'requests' || e.type === 'tokens' || e.type === 'insufficient_quota') return 'rate_limit_error';
+  return e.type === 'invalid_request_error' ? 'invalid_request_error' : 'api_error';
+}

@@ -1,0 +1,140 @@
+// The answer of a chat completions backend, rewritten into the Messages API's: a stream event by event
+// (chat-stream-to-messages.ts, its events read with sse-events.ts), a whole answer at its end (chat-to-messages.ts),
+// an error answer in Anthropic's error shape (anthropic-errors.ts). Each handler returns the usage the upstream
+// reported, which the exchange settles with.
+import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
+import type { Usage } from '../../model/usage.js';
+import { errorFromUpstream } from './anthropic-errors.js';
+import { chatUsage } from './answer-parts.js';
+import { ChatStreamToMessages } from './chat-stream-to-messages.js';
+import { type AnswerContext, chatToMessages } from './chat-to-messages.js';
+import { SseEvents } from './sse-events.js';
+
+/** The most of a whole answer (or an error answer) held to translate it. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** A chat completions event stream as Anthropic's Messages events. */
+export class TranslatedStream implements AnswerHandler {
+  readonly edits = true;
+  readonly #translator: ChatStreamToMessages;
+  readonly #events = new SseEvents(
+    () => true,
+    (_event, data) => this.#event(data),
+  );
+  #out = '';
+  #usage: Usage | undefined;
+
+  constructor(ctx: AnswerContext) {
+    this.#translator = new ChatStreamToMessages(ctx);
+  }
+
+  onData(chunk: Buffer): Buffer {
+    this.#events.push(chunk);
+    return this.#take();
+  }
+
+  flush(): Buffer | undefined {
+    this.#events.end();
+    const { events, usage } = this.#translator.end();
+    this.#usage = usage;
+    this.#out += events;
+    return this.#take();
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#usage;
+  }
+
+  #event(data: string): void {
+    const trimmed = data.trim();
+    if (trimmed === '[DONE]') {
+      this.#out += this.#translator.push('[DONE]');
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(trimmed);
+    } catch {
+      return; // not a chunk (a comment-like line some servers send): nothing to translate
+    }
+    this.#out += this.#translator.push(chunk);
+  }
+
+  #take(): Buffer {
+    if (this.#out === '') return EMPTY;
+    const out = Buffer.from(this.#out);
+    this.#out = '';
+    return out;
+  }
+}
+
+/** Holds a whole body, up to MAX_ANSWER_BYTES, for a translation at its end. */
+abstract class WholeBody implements AnswerHandler {
+  readonly edits = true;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+
+  onData(chunk: Buffer): Buffer {
+    this.#bytes += chunk.length;
+    if (this.#bytes > MAX_ANSWER_BYTES) throw new Error(`The upstream answer is larger than ${MAX_ANSWER_BYTES} bytes, too large to translate.`);
+    this.#chunks.push(chunk);
+    return EMPTY;
+  }
+
+  flush(): Buffer {
+    return Buffer.from(this.translate(Buffer.concat(this.#chunks).toString('utf8')));
+  }
+
+  protected abstract translate(text: string): string;
+}
+
+/** A whole chat completion as a Messages answer. */
+export class TranslatedAnswer extends WholeBody {
+  readonly #ctx: AnswerContext;
+  #usage: Usage | undefined;
+
+  constructor(ctx: AnswerContext) {
+    super();
+    this.#ctx = ctx;
+  }
+
+  protected translate(text: string): string {
+    let completion: unknown;
+    try {
+      completion = JSON.parse(text);
+    } catch {
+      completion = undefined;
+    }
+    this.#usage = chatUsage((completion as { usage?: unknown } | undefined)?.usage);
+    const answer = chatToMessages(completion, this.#ctx);
+    // The status line (200) is out already: an answer that cannot be translated fails the body (the client sees a
+    // broken answer and retries) rather than passing for a whole one.
+    if (!answer.ok) throw new Error(answer.error.error.message);
+    return JSON.stringify(answer.value);
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#usage;
+  }
+}
+
+/** A chat backend's error answer (OpenAI's shape, or any text) in Anthropic's error shape, its status kept. */
+export class TranslatedError extends WholeBody {
+  readonly #status: number;
+
+  constructor(status: number) {
+    super();
+    this.#status = status;
+  }
+
+  protected translate(text: string): string {
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // a text body: its first characters are the message
+    }
+    return JSON.stringify(errorFromUpstream(this.#status, body));
+  }
+}

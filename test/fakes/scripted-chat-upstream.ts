@@ -1,0 +1,119 @@
+// A fake OpenAI chat completions API on 127.0.0.1 that plays a scripted conversation for a coding agent, the
+// translated side of the Messages tests: a request whose messages[] already hold k assistant turns gets turn k (so a
+// client's retry of a step gets the same answer). Streams are OpenAI's: role chunk, content deltas, each tool call's
+// arguments in two pieces, the finish chunk, then (when asked with stream_options.include_usage) the usage chunk and
+// [DONE]. A turn marked `cut` stops after its first delta and drops the connection. Every request is recorded, and
+// what each reported, by the x-request-id the gateway sent.
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+}
+
+export interface ChatTurn {
+  text?: string;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  finish: 'stop' | 'tool_calls' | 'length';
+  usage: ChatUsage;
+  /** Stream the first delta, then drop the connection. */
+  cut?: boolean;
+  /** Answer this status with an OpenAI-shaped error instead. */
+  error?: { status: number; message: string };
+}
+
+interface ChatRequestSeen {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Record<string, any>;
+}
+
+export interface ScriptedChatUpstream {
+  /** origin + "/v1", what a ModelRoute backend's baseURL is set to. */
+  readonly baseURL: string;
+  readonly requests: ChatRequestSeen[];
+  close(): Promise<void>;
+}
+
+export async function startScriptedChatUpstream(turns: ChatTurn[]): Promise<ScriptedChatUpstream> {
+  const requests: ChatRequestSeen[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text ? (JSON.parse(text) as Record<string, any>) : {};
+    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+    const step = Array.isArray(body['messages']) ? (body['messages'] as { role: string }[]).filter((m) => m.role === 'assistant').length : 0;
+    const turn = req.method === 'POST' && req.url === '/v1/chat/completions' ? turns[step] : undefined;
+    if (!turn)
+      return sendJson(res, 404, { error: { message: `no scripted answer for ${req.method} ${req.url} (step ${step})`, type: 'invalid_request_error' } });
+    if (turn.error) return sendJson(res, turn.error.status, { error: { message: turn.error.message, type: 'invalid_request_error', code: null } });
+    const id = `chatcmpl-fake${step + 1}`;
+    if (body['stream'] === true) return stream(res, id, String(body['model']), turn, body['stream_options']?.['include_usage'] === true);
+    const toolCalls = turn.toolCalls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: body['model'],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: turn.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: turn.finish },
+      ],
+      usage: usageObject(turn.usage),
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function usageObject(u: ChatUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+    prompt_tokens_details: { cached_tokens: u.cached_tokens },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(value));
+}
+
+function stream(res: ServerResponse, id: string, model: string, turn: ChatTurn, includeUsage: boolean): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
+  chunk({ role: 'assistant', content: '' }, null);
+  if (turn.text) chunk({ content: turn.text }, null);
+  if (turn.cut) {
+    // Dropped once what was written has gone out, so the client has seen the stream start.
+    res.write('', () => res.socket?.destroy());
+    return;
+  }
+  turn.toolCalls?.forEach((c, index) => {
+    const half = Math.floor(c.arguments.length / 2);
+    chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments.slice(0, half) } }] }, null);
+    chunk({ tool_calls: [{ index, function: { arguments: c.arguments.slice(half) } }] }, null);
+  });
+  chunk({}, turn.finish);
+  if (includeUsage)
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: usageObject(turn.usage) })}\n\n`,
+    );
+  res.end('data: [DONE]\n\n');
+}
