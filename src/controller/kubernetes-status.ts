@@ -8,6 +8,9 @@ import type { KubernetesSource } from '../sources/kubernetes/kubernetes-source.j
 import { kubernetesStatusApi, StatusWriter, type StatusApi } from './status-writer.js';
 import type { ObjectUsage } from '../model/usage-limits.js';
 import { UsageStatusWriter } from './usage-status-writer.js';
+import type { BudgetUse } from '../model/money-limits.js';
+import { BudgetEvents, kubernetesEventsApi, type EventsApi } from './budget-events.js';
+import { TokenBucket } from './token-bucket.js';
 
 export interface KubernetesStatusOptions {
   readonly kubeConfig: KubeConfig;
@@ -28,6 +31,9 @@ export interface KubernetesStatusOptions {
   readonly usage?: () => Promise<readonly ObjectUsage[]>;
   /** Between two usage rounds (default 30 s). */
   readonly usageIntervalMs?: number;
+  /** Money limits with a warnAt, for the budget Events made after each usage round; absent: none is made. */
+  readonly budgets?: () => Promise<readonly BudgetUse[]>;
+  readonly events?: EventsApi;
 }
 
 export class KubernetesStatus {
@@ -57,11 +63,26 @@ export class KubernetesStatus {
       ...(o.onResult ? { onResult: o.onResult } : {}),
     });
     const api = o.api ?? kubernetesStatusApi(o.kubeConfig);
+    // One budget of writes for status.usage and the budget Events (5 per second, bursts of 10).
+    const bucket = new TokenBucket(5, 10);
+    const budgets = o.budgets
+      ? new BudgetEvents({
+          events: o.events ?? kubernetesEventsApi(o.kubeConfig),
+          api,
+          read: o.budgets,
+          isLeader: () => this.isLeader(),
+          bucket,
+          identity: o.identity,
+          ...(o.logger ? { logger: o.logger } : {}),
+        })
+      : undefined;
     this.usage = o.usage
       ? new UsageStatusWriter({
           api,
           read: o.usage,
           isLeader: () => this.isLeader(),
+          bucket,
+          ...(budgets ? { afterRound: (signal: AbortSignal) => budgets.round(signal) } : {}),
           ...(o.usageIntervalMs !== undefined ? { intervalMs: o.usageIntervalMs } : {}),
           ...(o.logger ? { logger: o.logger } : {}),
         })

@@ -19,6 +19,10 @@ export interface UsageStatusWriterOptions {
   /** Average writes per second (default 5) and burst (default 10): usage shares the API server with conditions. */
   readonly qps?: number;
   readonly burst?: number;
+  /** The bucket to draw on instead of one of its own (shared with the budget Events). */
+  readonly bucket?: TokenBucket;
+  /** Runs after each round's writes, under the same stop signal (the budget Events). */
+  readonly afterRound?: (signal: AbortSignal) => Promise<void>;
   readonly logger?: Logger;
   readonly now?: () => Date;
 }
@@ -36,7 +40,7 @@ export class UsageStatusWriter {
 
   constructor(options: UsageStatusWriterOptions) {
     this.#o = options;
-    this.#bucket = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
+    this.#bucket = options.bucket ?? new TokenBucket(options.qps ?? 5, options.burst ?? 10);
   }
 
   start(): void {
@@ -47,9 +51,11 @@ export class UsageStatusWriter {
   /** One round (the timer's; tests call it directly). A round still running makes this one a no-op. */
   round(): Promise<void> {
     if (this.#round || this.#stop.signal.aborted || !this.#o.isLeader()) return this.#round ?? Promise.resolve();
-    this.#round = this.#write().finally(() => {
-      this.#round = undefined;
-    });
+    this.#round = this.#write()
+      .then(() => this.#o.afterRound?.(this.#stop.signal))
+      .finally(() => {
+        this.#round = undefined;
+      });
     return this.#round;
   }
 

@@ -12,6 +12,7 @@ import type { NamespaceScope } from '../sources/kubernetes/kube-config.js';
 import { KubernetesSource, type KubernetesSourceOptions } from '../sources/kubernetes/kubernetes-source.js';
 import type { ConfigSnapshot, ConfigSource } from '../sources/source.js';
 import type { ObjectUsage } from '../model/usage-limits.js';
+import type { BudgetUse } from '../model/money-limits.js';
 
 export interface KubernetesSourceWithStatusOptions {
   readonly kubeConfig: KubeConfig;
@@ -28,6 +29,8 @@ export interface KubernetesSourceWithStatusOptions {
   readonly registry?: Registry;
   /** The usage of limits for status.usage (see KubernetesStatusOptions.usage). */
   readonly usage?: () => Promise<readonly ObjectUsage[]>;
+  /** Money limits with a warnAt, for the budget Events (see KubernetesStatusOptions.budgets). */
+  readonly budgets?: () => Promise<readonly BudgetUse[]>;
   /** Backends whose run-time credential is missing (the data plane's identities), for their routes' status. */
   readonly credentials?: { problems(): CredentialProblems; onChange(listener: () => void): () => void };
   /** Overrides for tests (shorter timings). */
@@ -61,6 +64,7 @@ export class KubernetesSourceWithStatus implements ConfigSource {
       ...(qps !== undefined ? { qps } : {}),
       ...(burst !== undefined ? { burst } : {}),
       ...(o.usage ? { usage: o.usage } : {}),
+      ...(o.budgets ? { budgets: o.budgets } : {}),
       ...(usageIntervalMs !== undefined ? { usageIntervalMs } : {}),
       ...(writes ? { onResult: (r: 'written' | 'conflict' | 'error') => writes.results.inc({ result: r }) } : {}),
     });

@@ -7,6 +7,8 @@ import type { LimitsOptions } from '../features/limits/limits.js';
 import type { UsageMetricsOptions } from '../features/usage/usage-metrics.js';
 import type { UsageOptions } from '../features/usage/usage-transform.js';
 import { limitsUsage } from '../features/limits/usage-status.js';
+import { budgetUsage } from '../features/limits/budget-usage.js';
+import type { BudgetUse } from '../model/money-limits.js';
 import type { ObjectUsage } from '../model/usage-limits.js';
 import { ConfigPipeline } from '../runtime/pipeline.js';
 import { MemoryRelease } from '../runtime/memory-release.js';
@@ -29,6 +31,8 @@ interface SourceContext {
   readonly pipeline: ConfigPipeline;
   /** What the limits of Groups and GatewayTokens have counted now (for status.usage). */
   readonly usage: () => Promise<readonly ObjectUsage[]>;
+  /** Where money limits with a warnAt stand now (for the budget Events). */
+  readonly budgets: () => Promise<readonly BudgetUse[]>;
   /** Which backends could not obtain their run-time credential (for their routes' status). */
   readonly credentials: Identities;
 }
@@ -170,7 +174,14 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
     trafficQuiet.start();
     cleanups.push(async () => trafficQuiet.stop());
 
-    const source = options.source({ logger, metrics, pipeline, usage: () => limitsUsage(limitsOf(app), tables.get()), credentials: identities });
+    const source = options.source({
+      logger,
+      metrics,
+      pipeline,
+      usage: () => limitsUsage(limitsOf(app), tables.get()),
+      budgets: () => budgetUsage(limitsOf(app), tables.get()),
+      credentials: identities,
+    });
     const ready = source.start(demo.apply).then(async () => {
       await demo.settled(); // the first snapshot may be waiting for the demo backend to listen
     });

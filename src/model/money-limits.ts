@@ -17,3 +17,23 @@ export interface MoneyLimitRule {
 }
 
 export const MONEY_FIELDS: Readonly<Record<MoneyField, 'day' | 'month'>> = { costPerDay: 'day', costPerMonth: 'month' };
+
+/**
+ * Where one money limit with a warnAt stands in its current window, for the Kubernetes Event the elected replica
+ * creates when it is past the threshold (controller/budget-events.ts). Read by the limits feature.
+ */
+export interface BudgetUse {
+  readonly kind: 'Group' | 'GatewayToken';
+  readonly namespace: string;
+  readonly name: string;
+  readonly field: MoneyField;
+  /** The public model of a group's per-model entry; undefined for the object's own limit. */
+  readonly model: string | undefined;
+  readonly window: 'day' | 'month';
+  /** Epoch ms of the window's start (UTC). */
+  readonly windowStart: number;
+  /** Micro-units counted in the window, and the limit. */
+  readonly spent: number;
+  readonly limit: number;
+  readonly warnAt: number;
+}

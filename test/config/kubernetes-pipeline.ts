@@ -6,6 +6,7 @@ import { KubernetesSource } from '../../src/sources/kubernetes/kubernetes-source
 import { TableHolder } from '../../src/model/routing-table.js';
 import { kubeConfigFor } from '../fake-apiserver/kubeconfig.js';
 import type { FakeApiServer } from '../fake-apiserver/server.js';
+import type { BudgetUse } from '../../src/model/money-limits.js';
 
 export interface PipelineOptions {
   readonly namespace: string;
@@ -15,6 +16,8 @@ export interface PipelineOptions {
   readonly leaderElection?: boolean;
   readonly qps?: number;
   readonly burst?: number;
+  /** Money limits for the budget Events, read after each (50 ms) usage round; absent: no usage rounds. */
+  readonly budgets?: () => Promise<readonly BudgetUse[]>;
 }
 
 export interface Pipeline {
@@ -38,6 +41,7 @@ export async function startPipeline(api: FakeApiServer, o: PipelineOptions): Pro
     qps: o.qps ?? 200,
     burst: o.burst ?? 50,
     election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 },
+    ...(o.budgets ? { usage: async () => [], budgets: o.budgets, usageIntervalMs: 50 } : {}),
   });
   const tables = new TableHolder();
   let latest: CompileResult | undefined;

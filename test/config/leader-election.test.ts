@@ -138,9 +138,23 @@ describe('two gateway instances', () => {
     api.apply(o.group('g', []) as KubeObj);
     api.apply(o.token('t', 'g', 'k') as KubeObj);
     api.failRequests({ verb: 'patch', subresource: 'status', name: 't' }, 409, 1); // exercise the conflict re-read
-    const p = await startPipeline(api, { namespace: NS, leaderElection: true });
+    // The group past a money limit's warnAt, so the leader creates its budget Event.
+    const budget = {
+      kind: 'Group',
+      namespace: NS,
+      name: 'g',
+      field: 'costPerDay',
+      model: undefined,
+      window: 'day',
+      windowStart: 0,
+      spent: 9,
+      limit: 10,
+      warnAt: 80,
+    } as const;
+    const p = await startPipeline(api, { namespace: NS, leaderElection: true, budgets: async () => [budget] });
     cleanups.push(() => p.stop());
     await waitUntil(() => api.get('GatewayToken', NS, 't')?.status !== undefined, 5000);
+    await waitUntil(() => api.get('Event', NS, 'g.budget-group-costperday-19700101') !== undefined, 5000);
     api.sendWatchError(410);
     api.dropWatches();
     await waitUntil(() => api.recorded('list').length > 4);

@@ -208,7 +208,7 @@ interface Condition {
 const dispatchers = new WeakMap<Envtest, Agent>();
 
 /** GET of an API path as the admin (asynchronous: polling must not block the loop a fake upstream runs on). */
-async function adminGet(server: Envtest, path: string): Promise<Obj | undefined> {
+export async function adminGet(server: Envtest, path: string): Promise<Obj | undefined> {
   let dispatcher = dispatchers.get(server);
   if (!dispatcher) {
     dispatcher = new Agent({ connect: { ca: readFileSync(join(server.env.ENVTEST_DIR, 'ca.crt')) } });

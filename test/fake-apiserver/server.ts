@@ -39,6 +39,8 @@ export const RESOURCE_TYPES = {
     listItemsCarryKind: true,
   },
   Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', statusSubresource: false, generation: false, listItemsCarryKind: false },
+  // Created by the leader for a budget past warnAt (controller/budget-events.ts); a second create of a name is 409.
+  Event: { group: '', version: 'v1', plural: 'events', kind: 'Event', statusSubresource: false, generation: false, listItemsCarryKind: false },
   Lease: {
     group: 'coordination.k8s.io',
     version: 'v1',

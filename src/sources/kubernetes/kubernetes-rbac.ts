@@ -22,6 +22,9 @@ export const REQUIRED_RULES: readonly PolicyRule[] = [
     verbs: ['patch'],
   },
   { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'watch'] },
+  // The leader's Warning Event on a Group or GatewayToken past a money limit's warnAt (create only: its name is
+  // deterministic, and an existing one answers 409).
+  { apiGroups: [''], resources: ['events'], verbs: ['create'] },
   // Leader election for status writing; only in the gateway's own namespace.
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
 ];
