@@ -21,6 +21,7 @@ describe('serve options', () => {
     expect(options([], { MG_REDIS_URL: 'redis://:pw@redis:6379/0' }).redisUrl).toBe('redis://:pw@redis:6379/0');
     expect(options(['--limits-store-timeout', '200ms', '--limits-fail-closed'])).toMatchObject({ limitsStoreTimeoutMs: 200, limitsFailClosed: true });
     expect(options(['--lease-duration', '4s', '--usage-status-interval', '2s'])).toMatchObject({ leaseDurationMs: 4_000, usageStatusIntervalMs: 2_000 });
+    expect(options(['--usage-read-on', '0'])).toMatchObject({ usageReadOnMs: 0 });
     expect(error(['--lease-duration', '1s'])).toBe('--lease-duration must be a duration from 3s to 5m (got "1s")');
     expect(options(['--usage-metrics-per-token'])).toMatchObject({ usageMetricsPerToken: true });
     const bad = parseServeArgs(['--redis-url', 'http://redis:6379'], {});
@@ -55,6 +56,7 @@ describe('serve options', () => {
       'lease-name': 'MG_LEASE_NAME',
       'lease-duration': 'MG_LEASE_DURATION',
       'usage-status-interval': 'MG_USAGE_STATUS_INTERVAL',
+      'usage-read-on': 'MG_USAGE_READ_ON',
       'id-keys': 'MG_ID_KEYS',
       'id-keys-file': 'MG_ID_KEYS_FILE',
       workers: 'MG_WORKERS',
@@ -78,6 +80,7 @@ describe('serve options', () => {
       leaderElection: true,
       leaseName: 'model-gateway',
       leaseDurationMs: 15_000,
+      usageReadOnMs: 10_000,
       usageStatusIntervalMs: 30_000,
       workers: 1,
       namespaces: undefined,

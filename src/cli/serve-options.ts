@@ -46,6 +46,7 @@ export interface ServeOptions {
   readonly leaseDurationMs: number;
   /** Between two rounds of status.usage writes. */
   readonly usageStatusIntervalMs: number;
+  readonly usageReadOnMs: number;
   /** Leader-election identity (POD_NAME; no flag). */
   readonly podName: string | undefined;
   /** HMAC keys for sealed ids, as given (base64 or hex, comma-separated; first signs). Checked here, decoded by parseIdKeys (routing/id-keys). */
@@ -240,6 +241,16 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'usageStatusIntervalMs',
     description: "How often the leader writes the limits' counts into status.usage of Groups and GatewayTokens (only objects whose counts changed).",
     parse: (t) => parseDurationBetween(t, 1_000, 3_600_000, '1s to 1h'),
+  }),
+  spec({
+    flag: 'usage-read-on',
+    env: 'MG_USAGE_READ_ON',
+    value: 'DURATION',
+    default: '10s',
+    key: 'usageReadOnMs',
+    description:
+      'How long a stream whose client left is still read (at most 1 MiB) for the usage its end reports, so its cost is exact; 0: the upstream request is cut at once and the usage estimated.',
+    parse: (t) => parseDurationBetween(t, 0, 120_000, '0 to 2m'),
   }),
   spec({
     flag: 'id-keys',

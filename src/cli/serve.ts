@@ -164,7 +164,7 @@ async function serveGateway(
         allowUnpriced: options.allowUnpriced,
       },
       usageMetrics: { perToken: options.usageMetricsPerToken },
-      usage: { currency: options.currency },
+      usage: { currency: options.currency, readOn: { ms: options.usageReadOnMs, bytes: 1024 * 1024 } },
       // Loaded only when on: the SDK and its exporter are not needed otherwise.
       ...(tracing ? { tracing: await startTracing(tracing, options.traceContent) } : {}),
     });

@@ -91,7 +91,11 @@ beforeAll(async () => {
       ];
     })
     .join('\n');
-  gw = await startServedGateway(standardManifests(upstream.baseURL, extra), { bodyLimits: { jsonBytes: 16 << 20, multipartBytes: 16 << 20 } });
+  // A short read-on bound: a stream whose client left is read on for its usage only this long (serve's default: 10 s).
+  gw = await startServedGateway(standardManifests(upstream.baseURL, extra), {
+    bodyLimits: { jsonBytes: 16 << 20, multipartBytes: 16 << 20 },
+    usage: { readOn: { ms: 300, bytes: 1 << 20 } },
+  });
   tripwire = processTripwire();
 });
 afterAll(async () => {
@@ -195,7 +199,7 @@ describe('an endless event stream', () => {
     });
   }
 
-  it('ends upstream when its client leaves', async () => {
+  it('ends upstream when its client leaves (once the read-on bound for its usage has passed)', async () => {
     const stream = endless();
     try {
       const client = new OpenAI({ baseURL: `${gw.apiURL}/v1`, apiKey: ALICE_KEY, maxRetries: 0 });
