@@ -4,7 +4,7 @@
 // The body is the Messages body without `model` and `stream`, with `anthropic_version` and the betas in
 // `anthropic_beta` (Bedrock reads no anthropic-* header). InvokeModel has no token counting. Pure.
 import { anthropicError } from '../../../model/anthropic-errors.js';
-import type { Translated } from '../anthropic-errors.js';
+import type { Translated } from '../../../model/anthropic-errors.js';
 import { type ClaudeCall, type CloudRequest, notAnObject } from './cloud-request.js';
 import { TopLevelMembers } from './top-level-members.js';
 
