@@ -12,7 +12,7 @@ import { TopLevelMembers } from './top-level-members.js';
 const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
 /** The answer's content type of InvokeModelWithResponseStream. */
-const AWS_EVENT_STREAM = 'application/vnd.amazon.eventstream';
+export const AWS_EVENT_STREAM = 'application/vnd.amazon.eventstream';
 
 const MOVED = ['model', 'stream', 'anthropic_version', 'anthropic_beta'];
 
