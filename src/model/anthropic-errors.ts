@@ -17,6 +17,9 @@ export interface AnthropicErrorBody {
   readonly error: { readonly type: AnthropicErrorType; readonly message: string };
 }
 
+/** The outcome of a translation that may refuse: the value, or the error to answer with (its HTTP status too). */
+export type Translated<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: number; readonly error: AnthropicErrorBody };
+
 export function anthropicError(type: AnthropicErrorType, message: string): AnthropicErrorBody {
   return { type: 'error', error: { type, message } };
 }

@@ -3,6 +3,7 @@
 // transforms that apply (the caller's own and those of the features wired in gateway/app.ts), runs every
 // `prepare` before the first upstream call, builds each backend's body from their `members` (or a transform's own
 // `body`), and forwarding asks each for the handler of the answer that is relayed (`onResponseStart`).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Transform } from 'node:stream';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { Family } from '../../model/families.js';
@@ -29,6 +30,8 @@ export interface RequestPlan {
   readonly bytes: number;
   /** The client asked for an event stream (`"stream": true`). */
   readonly stream: boolean;
+  /** The client's request headers (lower-case names), for a transform that lays a body out from them. */
+  readonly headers: IncomingHttpHeaders;
   /** The backends to try, in order. A transform may pin or reorder them. */
   backends: readonly CompiledBackend[];
 }
@@ -99,6 +102,17 @@ export interface OutgoingBody {
    * own path (a Messages request translated to /chat/completions); undefined: the call's path.
    */
   readonly path?: string;
+  /**
+   * Header edits this body needs (a cloud's own layout of the API), made before the backend's credential is added
+   * and the request signed: `drop` client headers not to forward, `set` headers to send (lower-case names).
+   */
+  readonly headers?: { readonly drop: readonly string[]; readonly set: Readonly<Record<string, string>> };
+  /**
+   * The content type of a 2xx answer that is an event stream in the backend's own framing (Bedrock's
+   * application/vnd.amazon.eventstream): it counts as a stream and reaches the client as text/event-stream, which an
+   * answer handler of the same transform (with `edits`) must make of it.
+   */
+  readonly eventStream?: string;
 }
 
 export interface ExchangeTransform {

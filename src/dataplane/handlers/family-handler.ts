@@ -2,6 +2,7 @@
 // create call through upstream-call.ts (where the features' transforms prepare it: a feature may refuse it or pin
 // its backend). Thin on purpose; the work lives in request/, the transforms and upstream/.
 import type { Request, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../../model/errors.js';
 import { FAMILY_PATHS, type Family, MULTIPART_FAMILIES } from '../../model/families.js';
 import type { BodyLimits } from '../../model/body-limits.js';
@@ -67,7 +68,7 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps, variant?:
     const r = routed(x, route, family); // a known model: safe as a metrics label from here on, even when refused below
     if (!x.token.modelSet.has(route.model)) throw errors.modelNotAllowed(route.model);
     if (!route.families.has(family)) throw errors.familyNotServed(route.model, publicPath);
-    const plan = new PayloadPlan(payload, planAttempts(route.backends, deps.random, deps.health));
+    const plan = new PayloadPlan(payload, req.headers, planAttempts(route.backends, deps.random, deps.health));
     if (variant?.local) {
       const answer = await variant.local(r, plan);
       if (answer !== undefined) {
@@ -101,9 +102,11 @@ class PayloadPlan implements RequestPlan {
   readonly json: Buffer | undefined;
   readonly bytes: number;
   readonly stream: boolean;
+  readonly headers: IncomingHttpHeaders;
   backends: readonly CompiledBackend[];
 
-  constructor(payload: Payload, backends: readonly CompiledBackend[]) {
+  constructor(payload: Payload, headers: IncomingHttpHeaders, backends: readonly CompiledBackend[]) {
+    this.headers = headers;
     const json = payload.kind === 'json' ? payload.json : undefined;
     this.#json = json;
     this.json = json?.raw;

@@ -46,6 +46,8 @@ export interface Attempts {
   readonly result: FailoverResult<UpstreamResponse>;
   /** What the last attempt sent; undefined when none was sent. */
   readonly credentials: BackendCredentials | undefined;
+  /** The last attempt's body (its answer's framing: OutgoingBody.eventStream); undefined when none was sent. */
+  readonly sent: OutgoingBody | null | undefined;
   /** The last attempt's trace, when tracing is on: open until its answer is relayed or dropped. */
   readonly trace: AttemptTrace | undefined;
 }
@@ -56,6 +58,7 @@ export async function sendAttempts(deps: AttemptDeps, x: Routed, req: Request, c
   let traced: AttemptTrace | undefined;
   let attemptNo = 0;
   let sentWith: BackendCredentials | undefined;
+  let sentBody: OutgoingBody | null | undefined;
   const result = await runFailover<UpstreamResponse>({
     backends: call.backends,
     policy: retry,
@@ -75,6 +78,7 @@ export async function sendAttempts(deps: AttemptDeps, x: Routed, req: Request, c
         contentType: out?.contentType,
         contentLength: out?.body.length ?? 0,
         requestId: x.id,
+        edits: out?.headers,
       });
       if (x.trace) {
         traced?.end({ failedOver: true });
@@ -91,6 +95,7 @@ export async function sendAttempts(deps: AttemptDeps, x: Routed, req: Request, c
         signal: attempt.signal,
       };
       sentWith = own;
+      sentBody = out;
       if (!isIdentityAuth(backend.auth)) return deps.upstream.request(request);
       // Signed or given a token last, once every header and the path are final.
       const signable = { method: request.method, origin: backend.origin, path: request.path, headers, body: request.body };
@@ -106,5 +111,5 @@ export async function sendAttempts(deps: AttemptDeps, x: Routed, req: Request, c
       deps.metrics.upstreamAttempts.inc([backend.id, outcomeLabel(outcome)]);
     },
   });
-  return { result, credentials: sentWith, trace: traced };
+  return { result, credentials: sentWith, sent: sentBody, trace: traced };
 }

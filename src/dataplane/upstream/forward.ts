@@ -27,6 +27,8 @@ import { streamSource } from './upstream-body.js';
 
 export type ForwardDeps = AttemptDeps;
 
+const SSE_TYPE = 'text/event-stream; charset=utf-8';
+
 /** One call upstream for an exchange whose route is known. */
 export interface ForwardCall extends AttemptCall {
   /** The exchange's transforms; their answer handlers read the relayed answer, in order. */
@@ -38,7 +40,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const { timeouts, model } = x.route;
   const keepAlive = call.streaming && x.route.keepAliveMs > 0 ? new SseKeepAlive(res, x.route.keepAliveMs) : undefined;
   const timing = new RequestTiming(x.start);
-  const { result, credentials: sentWith, trace } = await sendAttempts(deps, x, req, call, timing);
+  const { result, credentials: sentWith, sent, trace } = await sendAttempts(deps, x, req, call, timing);
   keepAlive?.stop();
   x.attempts = result.attempts;
   const committed = keepAlive?.committed ?? false;
@@ -59,7 +61,10 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     response.body.destroy();
     return failUnrelayed(res, committed, result.attempts, redirect, call.transforms, progress);
   }
-  const contentType = String(response.headers['content-type'] ?? '');
+  const upstreamType = String(response.headers['content-type'] ?? '');
+  // An event stream in the backend's own framing is a stream too, and the client gets it as SSE (a handler decodes it).
+  const framed = sent?.eventStream !== undefined && response.statusCode < 300 && upstreamType.startsWith(sent.eventStream);
+  const contentType = framed ? SSE_TYPE : upstreamType;
   const isStream = contentType.startsWith('text/event-stream');
   // The 200 already went out with the keep-alives: an upstream error can only be told as an error event (read
   // through the transforms too: an error body may quote an upstream id).
@@ -95,6 +100,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       upstreamMs: timing.upstreamMs(),
       isStream,
       heldBytes: response.body.heldBytes,
+      contentType: framed ? contentType : undefined,
     });
   }
   // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's

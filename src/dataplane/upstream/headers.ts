@@ -70,16 +70,19 @@ export interface UpstreamHeaderOptions {
   contentType: string | undefined;
   contentLength: number;
   requestId: string;
+  /** The body's own edits (OutgoingBody.headers): client headers dropped, headers set; the credential still wins. */
+  edits?: { readonly drop: readonly string[]; readonly set: Readonly<Record<string, string>> } | undefined;
 }
 
 export function upstreamRequestHeaders(client: IncomingHttpHeaders, opts: UpstreamHeaderOptions): Record<string, string | string[]> {
   const extra = connectionTokens(client.connection);
   const out: Record<string, string | string[]> = {};
   for (const name in client) {
-    if (REQUEST_DROP.has(name) || extra?.has(name)) continue;
+    if (REQUEST_DROP.has(name) || extra?.has(name) || opts.edits?.drop.includes(name)) continue;
     const v = client[name];
     if (v !== undefined) out[name] = v;
   }
+  if (opts.edits) Object.assign(out, opts.edits.set);
   for (const c of opts.credentials) out[c.header] = c.value;
   out['accept-encoding'] = 'identity';
   if (opts.contentType !== undefined) out['content-type'] = opts.contentType;

@@ -48,10 +48,13 @@ export interface HeadOptions {
   readonly isStream: boolean;
   /** Body bytes that arrived with the upstream's headers. */
   readonly heldBytes: number;
+  /** Replaces the upstream's Content-Type (an event stream in the backend's own framing, relayed as SSE). */
+  readonly contentType?: string | undefined;
 }
 
 export function writeResponseHead(res: Response, response: UpstreamResponse, o: HeadOptions): void {
   const headers = downstreamHeaders(response.headers, { keepLength: o.keepLength, decoded: o.decoded, mask: o.mask });
+  if (o.contentType !== undefined) headers['content-type'] = o.contentType;
   headers['x-request-id'] = o.requestId; // named in the head itself, which then goes out as given (request-id.ts)
   headers['x-model-gateway-backend'] = o.backend;
   headers['x-model-gateway-attempts'] = String(o.attempts);

@@ -1,10 +1,7 @@
 // Translation refusals and upstream (OpenAI-shaped) errors in Anthropic's error shape (model/anthropic-errors.ts).
 // Pure.
 
-import { type AnthropicErrorBody, anthropicError, errorTypeForStatus } from '../../model/anthropic-errors.js';
-
-/** The outcome of a translation that may refuse: the value, or the error to answer with (its HTTP status too). */
-export type Translated<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly status: number; readonly error: AnthropicErrorBody };
+import { type AnthropicErrorBody, anthropicError, errorTypeForStatus, type Translated } from '../../model/anthropic-errors.js';
 
 /** A refusal of the client's request: 400 invalid_request_error, as Anthropic answers one. */
 export function invalidRequest(message: string): Translated<never> {

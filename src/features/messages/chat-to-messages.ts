@@ -3,7 +3,7 @@
 // and Claude Code would send an unsigned one back to whichever backend serves the next turn. Its tokens stay in
 // usage (reasoningTokens).
 import { anthropicError } from '../../model/anthropic-errors.js';
-import type { Translated } from './anthropic-errors.js';
+import type { Translated } from '../../model/anthropic-errors.js';
 import {
   type AnthropicUsage,
   anthropicUsage,

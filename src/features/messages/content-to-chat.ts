@@ -1,6 +1,7 @@
 // One Messages turn's content blocks as chat completions messages. The rules for what has no chat equivalent
 // are stated once each, where they apply; docs/coding-agents.md ("What is translated") repeats them.
-import { invalidRequest, type Translated } from './anthropic-errors.js';
+import type { Translated } from '../../model/anthropic-errors.js';
+import { invalidRequest } from './anthropic-errors.js';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from './chat-types.js';
 import type { ContentBlock, DocumentBlock, ImageBlock, TextBlock } from './messages-request-schema.js';
 

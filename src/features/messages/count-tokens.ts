@@ -1,10 +1,11 @@
 // POST /v1/messages/count_tokens: the Messages API's token count, on routes that serve the messages family. A
 // native backend counts with the model's own tokenizer, so the request goes to the route's native backends (their
-// /messages/count_tokens) when it has any; a route served only through chat completions has no such endpoint
-// upstream, and gets the gateway's own tokenizer estimate in Anthropic's answer shape, `{"input_tokens": N}`.
+// /messages/count_tokens, Vertex's count-tokens:rawPredict) when it has any; a route served only through chat
+// completions or Bedrock's InvokeModel has no such endpoint upstream, and gets the gateway's own tokenizer estimate in
+// Anthropic's answer shape, `{"input_tokens": N}`.
 // It consumes nothing: usage records none and token limits never refuse it (it still counts as a request).
 import type { FamilyCall } from '../../dataplane/handlers/family-handler.js';
-import { isNative } from './messages-transform.js';
+import { countsTokens } from './messages-transform.js';
 
 export const COUNT_TOKENS_PATH = '/messages/count_tokens';
 
@@ -14,7 +15,7 @@ export function countTokensCall(estimate: (body: Buffer) => Promise<number>): Fa
     path: COUNT_TOKENS_PATH,
     kind: { create: false, consumes: false },
     local: async (_x, plan) => {
-      const native = plan.backends.filter(isNative);
+      const native = plan.backends.filter(countsTokens);
       if (native.length > 0) {
         plan.backends = native;
         return undefined;

@@ -6,7 +6,8 @@
 // - top_k, thinking, context_management, output_config, cache_control, service_tier and any unknown member: dropped,
 //   since each only tunes how Anthropic serves the request and chat has no field that means the same.
 import type { z } from 'zod';
-import { invalidRequest, type Translated } from './anthropic-errors.js';
+import type { Translated } from '../../model/anthropic-errors.js';
+import { invalidRequest } from './anthropic-errors.js';
 import type { ChatMessage, ChatRequest, ChatTool, ChatToolChoice } from './chat-types.js';
 import { assistantTurn, systemText, systemTurn, userTurn } from './content-to-chat.js';
 import { type MessagesRequest, messagesRequest } from './messages-request-schema.js';

@@ -4,14 +4,18 @@
 // sent; anthropic-version and anthropic-beta are forwarded with the other client headers) and its answer is relayed
 // byte for byte, read only for its usage; an OpenAI-compatible backend gets the request translated to chat
 // completions (messages-to-chat.ts) at /chat/completions, and its answer translated back (translated-answer.ts).
+// A native backend that is a cloud's own endpoint for Claude (Vertex AI, Bedrock's InvokeModel: backends/) gets the
+// request laid out for it (cloud-answer.ts), and its error answers in Anthropic's shape.
 // Errors that end a stream are Anthropic's `event: error`.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, OutgoingBody, RequestPlan, SseError } from '../../dataplane/exchange/transform.js';
 import { type AnthropicErrorType, anthropicError } from '../../model/anthropic-errors.js';
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import { claudeCloudOf } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
 import type { ChatRequest } from './chat-types.js';
+import { bedrockStreamReader, cloudBody, isAwsEventStream } from './cloud-answer.js';
 import { messagesToChat } from './messages-to-chat.js';
 import { NativeAnswerReader, NativeStreamReader } from './native-answer.js';
 import { TranslatedAnswer, TranslatedError, TranslatedStream } from './translated-answer.js';
@@ -25,8 +29,13 @@ export function messagesFeature(): Feature {
 }
 
 /** True for a backend that speaks the Messages API itself. */
-export function isNative(backend: CompiledBackend): boolean {
+function isNative(backend: CompiledBackend): boolean {
   return backend.api === 'anthropic';
+}
+
+/** True for a backend that counts tokens with the model's own tokenizer: a native one, but Bedrock's InvokeModel has no count. */
+export function countsTokens(backend: CompiledBackend): boolean {
+  return isNative(backend) && claudeCloudOf(backend) !== 'bedrock';
 }
 
 class MessagesExchange implements ExchangeTransform {
@@ -37,6 +46,8 @@ class MessagesExchange implements ExchangeTransform {
   #chat: ChatRequest | undefined;
   #ctx: AnswerContext | undefined;
   #bodies: Map<string, OutgoingBody> | undefined;
+  /** The request laid out for each cloud backend of the plan (by backend id). */
+  #clouds: Map<string, OutgoingBody> | undefined;
 
   constructor(x: Routed, kind: CallKind) {
     this.#x = x;
@@ -44,11 +55,13 @@ class MessagesExchange implements ExchangeTransform {
   }
 
   prepare(plan: RequestPlan): void {
-    if (!this.#create) return;
-    // Anthropic requires max_tokens, and limits reserve it: a request without it is refused before any upstream.
-    const max = plan.integer('max_tokens');
-    if (max === undefined || max < 1) throw missingMaxTokens();
-    if (plan.backends.every(isNative)) return;
+    if (this.#create) {
+      // Anthropic requires max_tokens, and limits reserve it: a request without it is refused before any upstream.
+      const max = plan.integer('max_tokens');
+      if (max === undefined || max < 1) throw missingMaxTokens();
+    }
+    this.#layOutClouds(plan);
+    if (!this.#create || plan.backends.every(isNative)) return;
     const body: unknown = JSON.parse(plan.json!.toString('utf8'));
     const chat = messagesToChat(body, this.#x.route.model);
     if (!chat.ok) {
@@ -66,7 +79,25 @@ class MessagesExchange implements ExchangeTransform {
     };
   }
 
+  /** Lays the request out for each cloud backend; a backend whose adapter refuses it is not tried. */
+  #layOutClouds(plan: RequestPlan): void {
+    let refusal: GatewayError | undefined;
+    const kept = plan.backends.filter((backend) => {
+      const cloud = isNative(backend) ? claudeCloudOf(backend) : undefined;
+      if (cloud === undefined) return true;
+      const call = { create: this.#create, body: plan.json!, model: backend.model, stream: plan.stream, headers: plan.headers };
+      const out = cloudBody(cloud, call);
+      if (out.ok) (this.#clouds ??= new Map()).set(backend.id, out.value);
+      else refusal ??= new GatewayError(out.status, out.error.error.message, { code: 'invalid_request' });
+      return out.ok;
+    });
+    if (kept.length === 0 && refusal) throw refusal;
+    plan.backends = kept;
+  }
+
   body(backend: CompiledBackend): OutgoingBody | undefined {
+    const cloud = this.#clouds?.get(backend.id);
+    if (cloud) return cloud;
     const chat = this.#chat;
     if (isNative(backend) || !chat) return undefined;
     let out = (this.#bodies ??= new Map()).get(backend.model);
@@ -79,8 +110,11 @@ class MessagesExchange implements ExchangeTransform {
 
   onResponseStart(a: Answer): AnswerHandler | undefined {
     if (isNative(a.backend)) {
+      const cloud = this.#clouds?.has(a.backend.id) ?? false;
+      // A cloud's errors are its own shape (Bedrock's {"message"}, Google's {"error":{"message"}}): told as Anthropic's.
+      if (cloud && a.statusCode >= 300) return new TranslatedError(a.statusCode);
       if (a.statusCode >= 300 || !this.#create) return undefined;
-      if (a.isStream) return new NativeStreamReader();
+      if (a.isStream) return cloud && isAwsEventStream(a.headers) ? bedrockStreamReader() : new NativeStreamReader();
       return a.contentType.includes('json') ? new NativeAnswerReader() : undefined;
     }
     if (a.statusCode >= 300) return new TranslatedError(a.statusCode);

@@ -5,6 +5,7 @@
 // (dataplane/handlers/upstream-call.ts), so limits count it and usage records a remix. GET /v1/videos (list) is
 // refused: the upstream's list spans every token of the shared upstream account.
 import type { Express, Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { BodyLimits } from '../../model/body-limits.js';
 import type { Family } from '../../model/families.js';
 import type { SealedBody } from './sealing-transforms.js';
@@ -96,7 +97,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
       own: seal,
       // The object exists on this backend only: no failover to another one.
-      plan: new FollowUpPlan(backend, body?.body.length ?? 0),
+      plan: new FollowUpPlan(backend, body?.body.length ?? 0, req.headers),
       streaming: false,
       body: () => () => body,
     });
@@ -108,11 +109,13 @@ class FollowUpPlan implements RequestPlan {
   readonly json = undefined;
   readonly stream = false;
   readonly bytes: number;
+  readonly headers: IncomingHttpHeaders;
   backends: readonly CompiledBackend[];
 
-  constructor(backend: CompiledBackend, bytes: number) {
+  constructor(backend: CompiledBackend, bytes: number, headers: IncomingHttpHeaders) {
     this.backends = [backend];
     this.bytes = bytes;
+    this.headers = headers;
   }
 
   member(): undefined {

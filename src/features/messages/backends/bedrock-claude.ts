@@ -4,7 +4,7 @@
 // The body is the Messages body without `model` and `stream`, with `anthropic_version` and the betas in
 // `anthropic_beta` (Bedrock reads no anthropic-* header). InvokeModel has no token counting. Pure.
 import { anthropicError } from '../../../model/anthropic-errors.js';
-import type { Translated } from '../anthropic-errors.js';
+import type { Translated } from '../../../model/anthropic-errors.js';
 import { type ClaudeCall, type CloudRequest, notAnObject } from './cloud-request.js';
 import { TopLevelMembers } from './top-level-members.js';
 
@@ -12,7 +12,7 @@ import { TopLevelMembers } from './top-level-members.js';
 const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
 /** The answer's content type of InvokeModelWithResponseStream. */
-const AWS_EVENT_STREAM = 'application/vnd.amazon.eventstream';
+export const AWS_EVENT_STREAM = 'application/vnd.amazon.eventstream';
 
 const MOVED = ['model', 'stream', 'anthropic_version', 'anthropic_beta'];
 

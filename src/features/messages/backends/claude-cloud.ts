@@ -2,7 +2,7 @@
 // laid out for it. Anything else (Anthropic's API, Bedrock's Messages-shaped /anthropic endpoint, a proxy speaking
 // the Messages API) takes the client's body as it is. Pure.
 import type { CompiledBackend } from '../../../model/routing-table.js';
-import type { Translated } from '../anthropic-errors.js';
+import type { Translated } from '../../../model/anthropic-errors.js';
 import { bedrockClaudeRequest } from './bedrock-claude.js';
 import type { ClaudeCall, CloudRequest } from './cloud-request.js';
 import { vertexClaudeRequest } from './vertex-claude.js';

@@ -3,7 +3,7 @@
 // The credential is not theirs: the data plane's identity (a Google token, a SigV4 signature) is added after.
 import type { IncomingHttpHeaders } from 'node:http';
 import { anthropicError } from '../../../model/anthropic-errors.js';
-import type { Translated } from '../anthropic-errors.js';
+import type { Translated } from '../../../model/anthropic-errors.js';
 
 /** The Messages API operations a cloud adapter lays out: POST /v1/messages and POST /v1/messages/count_tokens. */
 type MessagesOperation = 'messages' | 'count_tokens';

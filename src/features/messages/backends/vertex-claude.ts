@@ -3,7 +3,7 @@
 // POST {base}/{model}:rawPredict, or :streamRawPredict for a stream, whose answer is Anthropic's SSE as it is;
 // token counting is POST {base}/count-tokens:rawPredict with the model kept in the body. `anthropic-beta` stays a
 // header (Vertex reads it there, as Anthropic's Vertex SDK sends it). Pure.
-import type { Translated } from '../anthropic-errors.js';
+import type { Translated } from '../../../model/anthropic-errors.js';
 import { type ClaudeCall, type CloudRequest, notAnObject, pathSegment } from './cloud-request.js';
 import { TopLevelMembers } from './top-level-members.js';
 
