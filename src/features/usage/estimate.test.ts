@@ -75,6 +75,22 @@ describe('output', () => {
     expect(estimateOutput(tool, true, false)).toBe(count('{"city": "Paris"}'));
   });
 
+  it("counts an Anthropic stream's text, tool input and thinking deltas, not its ids, names or usage", () => {
+    const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const stream = [
+      ev('message_start', { message: { id: 'msg_1', model: 'claude', content: [], usage: { input_tokens: 9 } } }),
+      ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Let me see' } }),
+      ev('content_block_start', { index: 1, content_block: { type: 'text', text: '' } }),
+      ev('content_block_delta', { index: 1, delta: { type: 'text_delta', text: 'Hello' } }),
+      ev('content_block_delta', { index: 1, delta: { type: 'text_delta', text: ' there' } }),
+      ev('content_block_start', { index: 2, content_block: { type: 'tool_use', id: 'toolu_1', name: 'Write', input: {} } }),
+      ev('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{"path":' } }),
+      ev('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '"a.txt"}' } }),
+    ].join('');
+    expect(estimateOutput(stream, true, false)).toBe(count('Let me seeHello there{"path":"a.txt"}'));
+  });
+
   it('counts Responses deltas once, not again in the .done and completed events', () => {
     const events = [
       { type: 'response.output_text.delta', delta: 'Bonjour' },

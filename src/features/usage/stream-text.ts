@@ -7,27 +7,32 @@ import type { TokenTally } from './token-count.js';
 const CHOICE_TEXT: ReadonlySet<string> = new Set(['content', 'text', 'arguments', 'refusal', 'reasoning_content', 'reasoning']);
 /** The Responses and transcription events' text: a string `delta` (their `.done` and completed events repeat it). */
 const DELTA: ReadonlySet<string> = new Set(['delta']);
+/** Anthropic's `content_block_delta` events: the delta object's text, tool input or thinking (nothing repeats them). */
+const BLOCK_DELTA: ReadonlySet<string> = new Set(['text', 'partial_json', 'thinking']);
 /** What \n, \r, \t, \b and \f stand for (the other escapes, \" \\ \/, for the character after the backslash). */
 const ESCAPED: Readonly<Record<number, number>> = { 110: 0x0a, 114: 0x0d, 116: 0x09, 98: 0x08, 102: 0x0c };
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Feeds the tally the deltas' text of an SSE text: a chat chunk's choice members above, or an event's string
- * `delta`. Lines cut short, `[DONE]` and other fields add what they hold of such members, or nothing.
+ * Feeds the tally the deltas' text of an SSE text: a chat chunk's choice members above, an event's string
+ * `delta`, or an Anthropic content block delta's text. Lines cut short, `[DONE]` and other fields add what they hold of such members, or nothing.
  */
 export function tallyStreamText(text: string, tally: TokenTally): void {
   let at = 0;
   // The next `"choices"`, searched again only once passed (linear in the text). With its quotes it cannot occur
   // inside a JSON string (they would be escaped): it is a member.
   let choices = -2;
+  let block = -2; // the same for Anthropic's `"content_block_delta"`
   while (at < text.length) {
     let end = text.indexOf('\n', at);
     if (end === -1) end = text.length;
     // CR and CRLF line ends: a CR is JSON whitespace, and never inside a string.
     if (text.startsWith('data:', at)) {
       if (choices !== -1 && choices < at) choices = text.indexOf('"choices"', at);
-      tallyMembers(text, at + 5, end, choices !== -1 && choices < end ? CHOICE_TEXT : DELTA, tally);
+      if (block !== -1 && block < at) block = text.indexOf('"content_block_delta"', at);
+      const members = choices !== -1 && choices < end ? CHOICE_TEXT : block !== -1 && block < end ? BLOCK_DELTA : DELTA;
+      tallyMembers(text, at + 5, end, members, tally);
     }
     at = end + 1;
   }
