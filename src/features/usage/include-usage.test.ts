@@ -88,7 +88,7 @@ describe('UsageChunkFilter', () => {
   it('keeps a chunk that has choices and usage both, and a comment or unfinished event', async () => {
     const both = chunk({ choices: [{ index: 0, delta: {} }], usage: { prompt_tokens: 1 } });
     const { out, usage } = await filter([': keep-alive\n\n', both, 'data: {"choices":[],"usa']);
-    expect(out).toBe(': keep-alive\n\n' + both + 'data: {"choices":[],"usa');
+    expect(out).toBe(`: keep-alive\n\n${both}data: {"choices":[],"usa`);
     expect(usage).toEqual([]);
   });
 
