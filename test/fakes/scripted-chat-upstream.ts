@@ -4,9 +4,8 @@
 // arguments in two pieces, the finish chunk, then (when asked with stream_options.include_usage) the usage chunk and
 // [DONE]. A turn marked `cut` stops after its first delta and drops the connection. Every request is recorded, and
 // what each reported, by the x-request-id the gateway sent.
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { type RecordingServer, startRecordingServer } from './recording-json-server.js';
 
 interface ChatUsage {
   prompt_tokens: number;
@@ -25,28 +24,10 @@ export interface ChatTurn {
   error?: { status: number; message: string };
 }
 
-interface ChatRequestSeen {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: Record<string, any>;
-}
+export type ScriptedChatUpstream = RecordingServer;
 
-export interface ScriptedChatUpstream {
-  /** origin + "/v1", what a ModelRoute backend's baseURL is set to. */
-  readonly baseURL: string;
-  readonly requests: ChatRequestSeen[];
-  close(): Promise<void>;
-}
-
-export async function startScriptedChatUpstream(turns: ChatTurn[]): Promise<ScriptedChatUpstream> {
-  const requests: ChatRequestSeen[] = [];
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const body = text ? (JSON.parse(text) as Record<string, any>) : {};
-    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+export function startScriptedChatUpstream(turns: ChatTurn[]): Promise<ScriptedChatUpstream> {
+  return startRecordingServer((req, res, { body }) => {
     const step = Array.isArray(body['messages']) ? (body['messages'] as { role: string }[]).filter((m) => m.role === 'assistant').length : 0;
     const turn = req.method === 'POST' && req.url === '/v1/chat/completions' ? turns[step] : undefined;
     if (!turn)
@@ -66,16 +47,6 @@ export async function startScriptedChatUpstream(turns: ChatTurn[]): Promise<Scri
       usage: usageObject(turn.usage),
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
 }
 
 function usageObject(u: ChatUsage): Record<string, unknown> {

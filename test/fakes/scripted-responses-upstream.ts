@@ -1,9 +1,8 @@
 // A fake OpenAI Responses API on 127.0.0.1 that plays a scripted conversation for a coding agent: the n-th
 // POST /v1/responses gets the n-th turn, streamed with `event:` lines as OpenAI sends them (a custom tool call's
 // input arrives as deltas), ending in response.completed with the turn's usage. Every request is recorded.
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { type RecordingServer, startRecordingServer } from './recording-json-server.js';
 
 type ScriptedItem =
   | { type: 'message'; text: string }
@@ -22,28 +21,10 @@ export interface ScriptedTurn {
   usage: ResponsesUsage;
 }
 
-interface ResponsesRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: Record<string, any>;
-}
+export type ScriptedResponsesUpstream = RecordingServer;
 
-export interface ScriptedResponsesUpstream {
-  /** origin + "/v1", what a ModelRoute backend's baseURL is set to. */
-  readonly baseURL: string;
-  readonly requests: ResponsesRequest[];
-  close(): Promise<void>;
-}
-
-export async function startScriptedResponsesUpstream(turns: ScriptedTurn[]): Promise<ScriptedResponsesUpstream> {
-  const requests: ResponsesRequest[] = [];
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const body = text ? (JSON.parse(text) as Record<string, any>) : {};
-    requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body });
+export function startScriptedResponsesUpstream(turns: ScriptedTurn[]): Promise<ScriptedResponsesUpstream> {
+  return startRecordingServer((req, res, { body }, requests) => {
     const turn = req.method === 'POST' && req.url === '/v1/responses' ? turns[requests.length - 1] : undefined;
     if (!turn) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -53,16 +34,6 @@ export async function startScriptedResponsesUpstream(turns: ScriptedTurn[]): Pro
     }
     play(res, `resp_${requests.length}`, String(body['model']), turn);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
 }
 
 /** The finished output item for a scripted one. */
