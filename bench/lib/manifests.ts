@@ -76,6 +76,7 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
     api: 'anthropic',
     baseURL: upstreamBaseURL,
     auth: { header: { name: 'x-api-key', secretRef: { name: 'bench-upstream', key: 'apiKey' } } },
+    pricing: PRICING, // priced like every other backend: money limits refuse an unpriced model
   };
   routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: BENCH_MESSAGES_MODEL }, spec: { endpoints: ['messages'], backends: [anthropic] } });
   // Group 0 uses globs; the others list 100 models each by name.
