@@ -281,7 +281,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'traceContent',
     boolean: true,
     description:
-      'With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set; see docs/operations.md), also record prompts and completions on the spans (gen_ai.input.messages, gen_ai.output.messages; 16 KiB each). Off: content is never recorded.',
+      'With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set; see docs/operations.md), also record prompts and completions on the spans (gen_ai.input.messages, gen_ai.system_instructions, gen_ai.output.messages; 16 KiB each; chat completions, Responses and the Messages API). Off: content is never recorded.',
     parse: parseBoolean,
   }),
   spec({

@@ -373,7 +373,8 @@ const TimeoutsSchema = z
 
 /** What may trigger failover to the next backend: a connection failure, a timeout before headers, or a status. */
 const RETRY_ON_PATTERN = '^(connect-failure|timeout|408|429|5[0-9][0-9])$';
-export const DEFAULT_RETRY_ON = ['connect-failure', 'timeout', '429', '500', '502', '503', '504'] as const;
+// 529 is Anthropic's overloaded_error: the moment to try another cloud serving Claude.
+export const DEFAULT_RETRY_ON = ['connect-failure', 'timeout', '429', '500', '502', '503', '504', '529'] as const;
 
 const RetrySchema = z
   .object({
@@ -394,7 +395,7 @@ const RetrySchema = z
       .max(32)
       .optional()
       .describe(
-        'Outcomes that fail over to the next backend: "connect-failure" (refused, reset or closed before response headers, DNS, TLS, connect timeout), "timeout" (no response headers within timeouts.firstByte), or HTTP status codes as strings (408, 429, 5xx). Default: connect-failure, timeout, 429, 500, 502, 503, 504. An empty list disables failover.',
+        'Outcomes that fail over to the next backend: "connect-failure" (refused, reset or closed before response headers, DNS, TLS, connect timeout), "timeout" (no response headers within timeouts.firstByte), or HTTP status codes as strings (408, 429, 5xx). Default: connect-failure, timeout, 429, 500, 502, 503, 504, 529 (the overloaded_error of Anthropic). An empty list disables failover.',
       ),
   })
   .strict()

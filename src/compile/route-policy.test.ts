@@ -22,17 +22,17 @@ describe('route failover policy', () => {
     {
       name: 'defaults',
       spec: {},
-      want: { attempts: 3, budgetMs: 120_000, onConnectFailure: true, onTimeout: true, statuses: [429, 500, 502, 503, 504], keepAliveMs: 0 },
+      want: { attempts: 3, budgetMs: 120_000, onConnectFailure: true, onTimeout: true, statuses: [429, 500, 502, 503, 504, 529], keepAliveMs: 0 },
     },
     {
       name: 'budget defaults to twice firstByte',
       spec: { timeouts: { firstByte: '10s' } },
-      want: { attempts: 3, budgetMs: 20_000, onConnectFailure: true, onTimeout: true, statuses: [429, 500, 502, 503, 504], keepAliveMs: 0 },
+      want: { attempts: 3, budgetMs: 20_000, onConnectFailure: true, onTimeout: true, statuses: [429, 500, 502, 503, 504, 529], keepAliveMs: 0 },
     },
     {
       name: 'budget default is capped by the total deadline',
       spec: { timeouts: { firstByte: '200s', total: '250s' } },
-      want: { attempts: 3, budgetMs: 250_000, onConnectFailure: true, onTimeout: true, statuses: [429, 500, 502, 503, 504], keepAliveMs: 0 },
+      want: { attempts: 3, budgetMs: 250_000, onConnectFailure: true, onTimeout: true, statuses: [429, 500, 502, 503, 504, 529], keepAliveMs: 0 },
     },
     {
       name: 'explicit policy',

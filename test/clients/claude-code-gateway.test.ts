@@ -3,14 +3,19 @@
 // route. The scripted task (as in claude-code-direct.test.ts): turn 1 is a tool_use of Claude Code's Write tool
 // creating a file, turn 2 (after Claude Code sends the tool_result) the final answer. Played by a fake Anthropic
 // upstream behind a native backend (the body passes through), and by a fake chat completions upstream behind a
-// translated one (the tool call and the answer translated both ways, streamed). The upstreams get the gateway's
-// upstream keys only, and the usage the gateway records for each request is what the upstream reported.
+// translated one (the tool call and the answer translated both ways, streamed), and by the fakes of Claude on Amazon
+// Bedrock (InvokeModel, SigV4-signed; its event stream decoded into SSE) and on Vertex AI (rawPredict, a Google access
+// token) behind cloud backends. The upstreams get the gateway's upstream credentials only, and the usage the gateway
+// records for each request is what the upstream reported.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnthropicTurn, type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
+import { type BedrockClaude, startBedrockClaude } from '../fakes/bedrock-claude.js';
+import { type GoogleServiceAccount, startGoogleServiceAccount } from '../fakes/google-service-account.js';
 import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
+import { startVertexClaude, type VertexClaude } from '../fakes/vertex-claude.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { KEYS, messagesManifests } from '../messages/manifests.js';
 import { killAgents } from '../support/agent-process.js';
@@ -22,6 +27,8 @@ const ANSWER = 'I created hello.txt.';
 const PROMPT = 'Create hello.txt, then tell me what you did.';
 
 type Auth = 'x-api-key' | 'bearer';
+type Kind = 'native' | 'translated' | 'bedrock' | 'vertex';
+const AWS = { accessKeyId: 'AKIAEXAMPLECLAUDECODE', secretAccessKey: 'claude/code/test/secret/key/0123456789ab' };
 
 interface Run {
   readonly run: ClaudeCodeRun;
@@ -31,6 +38,9 @@ interface Run {
 
 let anthropic: AnthropicUpstream;
 let chat: ScriptedChatUpstream;
+let google: GoogleServiceAccount;
+let bedrock: BedrockClaude;
+let vertex: VertexClaude;
 let gw: TestGateway;
 
 /** The Write-then-answer turns for a run in `dir`, in each upstream's API. */
@@ -72,14 +82,28 @@ beforeAll(async () => {
   const file = join(claudeWorkdir(workRoot), 'hello.txt');
   anthropic = await startAnthropicUpstream(anthropicTurns(file));
   chat = await startScriptedChatUpstream(chatTurns(file));
-  gw = await startGateway(messagesManifests({ anthropic: anthropic.baseURL, chat: chat.baseURL }));
+  google = await startGoogleServiceAccount();
+  bedrock = await startBedrockClaude({ region: 'us-west-2', credentials: AWS, turns: anthropicTurns(file) });
+  vertex = await startVertexClaude({
+    basePath: '/v1/projects/my-project/locations/us-east5/publishers/anthropic/models',
+    validToken: (t) => google.tokens.valid(t),
+    turns: anthropicTurns(file),
+  });
+  gw = await startGateway(
+    messagesManifests({
+      anthropic: anthropic.baseURL,
+      chat: chat.baseURL,
+      clouds: { aws: AWS, googleKeyJson: google.keyJson },
+      extra: { 'claude-x-bedrock': ['bedrock', bedrock.origin], 'claude-x-vertex': ['vertex', vertex.baseURL] },
+    }),
+  );
 }, 30_000);
 
 afterAll(async () => {
   killAgents();
   await gw?.close();
-  await anthropic?.close();
-  await chat?.close();
+  await Promise.all([anthropic, chat, bedrock, vertex].map((u) => u?.close()));
+  await google?.close();
   if (workRoot) rmSync(workRoot, { recursive: true, force: true });
 });
 
@@ -107,20 +131,72 @@ async function accessLinesOf(requests: { headers: Record<string, unknown> }[]): 
   );
 }
 
+interface Seen {
+  /** Method and path (with its query) as the upstream got them. */
+  readonly line: string;
+  readonly headers: Record<string, unknown>;
+  readonly body: Record<string, any> | undefined;
+}
+
+const MODEL_PATH = '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream';
+const VERTEX_PATH = '/v1/projects/my-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict';
+
+/** Each upstream kind: what it saw, the request line of each step, and what each request must carry for that upstream. */
+const UPSTREAMS: Record<Kind, { seen: () => Seen[]; line: string; check: (q: Seen) => void }> = {
+  native: {
+    seen: () => anthropic.requests.map((q) => ({ line: `${q.method} ${q.path}`, headers: q.headers, body: q.body })),
+    line: 'POST /v1/messages?beta=true',
+    check: (q) => {
+      expect(q.headers).toMatchObject({ 'x-api-key': KEYS.anthropicUpstream, 'anthropic-version': '2023-06-01' });
+      expect(q.headers['authorization']).toBeUndefined();
+      expect(q.headers['anthropic-beta']).toContain('claude-code-');
+      expect(q.body).toMatchObject({ model: 'upstream-claude', stream: true });
+    },
+  },
+  translated: {
+    seen: () => chat.requests.map((q) => ({ line: `${q.method} ${q.path}`, headers: q.headers, body: q.body })),
+    line: 'POST /v1/chat/completions',
+    check: (q) => {
+      expect(q.headers['authorization']).toBe(`Bearer ${KEYS.chatUpstream}`);
+      expect(q.body).toMatchObject({ model: 'upstream-chat-model', stream: true, stream_options: { include_usage: true } });
+    },
+  },
+  bedrock: {
+    seen: () => bedrock.requests.map((q) => ({ line: `POST ${q.url}`, headers: q.headers, body: q.body })),
+    line: `POST ${MODEL_PATH}`,
+    // Signed (the fake verified it); the betas move into the body, and the model and stream are the path's.
+    check: (q) => {
+      expect(q.headers['authorization']).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${AWS.accessKeyId}/`));
+      expect(q.body!['anthropic_beta']).toEqual(expect.arrayContaining([expect.stringContaining('claude-code-')]));
+      expect(q.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31' });
+    },
+  },
+  vertex: {
+    seen: () => vertex.requests.map((q) => ({ line: `POST ${q.url}`, headers: q.headers, body: q.body })),
+    line: `POST ${VERTEX_PATH}`,
+    check: (q) => {
+      expect(q.headers['authorization']).toMatch(/^Bearer ya29\.fake-/);
+      expect(q.headers['anthropic-beta']).toContain('claude-code-');
+      expect(q.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', stream: true });
+    },
+  },
+};
+
 describe.each([
   ['native', 'claude-native', 'x-api-key'],
   ['native', 'claude-native', 'bearer'],
   ['translated', 'claude-translated', 'x-api-key'],
   ['translated', 'claude-translated', 'bearer'],
+  ['bedrock', 'claude-x-bedrock', 'x-api-key'],
+  ['vertex', 'claude-x-vertex', 'bearer'],
 ] as const)('Claude Code through the gateway, %s backend, key as %s', (kind, model, auth) => {
   let r: Run;
-  let seen: { method: string; path: string; headers: Record<string, unknown>; body: Record<string, any> | undefined }[];
+  let seen: Seen[];
 
   beforeAll(async () => {
-    const upstream = kind === 'native' ? anthropic : chat;
-    const before = upstream.requests.length;
+    const before = UPSTREAMS[kind].seen().length;
     r = await runThrough(model, auth);
-    seen = upstream.requests.slice(before) as never;
+    seen = UPSTREAMS[kind].seen().slice(before);
   }, 180_000);
 
   it('completes the task: the file is written and the JSON result is the scripted answer', () => {
@@ -129,33 +205,21 @@ describe.each([
     expect(r.run.code).toBe(0);
   });
 
-  it("the upstream got two streamed requests with the gateway's upstream key, never the client key", () => {
-    expect(seen.map((q) => `${q.method} ${q.path}`)).toEqual(
-      kind === 'native' ? ['POST /v1/messages?beta=true', 'POST /v1/messages?beta=true'] : ['POST /v1/chat/completions', 'POST /v1/chat/completions'],
-    );
+  it("the upstream got two streamed requests with the gateway's upstream credential, never the client key", () => {
+    expect(seen.map((q) => q.line)).toEqual([UPSTREAMS[kind].line, UPSTREAMS[kind].line]);
     for (const q of seen) {
       expect(JSON.stringify(q.headers)).not.toContain(KEYS.alice);
-      expect(q.body).toMatchObject({ stream: true });
-      if (kind === 'native') {
-        expect(q.headers['x-api-key']).toBe(KEYS.anthropicUpstream);
-        expect(q.headers['authorization']).toBeUndefined();
-        expect(q.headers['anthropic-version']).toBe('2023-06-01');
-        expect(q.headers['anthropic-beta']).toContain('claude-code-');
-        expect(q.body!['model']).toBe('upstream-claude');
-      } else {
-        expect(q.headers['authorization']).toBe(`Bearer ${KEYS.chatUpstream}`);
-        expect(q.body).toMatchObject({ model: 'upstream-chat-model', stream_options: { include_usage: true } });
-      }
+      UPSTREAMS[kind].check(q);
     }
     // The second request carries the tool call and its result.
     const history = JSON.stringify(seen[1]!.body!['messages']);
-    expect(history).toContain(kind === 'native' ? 'toolu_gw_write_1' : 'call_gw_write_1');
+    expect(history).toContain(kind === 'translated' ? 'call_gw_write_1' : 'toolu_gw_write_1');
   });
 
   it('the usage recorded for each request is what the upstream reported', async () => {
     const lines = await accessLinesOf(seen);
     lines.forEach((line, i) => {
-      if (kind === 'native') {
+      if (kind !== 'translated') {
         const u = anthropicTurns('')[i]!.usage;
         expect(line).toMatchObject({
           status: 200,

@@ -8,6 +8,15 @@ export interface AnthropicEvent {
   readonly [member: string]: unknown;
 }
 
+/**
+ * Which scripted turn answers a request: turn k when its messages[] already hold k assistant turns, so a client's
+ * retry of the same step gets the same answer.
+ */
+export function stepOf(body: Record<string, unknown> | undefined): number {
+  const messages = body?.['messages'];
+  return Array.isArray(messages) ? messages.filter((m: { role?: unknown } | null) => m?.role === 'assistant').length : 0;
+}
+
 export function messageJson(id: string, model: string, turn: AnthropicTurn): Record<string, unknown> {
   return { id, type: 'message', role: 'assistant', model, content: turn.content, stop_reason: turn.stop_reason, stop_sequence: null, usage: turn.usage };
 }

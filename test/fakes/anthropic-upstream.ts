@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageEvents, messageJson, sseEvent } from './anthropic-events.js';
+import { messageEvents, messageJson, sseEvent, stepOf } from './anthropic-events.js';
 
 type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -56,7 +56,7 @@ export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<An
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages/count_tokens' && body) return sendJson(res, 200, { input_tokens: countedTokens(body) });
     if (req.method !== 'POST' || path !== '/v1/messages' || !body) return sendError(res, 404, 'not_found_error', `no fake for ${req.method} ${req.url}`);
-    const step = (body['messages'] as { role: string }[]).filter((m) => m.role === 'assistant').length;
+    const step = stepOf(body);
     const turn = turns[step];
     if (!turn) return sendError(res, 400, 'invalid_request_error', `no scripted turn after ${step} assistant turns`);
     const id = `msg_fake_${step + 1}`;

@@ -48,7 +48,7 @@ async function send(fake: BedrockClaude, r: CloudRequest, signer = identity()) {
 
 let fake: BedrockClaude;
 beforeAll(async () => {
-  fake = await startBedrockClaude({ region: 'us-west-2', credentials: KEYS, turn: TURN, sliceBytes: 7 });
+  fake = await startBedrockClaude({ region: 'us-west-2', credentials: KEYS, turns: [TURN], sliceBytes: 7 });
 });
 afterAll(() => fake.close());
 
@@ -95,7 +95,7 @@ describe('fake Bedrock (InvokeModel) and the Bedrock adapter', () => {
     const failing = await startBedrockClaude({
       region: 'us-west-2',
       credentials: KEYS,
-      turn: TURN,
+      turns: [TURN],
       exception: { afterEvents: 2, type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' },
     });
     try {

@@ -2,15 +2,16 @@
 // SigV4 signature (by the independent verifier, region and service included), the path
 // /model/{modelId}/invoke[-with-response-stream] with the model id percent-encoded, and a body without `model` or
 // `stream` that names anthropic_version bedrock-2023-05-31; it refuses as Bedrock does (x-amzn-errortype and a
-// {"message"} body). It answers InvokeModel with Anthropic's JSON and the stream with AWS event-stream messages,
-// each a chunk {"bytes": base64 of one Anthropic event}, encoded by the AWS SDK's own codec; a scripted
-// exception message can end the stream, and the bytes can be written in small slices to split messages.
+// {"message"} body). It plays a scripted conversation (turn k once the request holds k assistant turns), answering
+// InvokeModel with Anthropic's JSON and the stream with AWS event-stream messages, each a chunk {"bytes": base64 of
+// one Anthropic event}, encoded by the AWS SDK's own codec; a scripted exception message can end the stream, the
+// bytes can be written in small slices to split messages, and a scripted error can answer every signed request.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { fromUtf8, toUtf8 } from '@smithy/core/serde';
-import { type AnthropicEvent, messageEvents, messageJson } from './anthropic-events.js';
+import { type AnthropicEvent, messageEvents, messageJson, stepOf } from './anthropic-events.js';
 import type { AnthropicTurn } from './anthropic-upstream.js';
 import { type SigV4Credentials, verifySigV4 } from './sigv4-verifier.js';
 
@@ -53,7 +54,9 @@ interface BedrockRequest {
 export interface BedrockClaudeOptions {
   readonly region: string;
   readonly credentials: SigV4Credentials;
-  readonly turn: AnthropicTurn;
+  readonly turns: readonly AnthropicTurn[];
+  /** Answers every signed request with this error, as Bedrock does (e.g. 503 ServiceUnavailableException, 429 ThrottlingException). */
+  readonly failWith?: { readonly status: number; readonly type: string; readonly message: string };
   /** Ends the stream with this exception message after `afterEvents` events. */
   readonly exception?: { readonly afterEvents: number; readonly type: string; readonly message: string };
   /** Writes the stream in slices of this many bytes, so messages arrive split across chunks. */
@@ -90,6 +93,7 @@ export async function startBedrockClaude(o: BedrockClaudeOptions): Promise<Bedro
     if (!verdict.ok) return refuse(res, 403, 'InvalidSignatureException', verdict.reason);
     if (verdict.region !== o.region || verdict.service !== 'bedrock')
       return refuse(res, 403, 'InvalidSignatureException', `scope ${verdict.region}/${verdict.service}`);
+    if (o.failWith) return refuse(res, o.failWith.status, o.failWith.type, o.failWith.message);
     const match = req.method === 'POST' ? PATH.exec(url) : null;
     if (!match) return refuse(res, 404, 'UnknownOperationException', `no operation ${req.method} ${url}`);
     if (!String(req.headers['content-type']).startsWith('application/json'))
@@ -110,15 +114,17 @@ export async function startBedrockClaude(o: BedrockClaudeOptions): Promise<Bedro
       headers: req.headers,
       body,
     };
+    const turn = o.turns[stepOf(body)];
+    if (!turn) return refuse(res, 400, 'ValidationException', `no scripted turn after ${stepOf(body)} assistant turns`);
     requests.push(r);
     const id = `msg_bdrk_${requests.length}`;
     if (r.operation === 'invoke') {
-      res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-bedrock-input-token-count': String(o.turn.usage.input_tokens) });
-      res.end(JSON.stringify(messageJson(id, r.modelId, o.turn)));
+      res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-bedrock-input-token-count': String(turn.usage.input_tokens) });
+      res.end(JSON.stringify(messageJson(id, r.modelId, turn)));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json' });
-    await writeStream(res, streamMessages(messageEvents(id, r.modelId, o.turn), o), o.sliceBytes);
+    await writeStream(res, streamMessages(messageEvents(id, r.modelId, turn), turn, o), o.sliceBytes);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -134,8 +140,8 @@ export async function startBedrockClaude(o: BedrockClaudeOptions): Promise<Bedro
 }
 
 /** The stream's messages: Bedrock adds its invocation metrics to message_stop. */
-function streamMessages(events: AnthropicEvent[], o: BedrockClaudeOptions): Uint8Array[] {
-  const u = o.turn.usage;
+function streamMessages(events: AnthropicEvent[], turn: AnthropicTurn, o: BedrockClaudeOptions): Uint8Array[] {
+  const u = turn.usage;
   const metrics = { inputTokenCount: u.input_tokens, outputTokenCount: u.output_tokens, invocationLatency: 250, firstByteLatency: 90 };
   const out = events.map((e) => chunkMessage(e.type === 'message_stop' ? { ...e, 'amazon-bedrock-invocationMetrics': metrics } : e));
   if (o.exception === undefined) return out;

@@ -35,7 +35,7 @@ async function send(r: CloudRequest, token = TOKEN) {
 
 let fake: VertexClaude;
 beforeAll(async () => {
-  fake = await startVertexClaude({ basePath: '/v1/projects/p/locations/us-east5/publishers/anthropic/models', validToken: (t) => t === TOKEN, turn: TURN });
+  fake = await startVertexClaude({ basePath: '/v1/projects/p/locations/us-east5/publishers/anthropic/models', validToken: (t) => t === TOKEN, turns: [TURN] });
 });
 afterAll(() => fake.close());
 

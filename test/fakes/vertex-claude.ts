@@ -2,12 +2,13 @@
 // token (through `validToken`, e.g. google-token-server's `valid`), the path
 // {basePath}/{model}:rawPredict | :streamRawPredict | count-tokens:rawPredict, and a body that names
 // anthropic_version vertex-2023-10-16 and no `model` (count-tokens takes it in the body). Refusals are Google's
-// error shape for authentication and Anthropic's for the body, as Vertex answers them. It answers rawPredict with
-// Anthropic's JSON and streamRawPredict with Anthropic's SSE.
+// error shape for authentication and Anthropic's for the body, as Vertex answers them. It plays a scripted
+// conversation (turn k once the request holds k assistant turns), answering rawPredict with Anthropic's JSON and
+// streamRawPredict with Anthropic's SSE; a scripted error in Google's shape can answer every authenticated request.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageEvents, messageJson, sseEvent } from './anthropic-events.js';
+import { messageEvents, messageJson, sseEvent, stepOf } from './anthropic-events.js';
 import type { AnthropicTurn } from './anthropic-upstream.js';
 
 interface VertexRequest {
@@ -23,7 +24,9 @@ export interface VertexClaudeOptions {
   /** The publisher's model collection, e.g. /v1/projects/p/locations/us-east5/publishers/anthropic/models. */
   readonly basePath: string;
   readonly validToken: (token: string) => boolean;
-  readonly turn: AnthropicTurn;
+  readonly turns: readonly AnthropicTurn[];
+  /** Answers every authenticated request with this error in Google's shape (e.g. 429 RESOURCE_EXHAUSTED, 503 UNAVAILABLE). */
+  readonly failWith?: { readonly status: number; readonly code: string; readonly message: string };
 }
 
 export interface VertexClaude {
@@ -53,6 +56,10 @@ export async function startVertexClaude(o: VertexClaudeOptions): Promise<VertexC
       refused.push('not a live Google access token');
       return send(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
     }
+    if (o.failWith) {
+      refused.push(`scripted ${o.failWith.status}`);
+      return send(res, o.failWith.status, { error: { code: o.failWith.status, message: o.failWith.message, status: o.failWith.code } });
+    }
     const url = req.url ?? '/';
     const path = url.split('?')[0]!;
     const match =
@@ -72,15 +79,17 @@ export async function startVertexClaude(o: VertexClaudeOptions): Promise<VertexC
     if (r.model === 'count-tokens') {
       if (typeof body['model'] !== 'string') return refuseBody(res, 'model: Field required');
       requests.push(r);
-      return send(res, 200, { input_tokens: o.turn.usage.input_tokens });
+      return send(res, 200, { input_tokens: o.turns[0]!.usage.input_tokens });
     }
     if ('model' in body) return refuseBody(res, 'model: Extra inputs are not permitted');
     if ((body['stream'] === true) !== (r.specifier === 'streamRawPredict')) return refuseBody(res, `stream ${String(body['stream'])} sent to ${r.specifier}`);
+    const turn = o.turns[stepOf(body)];
+    if (!turn) return refuseBody(res, `no scripted turn after ${stepOf(body)} assistant turns`);
     requests.push(r);
     const id = `msg_vrtx_${requests.length}`;
-    if (r.specifier === 'rawPredict') return send(res, 200, messageJson(id, r.model, o.turn));
+    if (r.specifier === 'rawPredict') return send(res, 200, messageJson(id, r.model, turn));
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-    for (const e of messageEvents(id, r.model, o.turn)) res.write(sseEvent(e));
+    for (const e of messageEvents(id, r.model, turn)) res.write(sseEvent(e));
     res.end();
   });
   server.listen(0, '127.0.0.1');

@@ -1,7 +1,8 @@
 // A Tracing built the way `serve` builds it, from OTEL_* variables, exporting to a test's loopback OTLP receiver.
 import { Tracing } from '../../src/features/tracing/tracing.js';
 import { tracingConfig } from '../../src/features/tracing/tracing-config.js';
-import type { OtlpReceiver } from '../fakes/otlp-receiver.js';
+import type { OtlpReceiver, ReceivedSpan } from '../fakes/otlp-receiver.js';
+import { waitUntil } from '../support/wait.js';
 
 /** A Tracing built the way `serve` builds it, from OTEL_* variables (set only while the exporter reads them). */
 export function tracingWith(receiver: OtlpReceiver, extra: Record<string, string> = {}, content = false): Tracing {
@@ -23,4 +24,18 @@ export function tracingWith(receiver: OtlpReceiver, extra: Record<string, string
       else process.env[k] = v;
     }
   }
+}
+
+/** The server span of the request with this id and its (first) attempt, once both reached the receiver. */
+export async function spansOfRequest(receiver: OtlpReceiver, requestId: string): Promise<[ReceivedSpan, ReceivedSpan]> {
+  const server = () => receiver.spans.find((s) => s.attributes['model_gateway.request_id'] === requestId);
+  await waitUntil(() => server() !== undefined && receiver.spans.some((s) => s.parentSpanId === server()!.spanId), 5_000, 'the spans');
+  const s = server()!;
+  return [s, receiver.spans.find((a) => a.parentSpanId === s.spanId)!];
+}
+
+/** A span's attribute, parsed when it is text (recorded content is JSON text). */
+export function attributeJson(span: ReceivedSpan, key: string): unknown {
+  const v = span.attributes[key];
+  return typeof v === 'string' ? JSON.parse(v) : v;
 }

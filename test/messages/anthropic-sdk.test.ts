@@ -4,40 +4,12 @@
 // (its stream helpers build the final message from the events), and its error classes judge the gateway's refusals.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnthropicTurn, type AnthropicUpstream, countedTokens, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
-import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
+import { type AnthropicUpstream, countedTokens, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
+import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { deadBaseURL, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { waitUntil } from '../support/wait.js';
 import { KEYS, messagesManifests } from './manifests.js';
-
-const TOOL = { name: 'get_weather', description: 'The weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
-const QUESTION = { role: 'user' as const, content: 'What is the weather in Paris?' };
-
-const anthropicTurns: AnthropicTurn[] = [
-  {
-    content: [
-      { type: 'text', text: 'Let me check.' },
-      { type: 'tool_use', id: 'toolu_w1', name: 'get_weather', input: { city: 'Paris' } },
-    ],
-    stop_reason: 'tool_use',
-    usage: { input_tokens: 120, output_tokens: 30, cache_read_input_tokens: 40, cache_creation_input_tokens: 8 },
-  },
-  {
-    content: [{ type: 'text', text: 'It is sunny in Paris.' }],
-    stop_reason: 'end_turn',
-    usage: { input_tokens: 150, output_tokens: 9, cache_read_input_tokens: 160, cache_creation_input_tokens: 0 },
-  },
-];
-
-const chatTurns: ChatTurn[] = [
-  {
-    text: 'Let me check.',
-    toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
-    finish: 'tool_calls',
-    usage: { prompt_tokens: 160, completion_tokens: 30, cached_tokens: 40 },
-  },
-  { text: 'It is sunny in Paris.', finish: 'stop', usage: { prompt_tokens: 190, completion_tokens: 9, cached_tokens: 0 } },
-];
+import { anthropicTurns, chatTurns, QUESTION, TOOL } from './weather-conversation.js';
 
 let anthropic: AnthropicUpstream;
 let chat: ScriptedChatUpstream;

@@ -2,19 +2,16 @@
 // the routes of docs/providers.md (examples/providers/claude-*.yaml) pointed at loopback fakes of the clouds: Vertex
 // checks a live Google access token, Bedrock a SigV4 signature, and both refuse a body laid out wrongly (`model` left
 // in, no anthropic_version). Bedrock's stream arrives as AWS event-stream frames in 7-byte slices.
-import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnthropicTurn } from '../fakes/anthropic-upstream.js';
 import { type BedrockClaude, startBedrockClaude } from '../fakes/bedrock-claude.js';
-import { type GoogleTokenServer, startGoogleTokenServer } from '../fakes/google-token-server.js';
+import { type GoogleServiceAccount, startGoogleServiceAccount } from '../fakes/google-service-account.js';
 import { startVertexClaude, type VertexClaude } from '../fakes/vertex-claude.js';
 import { ALICE_KEY, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { recipe, recipeText } from '../providers/recipe-setup.js';
-import { redirectHttps } from '../support/redirect-https.js';
-import { selfSignedCert } from '../support/tls-cert.js';
 import { waitUntil } from '../support/wait.js';
 
 const VERTEX_BASE = '/v1/projects/my-project/locations/us-east5/publishers/anthropic/models';
@@ -42,17 +39,7 @@ const THINKING_TURN: Anthropic.MessageParam[] = [
   { role: 'user', content: 'And tomorrow?' },
 ];
 
-const sa = (() => {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return {
-    email: 'gateway@my-project.iam.gserviceaccount.com',
-    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-  };
-})();
-
-let google: GoogleTokenServer;
-let undoRedirect: () => void;
+let google: GoogleServiceAccount;
 let vertex: VertexClaude;
 let bedrock: BedrockClaude;
 let throttled: BedrockClaude;
@@ -72,15 +59,13 @@ function extraRoute(docs: Doc[], model: string, baseURL: string, auth?: unknown)
 }
 
 beforeAll(async () => {
-  const cert = selfSignedCert(['oauth2.googleapis.com']);
-  google = await startGoogleTokenServer({ tls: cert, serviceAccount: sa });
-  undoRedirect = redirectHttps({ 'oauth2.googleapis.com': google.port }, cert.cert);
-  vertex = await startVertexClaude({ basePath: VERTEX_BASE, validToken: (t) => google.valid(t), turn: TURN });
-  bedrock = await startBedrockClaude({ region: 'us-west-2', credentials: BEDROCK_KEYS, turn: TURN, sliceBytes: 7 });
+  google = await startGoogleServiceAccount();
+  vertex = await startVertexClaude({ basePath: VERTEX_BASE, validToken: (t) => google.tokens.valid(t), turns: [TURN, TURN] });
+  bedrock = await startBedrockClaude({ region: 'us-west-2', credentials: BEDROCK_KEYS, turns: [TURN, TURN], sliceBytes: 7 });
   throttled = await startBedrockClaude({
     region: 'us-west-2',
     credentials: BEDROCK_KEYS,
-    turn: TURN,
+    turns: [TURN],
     exception: { afterEvents: 4, type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' },
   });
   const vertexOrigin = new URL(vertex.baseURL).origin;
@@ -88,14 +73,7 @@ beforeAll(async () => {
     recipe('claude-vertex.yaml', {
       origin: vertexOrigin,
       edit: (docs) => {
-        for (const d of docs)
-          if (d.kind === 'Secret')
-            d.stringData!['key.json'] = JSON.stringify({
-              type: 'service_account',
-              client_email: sa.email,
-              private_key: sa.privateKeyPem,
-              private_key_id: 'k1',
-            });
+        for (const d of docs) if (d.kind === 'Secret') d.stringData!['key.json'] = google.keyJson;
         extraRoute(docs, 'claude-vertex-elsewhere', `${vertexOrigin}/v1/projects/other/locations/us-east5/publishers/anthropic/models`);
       },
     }).yaml,
@@ -119,7 +97,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([vertexGw, bedrockGw].map((g) => g?.close()));
   await Promise.all([vertex, bedrock, throttled].map((f) => f?.close()));
-  undoRedirect?.();
   await google?.close();
 });
 

@@ -5,10 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { tracingWith } from '../helpers/tracing.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fakes/otlp-receiver.js';
+import { attributeJson, spansOfRequest, tracingWith } from '../helpers/tracing.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../fakes/otlp-receiver.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
-import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-trace-content-client-0123456789';
 const UPSTREAM_KEY = 'sk-trace-content-upstream-0123456789';
@@ -80,18 +79,8 @@ describe('recorded content in the GenAI conventions schema', () => {
     upstream.override('/v1/responses', undefined);
   });
 
-  /** The server span and the attempt of the request whose request id the client saw, once both arrived. */
-  async function spansOfRequest(requestId: string): Promise<ReceivedSpan[]> {
-    const server = () => receiver.spans.find((s) => s.attributes['model_gateway.request_id'] === requestId);
-    await waitUntil(() => server() !== undefined && receiver.spans.some((s) => s.parentSpanId === server()!.spanId), 5_000, 'the spans');
-    const s = server()!;
-    return [s, receiver.spans.find((a) => a.parentSpanId === s.spanId)!];
-  }
-
-  const attr = (span: ReceivedSpan, key: string): unknown => {
-    const v = span.attributes[key];
-    return typeof v === 'string' ? JSON.parse(v) : v;
-  };
+  const spansOf = (requestId: string) => spansOfRequest(receiver, requestId);
+  const attr = attributeJson;
 
   it('a chat exchange with a system prompt, a tool result and a tool call answered', async () => {
     upstream.override('/v1/chat/completions', (_req, res) =>
@@ -125,7 +114,7 @@ describe('recorded content in the GenAI conventions schema', () => {
         ],
       })
       .withResponse();
-    for (const span of await spansOfRequest(answer.response.headers.get('x-request-id')!)) {
+    for (const span of await spansOf(answer.response.headers.get('x-request-id')!)) {
       expect(attr(span, 'gen_ai.input.messages'), span.name).toEqual([
         { role: 'system', parts: [{ type: 'text', content: 'You forecast weather.' }] },
         { role: 'user', parts: [{ type: 'text', content: 'Paris?' }] },
@@ -154,7 +143,7 @@ describe('recorded content in the GenAI conventions schema', () => {
       .chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'Oslo?' }], stream: true })
       .withResponse();
     for await (const _ of stream);
-    for (const span of await spansOfRequest(response.headers.get('x-request-id')!)) {
+    for (const span of await spansOf(response.headers.get('x-request-id')!)) {
       expect(attr(span, 'gen_ai.input.messages'), span.name).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Oslo?' }] }]);
       expect(attr(span, 'gen_ai.output.messages'), span.name).toEqual([
         {
@@ -192,7 +181,7 @@ describe('recorded content in the GenAI conventions schema', () => {
         ],
       })
       .withResponse();
-    for (const span of await spansOfRequest(answer.response.headers.get('x-request-id')!)) {
+    for (const span of await spansOf(answer.response.headers.get('x-request-id')!)) {
       expect(attr(span, 'gen_ai.system_instructions'), span.name).toEqual([{ type: 'text', content: 'You forecast weather.' }]);
       expect(attr(span, 'gen_ai.input.messages'), span.name).toEqual([
         { role: 'user', parts: [{ type: 'text', content: 'Rome?' }] },
@@ -219,7 +208,7 @@ describe('recorded content in the GenAI conventions schema', () => {
     );
     const { data: stream, response } = await gateway.client(CLIENT_KEY).responses.create({ model: 'agent', input: 'Berlin?', stream: true }).withResponse();
     for await (const _ of stream);
-    for (const span of await spansOfRequest(response.headers.get('x-request-id')!)) {
+    for (const span of await spansOf(response.headers.get('x-request-id')!)) {
       expect(attr(span, 'gen_ai.input.messages'), span.name).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Berlin?' }] }]);
       expect(attr(span, 'gen_ai.output.messages'), span.name).toEqual([
         { role: 'assistant', parts: [{ type: 'text', content: 'Cloudy, then' }], finish_reason: 'length' },

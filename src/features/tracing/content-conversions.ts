@@ -1,24 +1,10 @@
 // The OpenAI shapes of prompts and answers (Chat Completions and Responses, JSON and streamed) turned into the GenAI
 // conventions' messages: `{role, parts: [{type, …}], finish_reason}` with text, tool_call, tool_call_response,
 // reasoning, uri, blob, file and server_tool_call parts (the schemas gen-ai-input-messages.json and
-// gen-ai-output-messages.json). Pure; what the conversions do not know becomes a part of its own type, or is left out.
-
-/** A message part: `type` names its kind; the other members are the schema's for that kind. */
-export type Part = { readonly type: string } & Readonly<Record<string, unknown>>;
-
-export interface Message {
-  readonly role: string;
-  readonly parts: readonly Part[];
-  readonly name?: string;
-  /** On output messages: stop, length, content_filter, tool_call, error (the schema's values), or the upstream's own. */
-  readonly finish_reason?: string;
-}
-
-type Doc = Record<string, unknown>;
-
-const isDoc = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const docs = (v: unknown): Doc[] => (Array.isArray(v) ? v.filter(isDoc) : []);
+// gen-ai-output-messages.json; content-parts.ts). Pure; what the conversions do not know becomes a part of its own
+// type, or is left out.
+import { isMessageEvent, StreamedMessage } from './anthropic-content.js';
+import { byUrl, type Doc, docs, isDoc, type Message, type Part, reasoning, str, text, toolCall, toolResponse } from './content-parts.js';
 
 /**
  * A request's messages: Chat Completions' `messages` (system messages among them, where the chat history holds
@@ -52,9 +38,13 @@ export function responsesAnswer(doc: Doc): Message[] | undefined {
   return [{ role: 'assistant', parts, finish_reason: responsesFinish(doc, parts) }];
 }
 
-/** A streamed answer's events, Chat Completions chunks or Responses events, gathered up to `budget` characters. */
+/**
+ * A streamed answer's events, Chat Completions chunks, Responses events or (anthropic-content.ts) the Messages API's
+ * events, gathered up to `budget` characters.
+ */
 export class StreamedAnswer {
   readonly #choices = new Map<number, StreamedChoice>();
+  #message: StreamedMessage | undefined;
   #response: { text: string; reasoning: string; tools: Part[]; finish: string | undefined } | undefined;
   #room: number;
 
@@ -65,7 +55,7 @@ export class StreamedAnswer {
   /** One event's data (the JSON after `data:`). */
   event(data: string): void {
     // Once the budget is spent, only the events that say how the answer ended are read.
-    if (this.#room <= 0 && !data.includes('finish_reason') && !/"response\.(completed|incomplete|failed)"/.test(data)) return;
+    if (this.#room <= 0 && !/"(finish_reason|stop_reason)"|"response\.(completed|incomplete|failed)"/.test(data)) return;
     let e: unknown;
     try {
       e = JSON.parse(data);
@@ -74,10 +64,12 @@ export class StreamedAnswer {
     }
     if (!isDoc(e)) return;
     if (Array.isArray(e.choices)) for (const c of docs(e.choices)) this.#chunk(c);
+    else if (typeof e.type === 'string' && isMessageEvent(e.type)) (this.#message ??= new StreamedMessage((s) => this.#take(s))).event(e);
     else if (typeof e.type === 'string') this.#responsesEvent(e.type, e);
   }
 
   messages(): Message[] {
+    if (this.#message) return this.#message.messages();
     if (this.#response) {
       const r = this.#response;
       const parts = [...(r.reasoning ? [reasoning(r.reasoning)] : []), ...(r.text ? [text(r.text)] : []), ...r.tools];
@@ -144,31 +136,6 @@ interface StreamedChoice {
   reasoning: string;
   tools: Map<number, { id: string | undefined; name: string; args: string }>;
   finish: string | undefined;
-}
-
-function text(content: string): Part {
-  return { type: 'text', content };
-}
-
-function reasoning(content: string): Part {
-  return { type: 'reasoning', content };
-}
-
-/** A tool call; its arguments as the object they encode when they are JSON, else as the text sent. */
-function toolCall(id: string | undefined, name: string, args: unknown): Part {
-  let value = args;
-  if (typeof args === 'string') {
-    try {
-      value = JSON.parse(args);
-    } catch {
-      value = args; // partial or not JSON: kept as text
-    }
-  }
-  return { type: 'tool_call', ...(id !== undefined ? { id } : {}), name, arguments: value ?? null };
-}
-
-function toolResponse(id: string | undefined, response: unknown): Part {
-  return { type: 'tool_call_response', ...(id !== undefined ? { id } : {}), response: Array.isArray(response) ? joinedText(response) : (response ?? null) };
 }
 
 /** A Chat Completions message (request or answer). */
@@ -269,19 +236,6 @@ function contentPart(p: Doc): Part {
     default:
       return { type: str(p.type) ?? 'unknown' };
   }
-}
-
-/** A URL part: a data: URL is the data itself (a blob), any other a reference (a uri). */
-function byUrl(url: string | undefined, modality: string): Part {
-  const data = url === undefined ? undefined : /^data:([^;,]*)(?:;[^,]*)?,(.*)$/s.exec(url);
-  if (data) return { type: 'blob', modality, ...(data[1] ? { mime_type: data[1] } : {}), content: data[2]! };
-  return { type: 'uri', modality, uri: url ?? '' };
-}
-
-function joinedText(parts: unknown[]): string {
-  return docs(parts)
-    .map((p) => str(p.text) ?? '')
-    .join('');
 }
 
 /** Chat Completions' finish_reason in the schema's words. */

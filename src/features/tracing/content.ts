@@ -1,10 +1,13 @@
 // The opt-in content of a trace (--trace-content): what the client asked and what the model answered, for
 // gen_ai.input.messages, gen_ai.system_instructions and gen_ai.output.messages, in the GenAI conventions' JSON
-// schema (messages of typed parts; content-conversions.ts turns the OpenAI shapes into it). Pure and bounded: each
+// schema (messages of typed parts; content-conversions.ts turns the OpenAI shapes into it, anthropic-content.ts
+// Anthropic's Messages API). Pure and bounded: each
 // value is JSON text of at most CONTENT_CHARS, its longest contents cut first so that it stays valid JSON, and the
 // backend's credentials are masked before anything is cut (the answer is read before the relay masks it).
 import { type SseLineReader, SseSplitter } from '../../dataplane/stream/sse.js';
-import { chatAnswer, inputMessages, type Message, type Part, responsesAnswer, StreamedAnswer } from './content-conversions.js';
+import { anthropicAnswer, anthropicInput } from './anthropic-content.js';
+import { chatAnswer, inputMessages, responsesAnswer, StreamedAnswer } from './content-conversions.js';
+import type { Message, Part } from './content-parts.js';
 
 export const CONTENT_CHARS = 16 * 1024;
 /** Bytes of a JSON answer kept for parsing: enough for CONTENT_CHARS of content in its envelope. */
@@ -17,15 +20,18 @@ export interface InputContent {
   readonly systemInstructions: string | undefined;
 }
 
-/** The content of a JSON request body (Chat Completions `messages`, Responses `input` and `instructions`), masked. */
-export function inputContent(body: Buffer, mask: readonly string[]): InputContent | undefined {
+/**
+ * The content of a JSON request body, masked: Chat Completions `messages`, Responses `input` and `instructions`, or
+ * (`anthropic`: the body is the Messages API's, as a native backend gets it) Anthropic's `messages` and `system`.
+ */
+export function inputContent(body: Buffer, mask: readonly string[], anthropic = false): InputContent | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(body.toString('utf8'));
   } catch {
     return undefined;
   }
-  const input = inputMessages(doc);
+  const input = anthropic ? anthropicInput(doc) : inputMessages(doc);
   if (input === undefined) return undefined;
   return {
     messages: input.messages.length > 0 ? fitted(masked(input.messages, mask)) : undefined,
@@ -89,7 +95,7 @@ export class OutputCollector implements SseLineReader {
     else {
       try {
         const doc = JSON.parse(Buffer.concat(this.#json).toString('utf8')) as Record<string, unknown>;
-        messages = chatAnswer(doc) ?? responsesAnswer(doc);
+        messages = chatAnswer(doc) ?? responsesAnswer(doc) ?? anthropicAnswer(doc);
       } catch {
         messages = undefined; // cut at ANSWER_BYTES, or not JSON
       }

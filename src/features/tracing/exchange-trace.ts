@@ -54,7 +54,8 @@ export class ExchangeSpans implements ExchangeTrace {
   attempt(backend: CompiledBackend, n: number, path: string, body: Buffer | undefined): AttemptTrace {
     const x = this.#x;
     if (n === 1 && body && this.#tools.content) {
-      this.#input = inputContent(body, contentMasks(x.route, backend));
+      // A Messages API request goes to a native backend as Anthropic's body, to a translated one as chat's.
+      this.#input = inputContent(body, contentMasks(x.route, backend), x.family === 'messages' && backend.api === 'anthropic');
       if (this.#input) setInput(this.#span, this.#input);
     }
     const op = x.family ? OPERATION[x.family] : 'chat';
