@@ -75,12 +75,17 @@ describe('spend', () => {
     expect(await store.read(keys)).toEqual([100_000, 100_000]);
   });
 
-  it('forgets the spend of an ended window', async () => {
-    const { limiters, later } = replicas();
+  it('starts afresh in the next window', async () => {
+    const { store, limiters, later } = replicas();
     const [a] = limiters as [Limiter];
     await spend(a, 100_000, 60_000);
     await a.sync();
-    later(40 * 86_400_000);
+    const next = later(40 * 86_400_000);
     expect(a.spent(rule)).toBe(0);
+    await spend(a, 100_000, 10_000);
+    await a.sync();
+    expect(a.spent(rule)).toBe(10_000);
+    const month = (t: number) => ({ key: a.spend.keyOf(rule.scope, 'month', t), kind: 'window' as const });
+    expect(await store.read([month(next)])).toEqual([10_000]);
   });
 });

@@ -16,12 +16,14 @@ const WINDOWS = Object.values(MONEY_FIELDS);
 const TTL_MARGIN_MS = 60_000;
 
 interface Entry {
+  readonly key: string;
+  readonly start: number;
+  readonly end: number;
   /** The store's count as of the last sync that carried this key (every replica's pushed spend). */
   total: number;
   /** Settled here and not pushed yet; pushed and not answered yet. */
   delta: number;
   sending: number;
-  readonly end: number;
   /** Spent on, or asked about, since the last sync: the next sync carries it (a delta of 0 only reads it). */
   touched: boolean;
   /** The warnAt rule of this key, and the group of the request that last spent on it (metric labels). */
@@ -38,7 +40,10 @@ export interface SpendSync {
 export class Spend {
   readonly #prefix: string;
   readonly #onCrossed: (rule: MoneyLimitRule, group: string) => void;
+  /** Every counter this replica knows, by key, until its window ends. */
   readonly #entries = new Map<string, Entry>();
+  /** By scope, the counter of each window holding now: a request finds its own without building keys. */
+  readonly #current = new Map<string, { day?: Entry; month?: Entry }>();
 
   /** `onCrossed`: a push of this replica's took a rule's spend past its warnAt (once in all replicas: counts are atomic). */
   constructor(prefix: string, onCrossed: (rule: MoneyLimitRule, group: string) => void) {
@@ -53,8 +58,8 @@ export class Spend {
 
   /** What this replica knows a rule's window has spent: the store's count at its last sync, plus its own since. */
   spent(rule: MoneyLimitRule, now: number): number {
-    const e = this.#entries.get(this.keyOf(rule.scope, rule.window, now));
-    return e ? e.total + e.sending + e.delta : 0;
+    const e = this.#current.get(rule.scope)?.[rule.window];
+    return e && e.start <= now && now < e.end ? e.total + e.sending + e.delta : 0;
   }
 
   /** Has the next sync read a warnAt rule's spend, which the header of the requests spending on it tells. */
@@ -64,13 +69,14 @@ export class Spend {
 
   /** Adds a settled request's charge to the day and the month of each scope it was charged on. */
   add(rules: readonly MoneyLimitRule[], micros: number, group: string, now: number): void {
-    for (const scope of new Set(rules.map((r) => r.scope))) {
+    rules.forEach((rule, i) => {
+      if (rules.findIndex((r) => r.scope === rule.scope) < i) return; // a scope counts once
       for (const w of WINDOWS) {
-        const e = this.#entry(scope, w, now);
+        const e = this.#entry(rule.scope, w, now);
         e.delta += micros;
         e.touched = true;
       }
-    }
+    });
     for (const rule of rules) if (rule.warnAt !== undefined) this.#entry(rule.scope, rule.window, now).warn = { rule, group };
   }
 
@@ -79,7 +85,7 @@ export class Spend {
     const sent: { e: Entry; delta: number }[] = [];
     const adjustments: Adjustment[] = [];
     for (const [key, e] of this.#entries) {
-      if (e.end <= now) this.#entries.delete(key);
+      if (e.end <= now) this.#forget(e);
       if (e.end <= now || !e.touched) continue;
       adjustments.push({ key, kind: 'window', delta: e.delta, ttlMs: e.end - now + TTL_MARGIN_MS });
       sent.push({ e, delta: e.delta });
@@ -103,12 +109,28 @@ export class Spend {
   }
 
   #entry(scope: string, window: SpendWindow, now: number): Entry {
-    const key = this.keyOf(scope, window, now);
-    let e = this.#entries.get(key);
-    if (!e) {
-      e = { total: 0, delta: 0, sending: 0, end: windowAt(window, now).end, touched: false };
-      this.#entries.set(key, e);
+    let current = this.#current.get(scope);
+    if (!current) this.#current.set(scope, (current = {}));
+    let e = current[window];
+    if (!e || now < e.start || now >= e.end) {
+      const key = this.keyOf(scope, window, now);
+      e = this.#entries.get(key);
+      if (!e) {
+        const { start, end } = windowAt(window, now);
+        e = { key, start, end, total: 0, delta: 0, sending: 0, touched: false };
+        this.#entries.set(key, e);
+      }
+      current[window] = e;
     }
     return e;
+  }
+
+  #forget(e: Entry): void {
+    this.#entries.delete(e.key);
+    const scope = e.key.slice(this.#prefix.length, e.key.lastIndexOf(':spend:'));
+    const current = this.#current.get(scope);
+    if (current?.day === e) delete current.day;
+    if (current?.month === e) delete current.month;
+    if (current && !current.day && !current.month) this.#current.delete(scope);
   }
 }
