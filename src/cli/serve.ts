@@ -92,7 +92,7 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
   // Unique per process: --workers start several processes with the same POD_NAME, and each one campaigns.
   const identity = `${options.podName ?? hostname()}${cluster.isWorker ? `/worker-${cluster.worker?.id}` : ''}`;
   return {
-    factory: ({ logger, metrics, pipeline, usage, budgets, credentials }) =>
+    factory: ({ logger, metrics, pipeline, usage, credentials }) =>
       new KubernetesSourceWithStatus({
         kubeConfig,
         namespaces,
@@ -105,7 +105,6 @@ async function kubernetesSource(options: ServeOptions): Promise<SourceChoice> {
         pipeline,
         registry: metrics.registry,
         usage,
-        budgets,
         credentials,
         tuning: {
           // client-go's ratio (15 s / 10 s / 2 s): renew well inside the lease, step down before a standby may take over.

@@ -79,8 +79,9 @@ function fakeServer() {
   return { api, events, posts: () => posts };
 }
 
+/** A replica whose rounds are each given `read()`, as the usage-status round hands over what it read. */
 function replica(server: ReturnType<typeof fakeServer>, read: () => BudgetUse[], o: { leader?: () => boolean; missing?: () => boolean } = {}) {
-  return new BudgetEvents({
+  const events = new BudgetEvents({
     events: server.api,
     api: {
       get: async (kind, namespace, name) => {
@@ -88,12 +89,12 @@ function replica(server: ReturnType<typeof fakeServer>, read: () => BudgetUse[],
         return { apiVersion: 'modelgateway.io/v1alpha1', kind, metadata: { name, namespace, uid: `uid-${name}` } };
       },
     },
-    read: async () => read(),
     isLeader: o.leader ?? (() => true),
     bucket: new TokenBucket(1000, 1000),
     identity: 'pod-0',
     now: () => new Date('2026-11-25T10:00:00.123Z'),
   });
+  return { round: () => events.round(read()) };
 }
 
 describe('BudgetEvents', () => {

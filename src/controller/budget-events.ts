@@ -1,5 +1,5 @@
-// A Warning Event (core/v1, reason BudgetThresholdCrossed) on a Group or GatewayToken whose money limit is past its
-// warnAt, created by the elected replica on the usage-status timer. Once per crossing per window: the Event's name is
+// A Warning Event (core/v1, reason BudgetThresholdCrossed) on a Group or GatewayToken whose money limit's spend is
+// past its warnAt, created by the elected replica on the usage-status timer, from the same read as status.usage. Once per crossing per window: the Event's name is
 // derived from the object, the limit and the window, so a second replica, a new leader or a restart creating it
 // again gets 409 AlreadyExists, which counts as done. Paced by the usage writer's token bucket.
 import { createHash } from 'node:crypto';
@@ -61,8 +61,6 @@ export interface BudgetEventsOptions {
   readonly events: EventsApi;
   /** Reads the object for its uid, so that `kubectl describe` lists the Event with it. */
   readonly api: Pick<StatusApi, 'get'>;
-  /** Where each money limit with a warnAt stands (the limits feature, through the composition root). */
-  readonly read: () => Promise<readonly BudgetUse[]>;
   readonly isLeader: () => boolean;
   /** Shared with the status.usage writer: Events and usage patches draw on one budget of API writes. */
   readonly bucket: TokenBucket;
@@ -81,16 +79,12 @@ export class BudgetEvents {
     this.#o = options;
   }
 
-  /** One pass (after each usage-status round; tests call it directly); `signal` stops it while it waits to write. */
-  async round(signal?: AbortSignal): Promise<void> {
+  /**
+   * One pass over where each money limit with a warnAt stands (read with the usage-status round it follows; tests
+   * call it directly); `signal` stops it while it waits to write.
+   */
+  async round(list: readonly BudgetUse[], signal?: AbortSignal): Promise<void> {
     if (!this.#o.isLeader()) return;
-    let list: readonly BudgetUse[];
-    try {
-      list = await this.#o.read();
-    } catch (err) {
-      this.#o.logger?.warn({ err: (err as Error).message }, 'reading budgets for events failed; next round retries');
-      return;
-    }
     const past = list.filter(pastWarnAt);
     // A window that ended, or a limit raised above the spend, drops out: a name is remembered only while current.
     const names = new Set(past.map(budgetEventName));

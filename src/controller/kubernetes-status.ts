@@ -6,9 +6,8 @@ import type { ObjectStatus } from '../compile/conditions.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 import type { KubernetesSource } from '../sources/kubernetes/kubernetes-source.js';
 import { kubernetesStatusApi, StatusWriter, type StatusApi } from './status-writer.js';
-import type { ObjectUsage } from '../model/usage-limits.js';
+import type { UsageSnapshot } from '../model/usage-limits.js';
 import { UsageStatusWriter } from './usage-status-writer.js';
-import type { BudgetUse } from '../model/money-limits.js';
 import { BudgetEvents, kubernetesEventsApi, type EventsApi } from './budget-events.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -27,12 +26,11 @@ export interface KubernetesStatusOptions {
   readonly election?: Pick<LeaderElectionOptions, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
   readonly api?: StatusApi;
   readonly onResult?: (result: 'written' | 'conflict' | 'error') => void;
-  /** The usage of limits to write to status.usage; absent: none is written. */
-  readonly usage?: () => Promise<readonly ObjectUsage[]>;
+  /** The usage of limits to write to status.usage, and the money limits with a warnAt for the budget Events made
+   * after each usage round, read together; absent: neither is written. */
+  readonly usage?: () => Promise<UsageSnapshot>;
   /** Between two usage rounds (default 30 s). */
   readonly usageIntervalMs?: number;
-  /** Money limits with a warnAt, for the budget Events made after each usage round; absent: none is made. */
-  readonly budgets?: () => Promise<readonly BudgetUse[]>;
   readonly events?: EventsApi;
 }
 
@@ -65,24 +63,21 @@ export class KubernetesStatus {
     const api = o.api ?? kubernetesStatusApi(o.kubeConfig);
     // One budget of writes for status.usage and the budget Events (5 per second, bursts of 10).
     const bucket = new TokenBucket(5, 10);
-    const budgets = o.budgets
-      ? new BudgetEvents({
-          events: o.events ?? kubernetesEventsApi(o.kubeConfig),
-          api,
-          read: o.budgets,
-          isLeader: () => this.isLeader(),
-          bucket,
-          identity: o.identity,
-          ...(o.logger ? { logger: o.logger } : {}),
-        })
-      : undefined;
+    const budgets = new BudgetEvents({
+      events: o.events ?? kubernetesEventsApi(o.kubeConfig),
+      api,
+      isLeader: () => this.isLeader(),
+      bucket,
+      identity: o.identity,
+      ...(o.logger ? { logger: o.logger } : {}),
+    });
     this.usage = o.usage
       ? new UsageStatusWriter({
           api,
           read: o.usage,
           isLeader: () => this.isLeader(),
           bucket,
-          ...(budgets ? { afterRound: (signal: AbortSignal) => budgets.round(signal) } : {}),
+          afterRound: (list, signal) => budgets.round(list, signal),
           ...(o.usageIntervalMs !== undefined ? { intervalMs: o.usageIntervalMs } : {}),
           ...(o.logger ? { logger: o.logger } : {}),
         })

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { BudgetUse } from '../model/money-limits.js';
 import type { ObjectUsage } from '../model/usage-limits.js';
 import { UsageStatusWriter } from './usage-status-writer.js';
 
-function setup(options: { leader?: () => boolean; fail?: (name: string) => number | undefined } = {}) {
+function setup(
+  options: { leader?: () => boolean; fail?: (name: string) => number | undefined; budgets?: BudgetUse[]; afterRound?: (b: readonly BudgetUse[]) => void } = {},
+) {
   const patches: { kind: string; name: string; body: Record<string, unknown> }[] = [];
   let usage: ObjectUsage[] = [];
+  let reads = 0;
   const writer = new UsageStatusWriter({
     api: {
       patchStatus: async (kind, _ns, name, body) => {
@@ -13,13 +17,17 @@ function setup(options: { leader?: () => boolean; fail?: (name: string) => numbe
         patches.push({ kind, name, body });
       },
     },
-    read: async () => usage,
+    read: async () => {
+      reads++;
+      return { objects: usage, budgets: options.budgets ?? [] };
+    },
+    ...(options.afterRound ? { afterRound: async (b: readonly BudgetUse[]) => options.afterRound?.(b) } : {}),
     isLeader: options.leader ?? (() => true),
     qps: 1000,
     burst: 1000,
     now: () => new Date('2026-11-25T10:00:00.123Z'),
   });
-  return { writer, patches, set: (u: ObjectUsage[]) => (usage = u) };
+  return { writer, patches, set: (u: ObjectUsage[]) => (usage = u), reads: () => reads };
 }
 
 const token = (name: string, used: number): ObjectUsage => ({ kind: 'GatewayToken', namespace: 'ai', name, usage: { tokensPerDay: { used, limit: 1000 } } });
@@ -66,5 +74,17 @@ describe('UsageStatusWriter', () => {
     refuse = false;
     await writer.round();
     expect(patches.map((p) => p.name)).toEqual(['bob', 'alice']);
+  });
+
+  it('hands the budgets of its one read to afterRound (the budget Events read nothing of their own)', async () => {
+    const budget: BudgetUse = {
+      ...{ kind: 'Group', namespace: 'ai', name: 'team', model: undefined },
+      ...{ field: 'costPerDay', window: 'day', windowStart: 0, spent: 9, limit: 10, warnAt: 80 },
+    };
+    const seen: (readonly BudgetUse[])[] = [];
+    const { writer, reads } = setup({ budgets: [budget], afterRound: (b) => seen.push(b) });
+    await writer.round();
+    expect(seen).toEqual([[budget]]);
+    expect(reads()).toBe(1);
   });
 });

@@ -5,14 +5,15 @@
 // alone: it never touches the conditions the status writer owns, so it needs no resourceVersion guard.
 import type { Logger } from '../observability/logger.js';
 import type { Kind } from '../compile/resources.js';
-import type { ObjectUsage } from '../model/usage-limits.js';
+import type { BudgetUse } from '../model/money-limits.js';
+import type { UsageSnapshot } from '../model/usage-limits.js';
 import type { StatusApi } from './status-writer.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface UsageStatusWriterOptions {
   readonly api: Pick<StatusApi, 'patchStatus'>;
-  /** The counts to write (the limits feature, through the composition root). */
-  readonly read: () => Promise<readonly ObjectUsage[]>;
+  /** The counts to write, and the budgets for afterRound, in one read (the limits feature, through the composition root). */
+  readonly read: () => Promise<UsageSnapshot>;
   readonly isLeader: () => boolean;
   /** Between two rounds (default 30 s). */
   readonly intervalMs?: number;
@@ -21,8 +22,8 @@ export interface UsageStatusWriterOptions {
   readonly burst?: number;
   /** The bucket to draw on instead of one of its own (shared with the budget Events). */
   readonly bucket?: TokenBucket;
-  /** Runs after each round's writes, under the same stop signal (the budget Events). */
-  readonly afterRound?: (signal: AbortSignal) => Promise<void>;
+  /** Runs after each round's writes with the round's budgets, under the same stop signal (the budget Events). */
+  readonly afterRound?: (budgets: readonly BudgetUse[], signal: AbortSignal) => Promise<void>;
   readonly logger?: Logger;
   readonly now?: () => Date;
 }
@@ -52,7 +53,7 @@ export class UsageStatusWriter {
   round(): Promise<void> {
     if (this.#round || this.#stop.signal.aborted || !this.#o.isLeader()) return this.#round ?? Promise.resolve();
     this.#round = this.#write()
-      .then(() => this.#o.afterRound?.(this.#stop.signal))
+      .then((budgets) => (budgets ? this.#o.afterRound?.(budgets, this.#stop.signal) : undefined))
       .finally(() => {
         this.#round = undefined;
       });
@@ -65,21 +66,22 @@ export class UsageStatusWriter {
     await this.#round;
   }
 
-  async #write(): Promise<void> {
-    let list: readonly ObjectUsage[];
+  /** Writes what changed; returns the budgets read with it (undefined when the read failed or the round stopped). */
+  async #write(): Promise<readonly BudgetUse[] | undefined> {
+    let snapshot: UsageSnapshot;
     try {
-      list = await this.#o.read();
+      snapshot = await this.#o.read();
     } catch (err) {
       this.#o.logger?.warn({ err: (err as Error).message }, 'reading usage for status failed; next round retries');
-      return;
+      return undefined;
     }
     const seen = new Set<string>();
-    for (const u of list) {
+    for (const u of snapshot.objects) {
       const key = `${u.kind}/${u.namespace}/${u.name}`;
       seen.add(key);
       const counts = JSON.stringify(u.usage);
       if (this.#written.get(key) === counts) continue;
-      if (!this.#o.isLeader() || !(await this.#bucket.take(this.#stop.signal))) return;
+      if (!this.#o.isLeader() || !(await this.#bucket.take(this.#stop.signal))) return undefined;
       const updatedAt = (this.#o.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
       try {
         await this.#o.api.patchStatus(u.kind as Kind, u.namespace, u.name, { status: { usage: { ...u.usage, updatedAt } } });
@@ -91,5 +93,6 @@ export class UsageStatusWriter {
       }
     }
     for (const key of this.#written.keys()) if (!seen.has(key)) this.#written.delete(key);
+    return snapshot.budgets;
   }
 }

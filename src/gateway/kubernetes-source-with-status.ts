@@ -11,8 +11,7 @@ import type { KubeConfig } from '../sources/kubernetes/kube-client.js';
 import type { NamespaceScope } from '../sources/kubernetes/kube-config.js';
 import { KubernetesSource, type KubernetesSourceOptions } from '../sources/kubernetes/kubernetes-source.js';
 import type { ConfigSnapshot, ConfigSource } from '../sources/source.js';
-import type { ObjectUsage } from '../model/usage-limits.js';
-import type { BudgetUse } from '../model/money-limits.js';
+import type { UsageSnapshot } from '../model/usage-limits.js';
 
 export interface KubernetesSourceWithStatusOptions {
   readonly kubeConfig: KubeConfig;
@@ -27,10 +26,8 @@ export interface KubernetesSourceWithStatusOptions {
   readonly logger: Logger;
   readonly pipeline: ConfigPipeline;
   readonly registry?: Registry;
-  /** The usage of limits for status.usage (see KubernetesStatusOptions.usage). */
-  readonly usage?: () => Promise<readonly ObjectUsage[]>;
-  /** Money limits with a warnAt, for the budget Events (see KubernetesStatusOptions.budgets). */
-  readonly budgets?: () => Promise<readonly BudgetUse[]>;
+  /** The usage of limits for status.usage and the budget Events (see KubernetesStatusOptions.usage). */
+  readonly usage?: () => Promise<UsageSnapshot>;
   /** Backends whose run-time credential is missing (the data plane's identities), for their routes' status. */
   readonly credentials?: { problems(): CredentialProblems; onChange(listener: () => void): () => void };
   /** Overrides for tests (shorter timings). */
@@ -64,7 +61,6 @@ export class KubernetesSourceWithStatus implements ConfigSource {
       ...(qps !== undefined ? { qps } : {}),
       ...(burst !== undefined ? { burst } : {}),
       ...(o.usage ? { usage: o.usage } : {}),
-      ...(o.budgets ? { budgets: o.budgets } : {}),
       ...(usageIntervalMs !== undefined ? { usageIntervalMs } : {}),
       ...(writes ? { onResult: (r: 'written' | 'conflict' | 'error') => writes.results.inc({ result: r }) } : {}),
     });

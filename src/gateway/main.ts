@@ -6,10 +6,8 @@ import { closeApp, createApp, limitsOf } from './app.js';
 import type { LimitsOptions } from '../features/limits/limits.js';
 import type { UsageMetricsOptions } from '../features/usage/usage-metrics.js';
 import type { UsageOptions } from '../features/usage/usage-transform.js';
-import { limitsUsage } from '../features/limits/usage-status.js';
-import { budgetUsage } from '../features/limits/budget-usage.js';
-import type { BudgetUse } from '../model/money-limits.js';
-import type { ObjectUsage } from '../model/usage-limits.js';
+import { usageSnapshot } from '../features/limits/usage-status.js';
+import type { UsageSnapshot } from '../model/usage-limits.js';
 import { ConfigPipeline } from '../runtime/pipeline.js';
 import { MemoryRelease } from '../runtime/memory-release.js';
 import type { ConfigSource } from '../sources/source.js';
@@ -29,10 +27,8 @@ interface SourceContext {
   readonly metrics: Metrics;
   /** Every compile result (e.g. for the Kubernetes status writer: pipeline.onCompiled). */
   readonly pipeline: ConfigPipeline;
-  /** What the limits of Groups and GatewayTokens have counted now (for status.usage). */
-  readonly usage: () => Promise<readonly ObjectUsage[]>;
-  /** Where money limits with a warnAt stand now (for the budget Events). */
-  readonly budgets: () => Promise<readonly BudgetUse[]>;
+  /** What the limits of Groups and GatewayTokens have counted now: status.usage, and the budget Events. */
+  readonly usage: () => Promise<UsageSnapshot>;
   /** Which backends could not obtain their run-time credential (for their routes' status). */
   readonly credentials: Identities;
 }
@@ -178,8 +174,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       logger,
       metrics,
       pipeline,
-      usage: () => limitsUsage(limitsOf(app), tables.get()),
-      budgets: () => budgetUsage(limitsOf(app), tables.get()),
+      usage: () => usageSnapshot(limitsOf(app), tables.get()),
       credentials: identities,
     });
     const ready = source.start(demo.apply).then(async () => {

@@ -1,4 +1,4 @@
-import type { MoneyField } from './money-limits.js';
+import type { BudgetUse, MoneyField } from './money-limits.js';
 
 // Compiled usage limits: what the limits feature checks per request, precomputed by compile so a request reads a
 // few arrays. A rule is one counter: a scope (whose usage it counts), a metric, a window and the most it allows.
@@ -56,4 +56,13 @@ export interface ObjectUsage {
 export interface MoneyUsage {
   readonly used: string;
   readonly limit?: string;
+}
+
+/**
+ * One read of the limits store for the elected replica: each object's status.usage and where each money limit with
+ * a warnAt stands (its budget Event), from the same counts.
+ */
+export interface UsageSnapshot {
+  readonly objects: readonly ObjectUsage[];
+  readonly budgets: readonly BudgetUse[];
 }

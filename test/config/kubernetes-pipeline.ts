@@ -16,7 +16,7 @@ export interface PipelineOptions {
   readonly leaderElection?: boolean;
   readonly qps?: number;
   readonly burst?: number;
-  /** Money limits for the budget Events, read after each (50 ms) usage round; absent: no usage rounds. */
+  /** Money limits for the budget Events, read in each (50 ms) usage round; absent: no usage rounds. */
   readonly budgets?: () => Promise<readonly BudgetUse[]>;
 }
 
@@ -41,7 +41,7 @@ export async function startPipeline(api: FakeApiServer, o: PipelineOptions): Pro
     qps: o.qps ?? 200,
     burst: o.burst ?? 50,
     election: { leaseDurationMs: 1200, renewDeadlineMs: 800, retryPeriodMs: 100 },
-    ...(o.budgets ? { usage: async () => [], budgets: o.budgets, usageIntervalMs: 50 } : {}),
+    ...(o.budgets ? { usage: async () => ({ objects: [], budgets: await o.budgets!() }), usageIntervalMs: 50 } : {}),
   });
   const tables = new TableHolder();
   let latest: CompileResult | undefined;

@@ -6,6 +6,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { type GatewayOptions, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { usageSnapshot } from '../../src/features/limits/usage-status.js';
+import { waitUntil } from '../support/wait.js';
 import { KEYS, limitsManifests, type LimitsSetup } from './manifests.js';
 
 const PRICES = '{inputPerMTok: "100", outputPerMTok: "200"}';
@@ -27,6 +29,12 @@ async function setup(s: Omit<LimitsSetup, 'upstream'>, options: GatewayOptions =
   upstreams = other ? [upstream, other] : [upstream];
   gw = await startGateway(limitsManifests({ upstream: upstream.baseURL, ...(other ? { secondUpstream: other.baseURL } : {}), ...s }), options);
   return { alice: gw.client(KEYS.alice), bob: gw.client(KEYS.bob), upstream, other };
+}
+
+/** The group's spend this month, in micro-units, as status.usage shows it. */
+async function spendOf(g: TestGateway): Promise<number> {
+  const group = (await usageSnapshot(g.limits, g.tables.get())).objects.find((u) => u.kind === 'Group');
+  return Math.round(Number(group?.usage.costPerMonth?.used ?? 0) * 1e6);
 }
 
 const ask = (c: OpenAI) => c.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }).withResponse();
@@ -118,7 +126,35 @@ describe('money limits', () => {
     for (let i = 0; i < 4; i++) expect((await ask(alice)).response.headers.get('x-model-gateway-budget-warning')).toBeNull();
     for (const c of [alice, bob])
       expect((await ask(c)).response.headers.get('x-model-gateway-budget-warning')).toMatch(/^group default\/team costPerMonth 1\d%$/);
-    const warnings = await gw!.metrics.registry.getSingleMetric('model_gateway_budget_warnings_total')!.get();
+    // The crossing is counted by the sync that pushes the spend across (every second).
+    const warnings = await waitUntil(
+      async () => {
+        const m = await gw!.metrics.registry.getSingleMetric('model_gateway_budget_warnings_total')!.get();
+        return m.values.length > 0 ? m : undefined;
+      },
+      5000,
+      'the crossing to be counted',
+    );
     expect(warnings.values).toEqual([expect.objectContaining({ value: 1, labels: { group: 'default/team', scope: 'group', limit: 'costPerMonth' } })]);
+  });
+  it('warnAt judges money spent, not money reserved: a request in flight holding a large reservation warns no one', async () => {
+    const { alice, bob, upstream } = await setup({ group: '{costPerMonth: "0.10", warnAt: 10}', primaryPricing: PRICES });
+    // A stream held before its usage chunk reserves its bytes at 100 µ and 40 output tokens at 200 µ: over 10,000 µ,
+    // 10% of the budget, though it will cost 1,300 µ (the fake's streams report 9 input and 2 output tokens).
+    const release = upstream.holdStreams();
+    const held = alice.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 40, stream: true });
+    const stream = await held;
+    await waitUntil(() => upstream.requests.length === 1, 5000, 'the held stream to reach the upstream');
+    // Nothing is spent yet: no warning, though the reservation alone is past 10%.
+    expect((await ask(bob)).response.headers.get('x-model-gateway-budget-warning')).toBeNull();
+    release();
+    for await (const _ of stream) {
+      // read to the end: the held request settles to its 1,300 µ
+    }
+    await waitUntil(async () => (await spendOf(gw!)) === 1_300 + COST, 5000, 'both requests to settle');
+    // 3,800 µ of 100,000 µ spent: still below warnAt, and no crossing was ever counted.
+    expect((await ask(bob)).response.headers.get('x-model-gateway-budget-warning')).toBeNull();
+    const warnings = await gw!.metrics.registry.getSingleMetric('model_gateway_budget_warnings_total')!.get();
+    expect(warnings.values).toEqual([]);
   });
 });

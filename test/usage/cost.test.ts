@@ -6,7 +6,7 @@
 import type OpenAI from 'openai';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitsUsage } from '../../src/features/limits/usage-status.js';
+import { usageSnapshot } from '../../src/features/limits/usage-status.js';
 import { startUsageUpstream, type UsageUpstream } from '../fakes/usage-upstream.js';
 import { ALICE_KEY, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
@@ -214,7 +214,7 @@ describe('the cost of every request, two replicas on one Redis', () => {
     expect(metric).toBeCloseTo(total / 1e6, 9);
     // Spend reaches Redis with each replica's next sync (every second); either replica reads both replicas' spend.
     const spend = async () => {
-      const usage = await limitsUsage(gateways[0]!.limits, gateways[0]!.tables.get());
+      const usage = (await usageSnapshot(gateways[0]!.limits, gateways[0]!.tables.get())).objects;
       return Object.fromEntries(usage.map((u) => [u.kind, u.usage]));
     };
     const status = await waitUntil(

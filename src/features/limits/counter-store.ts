@@ -33,8 +33,11 @@ export interface Adjustment {
 export interface CounterStore {
   /** Atomic over all requests: either every need fits and each gets its grant, or nothing changes. */
   take(requests: readonly TakeRequest[]): TakeResult | Promise<TakeResult>;
-  /** Unconditional adjustments (leases returned, settlement debts, heartbeats with delta 0), applied in one batch. */
-  adjust(adjustments: readonly Adjustment[]): void | Promise<void>;
+  /**
+   * Unconditional adjustments (leases returned, settlement debts, spend, heartbeats and reads with delta 0), applied
+   * in one batch; returns each counter's count after its adjustment (a window counter's; this replica's slots).
+   */
+  adjust(adjustments: readonly Adjustment[]): number[] | Promise<number[]>;
   /** Current counts (this replica's view for the in-process store; all replicas' for Redis), for status. */
   read(keys: readonly { key: string; kind: CounterKind }[]): Promise<number[]>;
   /** True when grants are leases worth holding (a remote store); false when asking is as cheap as holding. */

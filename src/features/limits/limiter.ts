@@ -3,11 +3,12 @@
 // A request that its leases cover costs a few map reads and no I/O (the hot path with Redis on); a sync every
 // `syncMs` pushes settlement debts to the store and gives back leases that sat idle through a whole interval.
 // Money limits are window counters like token ones, in micro-units: reserved at the request's largest cost, settled
-// to its exact cost.
+// to its exact cost. What settlements charge them is also counted as spend (spend.ts), the figure users see.
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { LimitRule } from '../../model/usage-limits.js';
 import type { Adjustment, CounterKind, CounterStore, TakeRequest } from './counter-store.js';
 import { leaseExtra } from './lease.js';
+import { Spend } from './spend.js';
 import { windowAt } from './windows.js';
 
 /** What this replica holds of one counter. */
@@ -33,6 +34,8 @@ export type AnyRule = LimitRule | MoneyLimitRule;
 export interface MoneyCharge {
   readonly rules: readonly MoneyLimitRule[];
   readonly micros: number;
+  /** The requesting token's group, a label of model_gateway_budget_warnings_total. */
+  readonly group?: string;
 }
 
 interface Held {
@@ -49,11 +52,14 @@ export class Admission {
   readonly held: readonly Held[];
   /** False when the store failed and the request was let through uncounted (fail open). */
   readonly counted: boolean;
+  /** The group of a request charged on money rules (MoneyCharge.group). */
+  readonly group: string;
   #settled = false;
   #released = false;
-  constructor(held: readonly Held[], counted: boolean) {
+  constructor(held: readonly Held[], counted: boolean, group = '') {
     this.held = held;
     this.counted = counted;
+    this.group = group;
   }
   /** Once: first call wins (settle and release each happen at most once per admission). */
   claimSettle(): boolean {
@@ -95,6 +101,8 @@ export interface LimiterOptions {
   readonly onStoreError?: (err: unknown) => void;
   /** Key prefix in the store. */
   readonly prefix?: string;
+  /** A push of this replica's spend took a money rule past its warnAt (spend.ts). */
+  readonly onBudgetCrossed?: (rule: MoneyLimitRule, group: string) => void;
 }
 
 const TTL_MARGIN_MS = 60_000;
@@ -110,8 +118,8 @@ export class Limiter {
   readonly #locals = new Map<string, Local>();
   /** Units to give back or add at the next sync (leases dropped by a changed limit, late debts). */
   #pending: Adjustment[] = [];
-  /** Window counters only counted, never checked (spend for status), merged by key until the next sync. */
-  readonly #counted = new Map<string, { delta: number; ttlMs: number }>();
+  /** What settlements charged money rules, pushed with each sync. */
+  readonly spend: Spend;
 
   constructor(store: CounterStore, options: LimiterOptions = {}) {
     this.#store = store;
@@ -119,6 +127,7 @@ export class Limiter {
     this.#failClosed = options.failClosed ?? false;
     this.#onStoreError = options.onStoreError ?? (() => {});
     this.#prefix = options.prefix ?? 'mg:';
+    this.spend = new Spend(this.#prefix, options.onBudgetCrossed ?? (() => {}));
   }
 
   /** The counter key of a rule at `now` (window counters carry their window's start). */
@@ -156,8 +165,10 @@ export class Limiter {
       for (const rule of money.rules) {
         const refused = hold(rule, money.micros, 'money');
         if (refused) return refused;
+        if (rule.warnAt !== undefined) this.spend.watch(rule, now);
       }
     }
+    const group = money?.group;
     // Spend now, before any await: a request arriving meanwhile must not count the same units.
     for (const h of held) {
       h.local.touched = true;
@@ -165,7 +176,7 @@ export class Limiter {
     }
     if (lacking.length === 0) {
       for (const h of held) h.local.left -= h.cost;
-      return new Admission(held, true);
+      return new Admission(held, true, group);
     }
     const lacks = new Set(lacking.map((l) => l.h));
     for (const h of held) if (!lacks.has(h)) h.local.left -= h.cost;
@@ -196,7 +207,7 @@ export class Limiter {
         h.local.left += result.granted[i]! - need;
         h.local.seen = result.used[i]!;
       }
-      return new Admission(held, true);
+      return new Admission(held, true, group);
     };
     const failed = (err: unknown): Admission => {
       undo();
@@ -215,11 +226,19 @@ export class Limiter {
 
   /**
    * Settles the token rules of an admission to the tokens actually consumed and its money rules to the exact cost
-   * (micro-units; undefined keeps the money reserved), once; later calls do nothing.
+   * (micro-units; undefined keeps the money reserved), once; later calls do nothing. Counts the money charged as spend.
    */
   settle(admission: Admission, tokens: number, micros?: number): void {
     if (!admission.claimSettle()) return;
     const now = this.#now();
+    const money = admission.held.filter((h) => h.settles === 'money');
+    if (money.length > 0)
+      this.spend.add(
+        money.map((h) => h.rule as MoneyLimitRule),
+        micros ?? money[0]!.cost,
+        admission.group,
+        now,
+      );
     for (const h of admission.held) {
       if (h.settles === undefined || (h.settles === 'money' && micros === undefined)) continue;
       const delta = (h.settles === 'tokens' ? tokens : micros!) - h.cost;
@@ -266,22 +285,14 @@ export class Limiter {
   }
 
   /**
-   * Pushes debts, gives back leases idle for a whole interval and refreshes the heartbeats of in-flight slots; drops
-   * what belongs to ended windows. Called every sync interval and at shutdown (`all`: give back every lease).
+   * Pushes debts and spend, gives back leases idle for a whole interval and refreshes the heartbeats of in-flight
+   * slots; drops what belongs to ended windows. Called every sync interval and at shutdown (`all`: give back every
+   * lease).
    */
-  /** Adds to a window counter that no rule checks (the spend status.usage shows), at the next sync. */
-  count(key: string, delta: number, ttlMs: number): void {
-    const c = this.#counted.get(key);
-    if (c) c.delta += delta;
-    else this.#counted.set(key, { delta, ttlMs });
-  }
-
   async sync(all = false): Promise<void> {
     const now = this.#now();
     const out = this.#pending;
     this.#pending = [];
-    for (const [key, c] of this.#counted) out.push({ key, kind: 'window', delta: c.delta, ttlMs: c.ttlMs });
-    this.#counted.clear();
     for (const [key, local] of this.#locals) {
       if (local.windowEnd <= now) {
         this.#locals.delete(key);
@@ -300,30 +311,32 @@ export class Limiter {
       if (local.kind === 'concurrent' && local.inUse === 0 && local.left === 0) this.#locals.delete(key);
       local.touched = false;
     }
+    const spend = this.spend.sync(now);
+    const from = out.length;
+    out.push(...spend.adjustments);
     if (out.length === 0) return;
     try {
-      await this.#store.adjust(out);
+      spend.learn((await this.#store.adjust(out)).slice(from));
     } catch (err) {
+      spend.learn(undefined);
       this.#onStoreError(err);
     }
   }
 
   /**
-   * Where each money rule of an admission stood before it, as this replica knows (the store's count at its last
-   * grant, less what it holds unspent): exact in process, within other replicas' leases with Redis.
+   * The spend of each money rule of an admission, as this replica knows it when the request is let through
+   * (Spend.spent): exact in process; with Redis, other replicas' settlements as of this replica's last sync.
    */
   spentBefore(admission: Admission): { rule: MoneyLimitRule; spent: number }[] {
-    const out: { rule: MoneyLimitRule; spent: number }[] = [];
-    for (const h of admission.held) {
-      if (h.settles === 'money') out.push({ rule: h.rule as MoneyLimitRule, spent: Math.max(0, h.local.seen - h.local.left - h.cost) });
-    }
-    return out;
+    const now = this.#now();
+    return admission.held
+      .filter((h) => h.settles === 'money')
+      .map((h) => ({ rule: h.rule as MoneyLimitRule, spent: this.spent(h.rule as MoneyLimitRule, now) }));
   }
 
-  /** This replica's view of a money rule's counter in its current window (after settlements), for warnAt. */
-  spent(rule: MoneyLimitRule): number {
-    const local = this.#locals.get(this.keyOf(rule, this.#now()));
-    return local ? Math.max(0, local.seen - local.left) : 0;
+  /** A money rule's spend in its current window, as this replica knows it. */
+  spent(rule: MoneyLimitRule, now = this.#now()): number {
+    return this.spend.spent(rule, now);
   }
 
   #local(key: string, rule: AnyRule, now: number): Local {

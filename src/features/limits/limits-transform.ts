@@ -17,7 +17,6 @@ import { refusalError, shedError, storeDownError, unpricedError } from './limit-
 import { Admission, type MoneyCharge, type Refusal, StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
 import { reserveMoney, settledMicros } from './money-charge.js';
-import { countSpend } from './spend.js';
 
 /** Limits on every family: reads the request's caps on output, to reserve its largest. */
 export function limitsFeature(limits: Limits): Feature {
@@ -32,7 +31,6 @@ export function limitsFeature(limits: Limits): Feature {
  */
 function limitsTransforms(limits: Limits): TransformFactory {
   return (x, kind) => {
-    if (kind.consumes) countSpend(limits, x);
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);
     const all = perModel ? [...own, ...perModel] : own;
@@ -93,7 +91,7 @@ async function prepare(
     if (reserved.backends.length === 0) throw unpricedError(x.route.model);
     for (const b of reserved.unpriced) limits.noteUnpriced(x.route.model, b.name);
     plan.backends = reserved.backends;
-    charge = { rules: money, micros: reserved.micros };
+    charge = { rules: money, micros: reserved.micros, group: x.token.group.ref };
   }
   const client = rules.length > 0 || charge ? await admitted(limits, rules, tokens, charge) : undefined;
   // Backends in plan order: drop those at their limit and reserve on the first that admits. The backends after it
@@ -130,7 +128,6 @@ async function prepare(
     const used = u.inputTokens + u.outputTokens;
     const micros = charge ? settledMicros(x, u, limits.allowUnpriced) : undefined;
     for (const a of held) limiter.settle(a, used, micros);
-    if (charge) limits.noteSpend(x.token.group.ref, charge.rules);
   });
   x.onEnd(() => {
     for (const a of held) limiter.release(a);
@@ -138,7 +135,7 @@ async function prepare(
   if (warn && client && charge) warn.warning = budgetWarning(limits, client);
 }
 
-/** The header's value: each money limit past its warnAt before this request, as this replica knows it. */
+/** The header's value: each money limit whose spend is past its warnAt before this request, as this replica knows it. */
 function budgetWarning(limits: Limits, admission: Admission): string | undefined {
   let out: string | undefined;
   for (const { rule, spent } of limits.limiter.spentBefore(admission)) {

@@ -2,10 +2,8 @@
 // its sync timer, its metrics and its log. gateway/app.ts builds one per app and plugs `transforms` into every
 // family; main.ts passes the Redis options.
 import { Counter, type Registry } from 'prom-client';
-import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
-import { Crossings } from './budget-warnings.js';
 import type { CounterStore } from './counter-store.js';
 import { Limiter } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
@@ -40,8 +38,6 @@ export class Limits {
   readonly refusals: Counter<'scope' | 'limit'>;
   readonly currency: string;
   readonly allowUnpriced: boolean;
-  readonly #budgetWarnings: Counter<'group' | 'scope' | 'limit'>;
-  readonly #crossings = new Crossings();
   readonly #logger: Logger;
   /** Backends already logged as counted without a price (allowUnpriced), so each is logged once. */
   readonly #unpricedLogged = new Set<string>();
@@ -56,9 +52,9 @@ export class Limits {
       help: 'Requests refused (429) by a limit, by scope kind (token, group, backend) and limit field.',
       labelNames: ['scope', 'limit'],
     });
-    this.#budgetWarnings = sharedMetric(registry, Counter, {
+    const budgetWarnings = sharedMetric(registry, Counter, {
       name: 'model_gateway_budget_warnings_total',
-      help: "Money limits (costPerDay, costPerMonth) whose spend crossed their warnAt threshold, counted once per window by the replica whose settlement crossed it; by the request's group, scope kind (token, group, model) and limit field.",
+      help: "Money limits (costPerDay, costPerMonth) whose spend crossed their warnAt threshold, counted once per window by the replica whose pushed spend took it across; by the request's group, scope kind (token, group, model) and limit field.",
       labelNames: ['group', 'scope', 'limit'],
     });
     this.currency = options.currency ?? '';
@@ -77,6 +73,8 @@ export class Limits {
     let suppressed = 0;
     this.limiter = new Limiter(this.#store, {
       failClosed: options.failClosed ?? false,
+      onBudgetCrossed: (rule, group) =>
+        budgetWarnings.inc({ group, scope: rule.scope.split('/').length > 3 ? 'model' : rule.scope.slice(0, rule.scope.indexOf('/')), limit: rule.field }),
       onStoreError: (err) => {
         storeErrors.inc();
         const now = Date.now();
@@ -94,21 +92,6 @@ export class Limits {
     });
     this.#timer = setInterval(() => void this.limiter.sync(), options.syncMs ?? DEFAULT_SYNC_MS);
     this.#timer.unref();
-  }
-
-  /** After a settlement: counts each money limit it took past its warnAt for the first time in the window. */
-  noteSpend(group: string, rules: readonly MoneyLimitRule[]): void {
-    const now = Date.now();
-    for (const rule of rules) {
-      if (rule.warnAt === undefined) continue;
-      if (this.#crossings.cross(this.limiter.keyOf(rule, now), rule, this.limiter.spent(rule), now)) {
-        this.#budgetWarnings.inc({
-          group,
-          scope: rule.scope.split('/').length > 3 ? 'model' : rule.scope.slice(0, rule.scope.indexOf('/')),
-          limit: rule.field,
-        });
-      }
-    }
   }
 
   /** Logs once per backend that a request under a money limit went to it without its price (allowUnpriced). */

@@ -37,9 +37,9 @@ export class MemoryStore implements CounterStore {
     return { ok: true, granted, used };
   }
 
-  adjust(adjustments: readonly Adjustment[]): void {
+  adjust(adjustments: readonly Adjustment[]): number[] {
     const now = this.#now();
-    for (const a of adjustments) if (a.delta !== 0) this.#add(a, a.delta, now);
+    return adjustments.map((a) => (a.delta !== 0 ? this.#add(a, a.delta, now) : this.#value(a.key, now)));
   }
 
   async read(keys: readonly { key: string; kind: CounterKind }[]): Promise<number[]> {

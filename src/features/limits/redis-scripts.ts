@@ -64,29 +64,41 @@ return out
 /**
  * KEYS: counters. ARGV: replica, then per key: kind (w|c), delta, ttl ms. Window counters: a positive delta adds
  * (a settlement debt), a negative one gives back, never below 0 nor into a window that has expired already.
- * In-flight counters: the replica's field moves by delta (0 is a heartbeat).
+ * In-flight counters: the replica's field moves by delta (0 is a heartbeat). Returns each counter's count after
+ * (a window counter's; the replica's field): a delta of 0 on a window counter only reads it.
  */
 export const ADJUST = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local replica = ARGV[1]
+local out = {}
 for i = 1, #KEYS do
   local b = 1 + (i - 1) * 3
   local kind, delta, ttl = ARGV[b + 1], tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+  local v = 0
   if kind == 'w' then
     if delta > 0 then
-      redis.call('INCRBY', KEYS[i], delta)
+      v = redis.call('INCRBY', KEYS[i], delta)
       redis.call('PEXPIRE', KEYS[i], ttl)
     elseif redis.call('EXISTS', KEYS[i]) == 1 then
-      if redis.call('INCRBY', KEYS[i], delta) < 0 then redis.call('SET', KEYS[i], 0, 'KEEPTTL') end
+      v = redis.call('INCRBY', KEYS[i], delta)
+      if v < 0 then
+        v = 0
+        redis.call('SET', KEYS[i], 0, 'KEEPTTL')
+      end
     end
   else
-    if redis.call('HINCRBY', KEYS[i], replica, delta) < 0 then redis.call('HSET', KEYS[i], replica, 0) end
+    v = redis.call('HINCRBY', KEYS[i], replica, delta)
+    if v < 0 then
+      v = 0
+      redis.call('HSET', KEYS[i], replica, 0)
+    end
     redis.call('HSET', KEYS[i], replica .. ':t', now)
     redis.call('PEXPIRE', KEYS[i], ttl)
   end
+  out[i] = v
 end
-return #KEYS
+return out
 `;
 
 /** KEYS: counters. ARGV: stale ms, then per key: kind (w|c). Returns each counter's value (all live replicas'). */

@@ -27,7 +27,7 @@ export interface RedisStoreOptions {
 
 interface Scripts {
   mgTake(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
-  mgAdjust(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  mgAdjust(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   mgRead(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
 }
 
@@ -136,11 +136,11 @@ export class RedisStore implements CounterStore {
     return { ok: true, granted, used };
   }
 
-  async adjust(adjustments: readonly Adjustment[]): Promise<void> {
+  async adjust(adjustments: readonly Adjustment[]): Promise<number[]> {
     const args: (string | number)[] = adjustments.map((a) => a.key);
     args.push(this.#replica);
     for (const a of adjustments) args.push(KIND[a.kind], a.delta, Math.ceil(a.ttlMs));
-    await this.#call(() => this.#redis.mgAdjust(adjustments.length, ...args));
+    return this.#call(() => this.#redis.mgAdjust(adjustments.length, ...args));
   }
 
   async read(keys: readonly { key: string; kind: CounterKind }[]): Promise<number[]> {

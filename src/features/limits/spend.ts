@@ -1,39 +1,136 @@
-// Spend of each Group and GatewayToken that has a money limit, in the current UTC day and calendar month, for
-// status.usage: counted from each settled request's cost (the usage feature puts it on the usage record), in
-// micro-units, in the limits store beside the limit counters (shared by every replica with Redis), under keys of
-// their own. Counted, never checked here: money limits are enforced by reserving and settling, as tokens are.
-import type { Routed } from '../../dataplane/exchange/exchange.js';
-import type { MoneyLimitRule } from '../../model/money-limits.js';
-import type { Limits } from './limits.js';
+// Spend: what settled requests were charged on money limits (their exact cost; the reservation kept when it is
+// unknown), per scope (a token, a group, a group's per-model entry) in the current UTC day and calendar month, in
+// micro-units. The one figure shown as spend: status.usage, the budget Event, the warnAt header and
+// model_gateway_budget_warnings_total. It is counted apart from the money limits' own counters because those must
+// also hold the reservations of requests in flight and the budget leased to replicas (how a budget holds under
+// concurrency, across replicas), so they run ahead of spend by exactly what is reserved and not yet settled.
+// Bookkeeping only: the limiter pushes the deltas with its sync and hands back what the store then holds.
+import { MONEY_FIELDS, type MoneyLimitRule } from '../../model/money-limits.js';
+import { pastWarnAt } from './budget-warnings.js';
+import type { Adjustment } from './counter-store.js';
 import { windowAt } from './windows.js';
 
-const SPEND_WINDOWS = ['day', 'month'] as const;
-type SpendWindow = (typeof SPEND_WINDOWS)[number];
-
+type SpendWindow = MoneyLimitRule['window'];
+const WINDOWS = Object.values(MONEY_FIELDS);
 /** Past its window's end a spend counter is kept this long, as the limit counters are. */
 const TTL_MARGIN_MS = 60_000;
 
-/** The key of a scope's spend counter in the window holding `now`. */
-export function spendKey(scope: string, window: SpendWindow, now: number): string {
-  return `mg:${scope}:spend:${window}:${windowAt(window, now).start}`;
+interface Entry {
+  readonly key: string;
+  readonly start: number;
+  readonly end: number;
+  /** The store's count as of the last sync that carried this key (every replica's pushed spend). */
+  total: number;
+  /** Settled here and not pushed yet; pushed and not answered yet. */
+  delta: number;
+  sending: number;
+  /** Spent on, or asked about, since the last sync: the next sync carries it (a delta of 0 only reads it). */
+  touched: boolean;
+  /** The warnAt rule of this key, and the group of the request that last spent on it (metric labels). */
+  warn?: { readonly rule: MoneyLimitRule; readonly group: string };
 }
 
-/** The scopes whose spend status shows: the token's and its group's money limits, not the per-model ones. */
-function spendScopes(rules: readonly MoneyLimitRule[]): string[] {
-  return [...new Set(rules.map((r) => r.scope))];
+/** A sync's share of spend: its adjustments, and what to do with the store's counts after them. */
+export interface SpendSync {
+  readonly adjustments: readonly Adjustment[];
+  /** The counts after the adjustments, in their order; undefined when the store failed (the deltas are lost). */
+  learn(counts: readonly number[] | undefined): void;
 }
 
-/** Counts the request's cost, once it settles, on the spend of its token and group where they have money limits. */
-export function countSpend(limits: Limits, x: Routed, now: () => number = Date.now): void {
-  const scopes = spendScopes(x.token.moneyLimits);
-  if (scopes.length === 0) return;
-  x.onSettled((u) => {
-    // Known costs only, as model_gateway_cost_total counts them: an unknown cost's figure is a lower bound.
-    const micros = u?.cost?.known ? u.cost.micros : 0;
-    if (micros <= 0) return;
-    const t = now();
-    for (const scope of scopes) {
-      for (const w of SPEND_WINDOWS) limits.limiter.count(spendKey(scope, w, t), micros, windowAt(w, t).end - t + TTL_MARGIN_MS);
+export class Spend {
+  readonly #prefix: string;
+  readonly #onCrossed: (rule: MoneyLimitRule, group: string) => void;
+  /** Every counter this replica knows, by key, until its window ends. */
+  readonly #entries = new Map<string, Entry>();
+  /** By scope, the counter of each window holding now: a request finds its own without building keys. */
+  readonly #current = new Map<string, { day?: Entry; month?: Entry }>();
+
+  /** `onCrossed`: a push of this replica's took a rule's spend past its warnAt (once in all replicas: counts are atomic). */
+  constructor(prefix: string, onCrossed: (rule: MoneyLimitRule, group: string) => void) {
+    this.#prefix = prefix;
+    this.#onCrossed = onCrossed;
+  }
+
+  /** The key of a scope's spend in the window holding `now`. */
+  keyOf(scope: string, window: SpendWindow, now: number): string {
+    return `${this.#prefix}${scope}:spend:${window}:${windowAt(window, now).start}`;
+  }
+
+  /** What this replica knows a rule's window has spent: the store's count at its last sync, plus its own since. */
+  spent(rule: MoneyLimitRule, now: number): number {
+    const e = this.#current.get(rule.scope)?.[rule.window];
+    return e && e.start <= now && now < e.end ? e.total + e.sending + e.delta : 0;
+  }
+
+  /** Has the next sync read a warnAt rule's spend, which the header of the requests spending on it tells. */
+  watch(rule: MoneyLimitRule, now: number): void {
+    this.#entry(rule.scope, rule.window, now).touched = true;
+  }
+
+  /** Adds a settled request's charge to the day and the month of each scope it was charged on. */
+  add(rules: readonly MoneyLimitRule[], micros: number, group: string, now: number): void {
+    rules.forEach((rule, i) => {
+      if (rules.findIndex((r) => r.scope === rule.scope) < i) return; // a scope counts once
+      for (const w of WINDOWS) {
+        const e = this.#entry(rule.scope, w, now);
+        e.delta += micros;
+        e.touched = true;
+      }
+    });
+    for (const rule of rules) if (rule.warnAt !== undefined) this.#entry(rule.scope, rule.window, now).warn = { rule, group };
+  }
+
+  /** Takes the touched keys' deltas for a sync; drops the keys of ended windows. */
+  sync(now: number): SpendSync {
+    const sent: { e: Entry; delta: number }[] = [];
+    const adjustments: Adjustment[] = [];
+    for (const [key, e] of this.#entries) {
+      if (e.end <= now) this.#forget(e);
+      if (e.end <= now || !e.touched) continue;
+      adjustments.push({ key, kind: 'window', delta: e.delta, ttlMs: e.end - now + TTL_MARGIN_MS });
+      sent.push({ e, delta: e.delta });
+      e.sending += e.delta;
+      e.delta = 0;
+      e.touched = false;
     }
-  });
+    return {
+      adjustments,
+      learn: (counts) => {
+        sent.forEach(({ e, delta }, i) => {
+          e.sending -= delta;
+          const after = counts?.[i];
+          if (after === undefined) return;
+          e.total = after;
+          // The increments of all replicas apply one at a time: exactly one of them takes the count across.
+          if (delta > 0 && e.warn && !pastWarnAt(e.warn.rule, after - delta) && pastWarnAt(e.warn.rule, after)) this.#onCrossed(e.warn.rule, e.warn.group);
+        });
+      },
+    };
+  }
+
+  #entry(scope: string, window: SpendWindow, now: number): Entry {
+    let current = this.#current.get(scope);
+    if (!current) this.#current.set(scope, (current = {}));
+    let e = current[window];
+    if (!e || now < e.start || now >= e.end) {
+      const key = this.keyOf(scope, window, now);
+      e = this.#entries.get(key);
+      if (!e) {
+        const { start, end } = windowAt(window, now);
+        e = { key, start, end, total: 0, delta: 0, sending: 0, touched: false };
+        this.#entries.set(key, e);
+      }
+      current[window] = e;
+    }
+    return e;
+  }
+
+  #forget(e: Entry): void {
+    this.#entries.delete(e.key);
+    const scope = e.key.slice(this.#prefix.length, e.key.lastIndexOf(':spend:'));
+    const current = this.#current.get(scope);
+    if (current?.day === e) delete current.day;
+    if (current?.month === e) delete current.month;
+    if (current && !current.day && !current.month) this.#current.delete(scope);
+  }
 }
