@@ -7,6 +7,7 @@
 // (adds a gateway target NAME with those node flags, and/or another build's path/to/cli.js, and/or NAME=VALUE
 // environment variables, for A/B runs; repeatable)  --streams N  --profile (gateway, bare and variants under --cpu-prof; summaries in the report)  --no-install
 // --no-build  --out DIR  --keep (keep the temp dir)  --warmup SECONDS (per target, of chat and again of streaming; default 15)
+// --rewarm SECONDS (each target again, with the scenario's own load, right before each of its measurements; default 2)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,7 @@ const { values: opt } = parseArgs({
     profile: { type: 'boolean', default: false },
     alloc: { type: 'boolean', default: false },
     warmup: { type: 'string' },
+    rewarm: { type: 'string' },
   },
 });
 
@@ -53,6 +55,9 @@ const streamsWanted = Number(opt.streams);
 // V8 keeps compiling for the first few hundred thousand requests: 3 s of each left the first measured round in that
 // warm-up (chat at c=32: 296 against 119–151 µs per request in later rounds). A pod serves far longer than that.
 const warmupSeconds = Number(opt.warmup ?? (opt.quick ? 1 : 15));
+// A target idle for 30 s while the others ran has released memory after the burst, which costs the gateway its
+// optimised code (src/runtime/traffic-quiet.ts): the re-warm keeps that lull's price out of a steady-load figure.
+const rewarmSeconds = Number(opt.rewarm ?? (opt.quick ? 0 : 2));
 const allScenarios = scenarios(opt.quick);
 const chosen = opt.scenarios ? allScenarios.filter((s) => opt.scenarios!.split(',').includes(s.id)) : allScenarios;
 
@@ -165,6 +170,9 @@ try {
     const order = targets.map((_, i) => targets[(i + round - 1) % targets.length]!);
     for (const sc of chosen) {
       for (const t of order) {
+        if (rewarmSeconds > 0 && sc.rate === undefined) {
+          await closedLoop({ url: t.url, body: workload[sc.body], key: BENCH_KEY, connections: sc.connections, seconds: rewarmSeconds, dir });
+        }
         const m = await measure(sc, t, round, ctx);
         measurements.push(m);
         log(
