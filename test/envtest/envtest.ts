@@ -2,14 +2,21 @@
 // what a real server accepts and refuses. Where it cannot run (a clone without ../shared, a machine without etcd),
 // its suites skip and say why; with MG_REQUIRE_ENVTEST=1 (set by .ci/run) they fail instead, so CI cannot skip them.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { describe } from 'vitest';
+import { describe, inject } from 'vitest';
+import { type EnvtestEnv, envtestDir, readEnv, startServer, stopServer } from './server-process.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const envtestDir = process.env.MG_ENVTEST_DIR ?? resolve(repoRoot, '../shared/envtest');
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where sharedEnvtest() keeps each worker slot's API server (test/envtest/shared-servers.ts). */
+    envtestRunDir: string;
+  }
+}
 
 /** Why the real API server cannot run here, or undefined when it can. */
 function envtestUnavailable(): string | undefined {
@@ -39,13 +46,6 @@ export function describeEnvtest(name: string, fn: () => void): void {
   }
   console.warn(`SKIPPED "${name}": the real API server cannot run here: ${why}`);
   describe.skip(name, fn);
-}
-
-interface EnvtestEnv {
-  KUBECONFIG: string;
-  ENVTEST_DIR: string;
-  KUBE_APISERVER_URL: string;
-  ENVTEST_ADMIN_TOKEN: string;
 }
 
 interface AuditEvent {
@@ -80,19 +80,42 @@ export function k8sTool(tool: 'helm' | 'kubectl'): string {
 
 /** Starts a fresh API server and etcd on loopback (5–9 s). Call stop() in afterAll. */
 export function startEnvtest(options: { audit?: boolean } = {}): Envtest {
-  const r = spawnSync('bash', [join(envtestDir, 'start.sh')], {
+  return envtestIn(startServer(undefined, options.audit ?? false), false);
+}
+
+/**
+ * The API server that the envtest files of this worker slot (VITEST_POOL_ID) share: the first of them starts it,
+ * the next ones reuse it, and the run's end stops it (test/envtest/shared-servers.ts), which saves a start of
+ * 5–9 s per file. Files on one slot run one after another, never at once; each works in namespaces of its own
+ * (createNamespaces refuses one that exists). Audit logging is on (it logs ServiceAccount requests only, which
+ * the tests filter by their own ServiceAccount). stop() leaves it running. Outside a vitest run that provides
+ * the run directory, a fresh server stopped by stop().
+ */
+export function sharedEnvtest(): Envtest {
+  const runDir = inject('envtestRunDir');
+  if (!runDir) return startEnvtest({ audit: true });
+  const slot = join(runDir, `slot-${process.env.VITEST_POOL_ID ?? '0'}`);
+  mkdirSync(slot, { recursive: true });
+  // The last server of this slot, if it still answers (an earlier file's failure may have left it down).
+  for (const dir of readdirSync(slot)) {
+    const path = join(slot, dir);
+    const env = existsSync(join(path, 'env')) ? readEnv(readFileSync(join(path, 'env'), 'utf8')) : undefined;
+    if (env && serverReady(env)) return envtestIn(env, true);
+    stopServer(path);
+  }
+  return envtestIn(startServer(join(slot, `${Date.now()}`), true), true);
+}
+
+function serverReady(env: EnvtestEnv): boolean {
+  const r = spawnSync(k8sTool('kubectl'), ['get', '--raw', '/readyz', '--request-timeout=5s'], {
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 120_000,
-    env: { ...process.env, ENVTEST_AUDIT: options.audit ? '1' : '0' },
+    timeout: 10_000,
+    env: { ...process.env, KUBECONFIG: env.KUBECONFIG },
   });
-  if (r.status !== 0) throw new Error(`envtest start.sh failed (${r.status ?? r.signal}): ${r.stderr}`);
-  const env = Object.fromEntries(
-    r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  ) as unknown as EnvtestEnv;
+  return r.status === 0 && r.stdout.trim() === 'ok';
+}
+
+function envtestIn(env: EnvtestEnv, shared: boolean): Envtest {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(env.KUBECONFIG);
   const kubectl = k8sTool('kubectl');
@@ -110,9 +133,9 @@ export function startEnvtest(options: { audit?: boolean } = {}): Envtest {
         .map((l) => JSON.parse(l) as AuditEvent);
     },
     stop: () => {
-      if (stopped) return;
+      if (stopped || shared) return;
       stopped = true;
-      spawnSync('bash', [join(envtestDir, 'stop.sh'), env.ENVTEST_DIR], { stdio: 'ignore', timeout: 60_000 });
+      stopServer(env.ENVTEST_DIR);
     },
   };
 }

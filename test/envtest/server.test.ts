@@ -1,13 +1,12 @@
 // The real API server itself: it starts, answers as the admin, and reports its version (the floor these suites test).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEnvtest, type Envtest, sharedEnvtest } from './envtest.js';
 
 describeEnvtest('real kube-apiserver (envtest)', () => {
   let server: Envtest;
   beforeAll(() => {
-    server = startEnvtest();
+    server = sharedEnvtest();
   }, 120_000);
-  afterAll(() => server?.stop());
 
   it('answers kubectl as the admin, at v1.26', () => {
     const r = server.kubectl(['version', '-o', 'json']);
