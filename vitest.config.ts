@@ -1,32 +1,25 @@
 import { defineConfig } from 'vitest/config';
 
+// Every project: integration tests bind loopback ports and spawn processes; on a 2-core machine two forks.
+const common = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
+
 export default defineConfig({
   test: {
-    // Integration tests bind loopback ports and spawn processes; on a 2-core machine a few forks is the sweet spot.
-    pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Builds the CLI once for the tests that spawn it (test/support/spawn-cli.ts); stops the API servers that the
+    // envtest files of each worker share (test/envtest/shared-servers.ts). Once for the run, for every project.
+    globalSetup: ['test/support/build-cli.ts', 'test/envtest/shared-servers.ts'],
     projects: [
       {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: ['src/**/*.test.ts'],
-          // The unit tests share worker processes and the modules loaded in them, rather than a fresh process per
-          // file: that start-up was most of their time. No unit test sets process-wide state that outlives it.
-          isolate: false,
-        },
+        // Files that share worker processes and the modules loaded in them, rather than a fresh process per file (a
+        // process start and module loading per file cost about as much CPU as these files' tests): none leaves
+        // process-wide state behind (environment, global dispatcher, CA certificates and listeners are restored).
+        test: { ...common, name: 'shared', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/providers/**', 'test/kubernetes/**', 'test/envtest/**'], isolate: false },
       },
       {
-        extends: true,
-        test: {
-          name: 'integration',
-          include: ['test/**/*.test.ts'],
-          // Builds the CLI once for the tests that spawn it (test/support/spawn-cli.ts); stops the API servers that
-          // the envtest files of each worker share (test/envtest/shared-servers.ts).
-          globalSetup: ['test/support/build-cli.ts', 'test/envtest/shared-servers.ts'],
-        },
+        // A fresh process per file: these set proxies, credentials and metadata hosts in the environment for identity
+        // libraries that may keep what they read at first use; the envtest files drive servers and processes.
+        test: { ...common, name: 'isolated', include: ['test/providers/**/*.test.ts', 'test/kubernetes/**/*.test.ts', 'test/envtest/**/*.test.ts'] },
       },
     ],
   },
