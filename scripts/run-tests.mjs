@@ -43,7 +43,9 @@ if (checksFailed) {
 // The Python clients some tests drive the gateway with; those tests fail (they do not skip) when this cannot set them up.
 ensurePythonClients();
 const dir = mkdtempSync(join(tmpdir(), 'mg-tests-'));
-const out = join(dir, 'vitest.json');
+// MG_TEST_REPORT=FILE keeps vitest's JSON report there (per-file and per-test durations, for measuring the suite).
+const out = process.env.MG_TEST_REPORT || join(dir, 'vitest.json');
+rmSync(out, { force: true }); // a report left by an earlier run must not be counted as this one's
 const vitest = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)], {
   stdio: 'inherit',
 });
