@@ -95,6 +95,7 @@ describeEnvtest('budget Events on a real API server, as the chart ServiceAccount
   }, 120_000);
   afterAll(async () => {
     for (const gw of gateways) await gw.stop();
+    server?.stop(); // hands the shared server back, once nothing of this file talks to it
     await Promise.all([upstream?.close(), redis?.stop()]);
     files.remove();
   });

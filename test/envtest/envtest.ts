@@ -2,7 +2,7 @@
 // what a real server accepts and refuses. Where it cannot run (a clone without ../shared, a machine without etcd),
 // its suites skip and say why; with MG_REQUIRE_ENVTEST=1 (set by .ci/run) they fail instead, so CI cannot skip them.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -13,7 +13,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Where sharedEnvtest() keeps each worker slot's API server (test/envtest/shared-servers.ts). */
+    /** Where sharedEnvtest() keeps the API servers test files share (test/envtest/shared-servers.ts). */
     envtestRunDir: string;
   }
 }
@@ -80,30 +80,46 @@ export function k8sTool(tool: 'helm' | 'kubectl'): string {
 
 /** Starts a fresh API server and etcd on loopback (5–9 s). Call stop() in afterAll. */
 export function startEnvtest(options: { audit?: boolean } = {}): Envtest {
-  return envtestIn(startServer(undefined, options.audit ?? false), false);
+  return envtestIn(startServer(undefined, options.audit ?? false));
 }
 
 /**
- * The API server that the envtest files of this worker slot (VITEST_POOL_ID) share: the first of them starts it,
- * the next ones reuse it, and the run's end stops it (test/envtest/shared-servers.ts), which saves a start of
- * 5–9 s per file. Files on one slot run one after another, never at once; each works in namespaces of its own
- * (createNamespaces refuses one that exists). Audit logging is on (it logs ServiceAccount requests only, which
- * the tests filter by their own ServiceAccount). stop() leaves it running. Outside a vitest run that provides
- * the run directory, a fresh server stopped by stop().
+ * A running API server that no other test file holds, or a new one: test files that run one after another reuse
+ * a server (a start takes 5–9 s), files that run at once each hold their own, and the run's end stops them all
+ * (test/envtest/shared-servers.ts). Each file works in namespaces of its own (createNamespaces refuses one that
+ * exists). Audit logging is on (it logs ServiceAccount requests only, which the tests filter by their own
+ * ServiceAccount). stop() hands the server back, running. Outside a vitest run that provides the run directory,
+ * a fresh server that stop() stops.
  */
 export function sharedEnvtest(): Envtest {
   const runDir = inject('envtestRunDir');
   if (!runDir) return startEnvtest({ audit: true });
-  const slot = join(runDir, `slot-${process.env.VITEST_POOL_ID ?? '0'}`);
-  mkdirSync(slot, { recursive: true });
-  // The last server of this slot, if it still answers (an earlier file's failure may have left it down).
-  for (const dir of readdirSync(slot)) {
-    const path = join(slot, dir);
+  const servers = join(runDir, 'servers');
+  const claims = join(runDir, 'claims');
+  mkdirSync(servers, { recursive: true });
+  mkdirSync(claims, { recursive: true });
+  // A claim is a directory: mkdir is atomic, so two files never take one server.
+  const claim = (name: string) => {
+    try {
+      mkdirSync(join(claims, name));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const release = (name: string) => () => rmSync(join(claims, name), { recursive: true, force: true });
+  for (const name of readdirSync(servers)) {
+    if (!claim(name)) continue;
+    const path = join(servers, name);
     const env = existsSync(join(path, 'env')) ? readEnv(readFileSync(join(path, 'env'), 'utf8')) : undefined;
-    if (env && serverReady(env)) return envtestIn(env, true);
+    // An earlier file's failure may have left it down: then it goes.
+    if (env && serverReady(env)) return envtestIn(env, release(name));
     stopServer(path);
+    release(name)();
   }
-  return envtestIn(startServer(join(slot, `${Date.now()}`), true), true);
+  const name = `${process.pid}-${Date.now()}`;
+  claim(name);
+  return envtestIn(startServer(join(servers, name), true), release(name));
 }
 
 function serverReady(env: EnvtestEnv): boolean {
@@ -115,7 +131,8 @@ function serverReady(env: EnvtestEnv): boolean {
   return r.status === 0 && r.stdout.trim() === 'ok';
 }
 
-function envtestIn(env: EnvtestEnv, shared: boolean): Envtest {
+/** The server of `env`; stop() stops it, or for a shared server calls `handBack` instead. */
+function envtestIn(env: EnvtestEnv, handBack?: () => void): Envtest {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(env.KUBECONFIG);
   const kubectl = k8sTool('kubectl');
@@ -133,9 +150,10 @@ function envtestIn(env: EnvtestEnv, shared: boolean): Envtest {
         .map((l) => JSON.parse(l) as AuditEvent);
     },
     stop: () => {
-      if (stopped || shared) return;
+      if (stopped) return;
       stopped = true;
-      stopServer(env.ENVTEST_DIR);
+      if (handBack) handBack();
+      else stopServer(env.ENVTEST_DIR);
     },
   };
 }

@@ -1,7 +1,7 @@
 // The gateway against the real API server, as the chart's ServiceAccount with exactly the chart's RBAC, in each
 // namespace mode the chart offers (its own namespace, a list, every namespace): it serves a chat request, writes
 // Ready conditions and status.usage on the custom resources, holds the Lease, and the server (audit log) answered
-// none of its requests with 403. The modes share one API server (with the worker's other envtest files); each has
+// none of its requests with 403. The modes share one API server (one other envtest files use before or after); each has
 // its own release namespace and ServiceAccount, and runs after the previous mode's gateway has stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyUpstream, startFaultyUpstream } from '../fakes/faulty-upstream.js';
@@ -39,6 +39,7 @@ describeEnvtest('the chart-configured gateway on a real API server, as its Servi
     upstream = await startFaultyUpstream('upstream');
   }, 120_000);
   afterAll(async () => {
+    server?.stop(); // hands the shared server back (each mode's gateway has stopped)
     await upstream?.close();
     files.remove();
   });

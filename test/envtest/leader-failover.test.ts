@@ -41,6 +41,7 @@ describeEnvtest('two gateway replicas sharing one Lease on a real API server', (
   }, 120_000);
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+    server?.stop(); // hands the shared server back
     await upstream?.close();
     files.remove();
   });

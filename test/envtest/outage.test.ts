@@ -1,7 +1,7 @@
 // The real API server stopped for a while (the process killed; etcd stays) and started again on the same port:
 // the gateway keeps serving from its last snapshot meanwhile, and once the server is back a change applied to it
-// is served within a second of the apply completing. The server is the one this worker's envtest files share: it
-// is running again when the test ends.
+// is served within a second of the apply completing. The server may be one that other envtest files use before or
+// after: it is running again when the test ends.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FaultyUpstream, startFaultyUpstream } from '../fakes/faulty-upstream.js';
 import { waitUntil } from '../support/wait.js';
@@ -27,6 +27,7 @@ describeEnvtest('the gateway through a real API server outage', () => {
   }, 120_000);
   afterAll(async () => {
     await gateway?.stop('SIGKILL');
+    server?.stop(); // hands the shared server back
     await upstream?.close();
     files.remove();
   });

@@ -43,9 +43,9 @@ export function readEnv(text: string): EnvtestEnv {
   ) as unknown as EnvtestEnv;
 }
 
-/** Stops every server under `runDir` (one directory per worker slot, one per server in it) and removes it. */
+/** Stops every server sharedEnvtest started under `runDir` (in runDir/servers) and removes the directory. */
 export function stopServersUnder(runDir: string): void {
-  if (!existsSync(runDir)) return;
-  for (const slot of readdirSync(runDir)) for (const dir of readdirSync(join(runDir, slot))) stopServer(join(runDir, slot, dir));
+  const servers = join(runDir, 'servers');
+  if (existsSync(servers)) for (const name of readdirSync(servers)) stopServer(join(servers, name));
   rmSync(runDir, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 // The real API server itself: it starts, answers as the admin, and reports its version (the floor these suites test).
-import { beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEnvtest, type Envtest, sharedEnvtest } from './envtest.js';
 
 describeEnvtest('real kube-apiserver (envtest)', () => {
@@ -7,6 +7,7 @@ describeEnvtest('real kube-apiserver (envtest)', () => {
   beforeAll(() => {
     server = sharedEnvtest();
   }, 120_000);
+  afterAll(() => server?.stop()); // hands the shared server back
 
   it('answers kubectl as the admin, at v1.26', () => {
     const r = server.kubectl(['version', '-o', 'json']);

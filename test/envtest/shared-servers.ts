@@ -1,6 +1,5 @@
-// Vitest global setup: a directory for the API servers that each worker slot's envtest files share
-// (sharedEnvtest() in envtest.ts starts them on first use), and their stop when the run ends. A run without
-// envtest files starts none.
+// Vitest global setup: a directory for the API servers that envtest files share (sharedEnvtest() in envtest.ts
+// starts them when none is free), and their stop when the run ends. A run without envtest files starts none.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
