@@ -1,13 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-// Every project: integration tests bind loopback ports and spawn processes; on a 2-core machine two forks.
+// Every project: forks (integration tests bind loopback ports, spawn processes and set process-wide state).
 const common = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
 
 export default defineConfig({
   test: {
-    maxWorkers: 2,
-    // Builds the CLI once for the tests that spawn it (test/support/spawn-cli.ts); stops the API servers that the
-    // envtest files of each worker share (test/envtest/shared-servers.ts). Once for the run, for every project.
+    // Four workers on a 2-core machine: most test time is waiting (on timers, child processes, servers, sockets),
+    // so two workers left the cores half idle; beyond four the run is bound by CPU (bench/results has figures).
+    maxWorkers: 4,
+    // Builds the CLI once for the tests that spawn it (test/support/spawn-cli.ts); stops the API servers that
+    // envtest files share (test/envtest/shared-servers.ts). Once for the run, for every project.
     globalSetup: ['test/support/build-cli.ts', 'test/envtest/shared-servers.ts'],
     projects: [
       {
