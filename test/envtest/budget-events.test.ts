@@ -2,25 +2,21 @@
 // RBAC: a Group's costPerDay spent past its warnAt gets one Warning Event, reason BudgetThresholdCrossed, on the Group.
 // Later rounds of the same leader, and a second replica that takes the Lease over (sharing the spend through Redis),
 // do not duplicate it: the second one's create is answered 409. No request of the gateway was answered 403.
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FaultyUpstream, startFaultyUpstream } from '../fakes/faulty-upstream.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { waitUntil } from '../support/wait.js';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+import { describeEnvtest, type Envtest, sharedEnvtest } from './envtest.js';
 import {
   adminGet,
-  apply,
-  applyChartRbac,
   type ChartGateway,
   clientKey,
-  createNamespaces,
+  deployChartRelease,
   getResource,
+  installCrds,
   leaseHolder,
   type Obj,
-  renderChart,
   scratch,
-  serviceAccountKubeconfig,
   serviceAccountUser,
   startChartGateway,
 } from './gateway-cluster.js';
@@ -86,21 +82,20 @@ describeEnvtest('budget Events on a real API server, as the chart ServiceAccount
   const groupTokensUsed = async () => (await getResource(server, 'groups', NS, 'team'))?.status?.usage?.tokensPerDay?.used as number | undefined;
 
   beforeAll(async () => {
-    server = startEnvtest({ audit: true });
-    const crds = server.kubectl(['apply', '-f', 'crds/']);
-    if (crds.status !== 0) throw new Error(crds.stderr);
+    server = sharedEnvtest();
+    installCrds(server);
     [upstream, redis] = await Promise.all([startFaultyUpstream('upstream'), startRedis()]);
-    rendered = renderChart(files.dir, NS, { gateway: { watchNamespaces: [] } });
-    leaseName = rendered.find((d) => d.kind === 'ConfigMap' && d.data?.MG_LEASE_NAME)!.data.MG_LEASE_NAME;
-    createNamespaces(server, [NS]);
-    applyChartRbac(server, rendered);
-    apply(server, objects(upstream.baseURL));
-    kubeconfig = join(files.dir, 'kubeconfig');
-    serviceAccountKubeconfig(server, rendered, kubeconfig);
+    ({ rendered, kubeconfig, leaseName } = deployChartRelease(
+      server,
+      files.dir,
+      NS,
+      { gateway: { watchNamespaces: [] } },
+      { objects: objects(upstream.baseURL) },
+    ));
   }, 120_000);
   afterAll(async () => {
     for (const gw of gateways) await gw.stop();
-    server?.stop();
+    server?.stop(); // hands the shared server back, once nothing of this file talks to it
     await Promise.all([upstream?.close(), redis?.stop()]);
     files.remove();
   });

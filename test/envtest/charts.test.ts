@@ -1,6 +1,8 @@
 // Both charts rendered by helm for a real kube-apiserver v1.26 (with the defaults and every ci/*-values.yaml): every
 // rendered object passes the server's validation with strict field validation, client-side and server-side (server
-// dry run: nothing is stored, so the scenarios share one server). The ServiceMonitor is checked only for its kind
+// dry run: nothing is stored, so the scenarios share one server; a server of its own, not a shared one, where
+// the CRDs installed client-side would turn the CRD chart's create into an update
+// that warns). The ServiceMonitor is checked only for its kind
 // and metadata: its CRD here is a stand-in that keeps any spec (prometheus-operator's schema is not in this repo).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
 // The CRDs on a real kube-apiserver v1.26: crds/ and the CRD chart's copies are accepted on create and on update,
 // client-side and server-side (the server compiles every CEL rule then), become Established, every CEL rule refuses
 // an object that breaks it with the rule's message, and examples/kubernetes/ is admitted with strict validation.
-// The tests run in order on one server: the later ones use the CRDs the second one installs.
+// The tests run in order on one server of their own (not the worker's shared one: the CRDs must not exist before
+// the create and the install they check): the later ones use the CRDs the third one installs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -2,14 +2,21 @@
 // what a real server accepts and refuses. Where it cannot run (a clone without ../shared, a machine without etcd),
 // its suites skip and say why; with MG_REQUIRE_ENVTEST=1 (set by .ci/run) they fail instead, so CI cannot skip them.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { describe } from 'vitest';
+import { describe, inject } from 'vitest';
+import { type EnvtestEnv, envtestDir, readEnv, startServer, stopServer } from './server-process.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const envtestDir = process.env.MG_ENVTEST_DIR ?? resolve(repoRoot, '../shared/envtest');
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where sharedEnvtest() keeps the API servers test files share (test/envtest/shared-servers.ts). */
+    envtestRunDir: string;
+  }
+}
 
 /** Why the real API server cannot run here, or undefined when it can. */
 function envtestUnavailable(): string | undefined {
@@ -39,13 +46,6 @@ export function describeEnvtest(name: string, fn: () => void): void {
   }
   console.warn(`SKIPPED "${name}": the real API server cannot run here: ${why}`);
   describe.skip(name, fn);
-}
-
-interface EnvtestEnv {
-  KUBECONFIG: string;
-  ENVTEST_DIR: string;
-  KUBE_APISERVER_URL: string;
-  ENVTEST_ADMIN_TOKEN: string;
 }
 
 interface AuditEvent {
@@ -80,19 +80,59 @@ export function k8sTool(tool: 'helm' | 'kubectl'): string {
 
 /** Starts a fresh API server and etcd on loopback (5–9 s). Call stop() in afterAll. */
 export function startEnvtest(options: { audit?: boolean } = {}): Envtest {
-  const r = spawnSync('bash', [join(envtestDir, 'start.sh')], {
+  return envtestIn(startServer(undefined, options.audit ?? false));
+}
+
+/**
+ * A running API server that no other test file holds, or a new one: test files that run one after another reuse
+ * a server (a start takes 5–9 s), files that run at once each hold their own, and the run's end stops them all
+ * (test/envtest/shared-servers.ts). Each file works in namespaces of its own (createNamespaces refuses one that
+ * exists). Audit logging is on (it logs ServiceAccount requests only, which the tests filter by their own
+ * ServiceAccount). stop() hands the server back, running. Outside a vitest run that provides the run directory,
+ * a fresh server that stop() stops.
+ */
+export function sharedEnvtest(): Envtest {
+  const runDir = inject('envtestRunDir');
+  if (!runDir) return startEnvtest({ audit: true });
+  const servers = join(runDir, 'servers');
+  const claims = join(runDir, 'claims');
+  mkdirSync(servers, { recursive: true });
+  mkdirSync(claims, { recursive: true });
+  // A claim is a directory: mkdir is atomic, so two files never take one server.
+  const claim = (name: string) => {
+    try {
+      mkdirSync(join(claims, name));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const release = (name: string) => () => rmSync(join(claims, name), { recursive: true, force: true });
+  for (const name of readdirSync(servers)) {
+    if (!claim(name)) continue;
+    const path = join(servers, name);
+    const env = existsSync(join(path, 'env')) ? readEnv(readFileSync(join(path, 'env'), 'utf8')) : undefined;
+    // An earlier file's failure may have left it down: then it goes.
+    if (env && serverReady(env)) return envtestIn(env, release(name));
+    stopServer(path);
+    release(name)();
+  }
+  const name = `${process.pid}-${Date.now()}`;
+  claim(name);
+  return envtestIn(startServer(join(servers, name), true), release(name));
+}
+
+function serverReady(env: EnvtestEnv): boolean {
+  const r = spawnSync(k8sTool('kubectl'), ['get', '--raw', '/readyz', '--request-timeout=5s'], {
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 120_000,
-    env: { ...process.env, ENVTEST_AUDIT: options.audit ? '1' : '0' },
+    timeout: 10_000,
+    env: { ...process.env, KUBECONFIG: env.KUBECONFIG },
   });
-  if (r.status !== 0) throw new Error(`envtest start.sh failed (${r.status ?? r.signal}): ${r.stderr}`);
-  const env = Object.fromEntries(
-    r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  ) as unknown as EnvtestEnv;
+  return r.status === 0 && r.stdout.trim() === 'ok';
+}
+
+/** The server of `env`; stop() stops it, or for a shared server calls `handBack` instead. */
+function envtestIn(env: EnvtestEnv, handBack?: () => void): Envtest {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(env.KUBECONFIG);
   const kubectl = k8sTool('kubectl');
@@ -112,7 +152,8 @@ export function startEnvtest(options: { audit?: boolean } = {}): Envtest {
     stop: () => {
       if (stopped) return;
       stopped = true;
-      spawnSync('bash', [join(envtestDir, 'stop.sh'), env.ENVTEST_DIR], { stdio: 'ignore', timeout: 60_000 });
+      if (handBack) handBack();
+      else stopServer(env.ENVTEST_DIR);
     },
   };
 }

@@ -11,7 +11,7 @@ import { Agent, fetch } from 'undici';
 import { parseAllDocuments, stringify } from 'yaml';
 import { CHART_DIR } from '../chart/repo.js';
 import { freePort } from '../support/free-port.js';
-import { runCli, type CliRun } from '../support/spawn-cli.js';
+import { REPO_ROOT, runCli, type CliRun } from '../support/spawn-cli.js';
 import { type Envtest, k8sTool } from './envtest.js';
 
 /** A rendered manifest or an object read back (untyped YAML/JSON). */
@@ -27,7 +27,7 @@ export function scratch(): { dir: string; remove(): void } {
 }
 
 /** The chart rendered for the v1.26 server: a copy whose Chart.yaml floor is lowered, nothing else changed. */
-export function renderChart(dir: string, namespace: string, values: Obj): Obj[] {
+function renderChart(dir: string, namespace: string, values: Obj): Obj[] {
   const chart = join(dir, 'chart');
   if (!existsSync(chart)) {
     cpSync(CHART_DIR, chart, { recursive: true });
@@ -54,22 +54,59 @@ export function apply(server: Envtest, objects: Obj[]): void {
   if (r.status !== 0) throw new Error(`kubectl apply failed: ${r.stderr}`);
 }
 
-/** The namespaces a rendered release needs: its own and every watched one (the chart expects them to exist). */
-export function createNamespaces(server: Envtest, names: string[]): void {
-  apply(
-    server,
-    names.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
-  );
+/**
+ * The namespaces a rendered release needs: its own and every watched one (the chart expects them to exist).
+ * Created, not applied: on a server that test files share, a namespace that exists holds another file's objects.
+ */
+function createNamespaces(server: Envtest, names: string[]): void {
+  const r = server.kubectl(['create', '-f', '-'], names.map((name) => stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })).join('---\n'));
+  if (r.status !== 0) throw new Error(`kubectl create namespace failed: ${r.stderr}`);
+}
+
+/** The CRDs of crds/, applied as the admin (a no-op where an earlier file on a shared server applied them). */
+export function installCrds(server: Envtest): void {
+  const r = server.kubectl(['apply', '-f', join(REPO_ROOT, 'crds')]);
+  if (r.status !== 0) throw new Error(`kubectl apply -f crds/ failed: ${r.stderr}`);
+}
+
+export interface ChartRelease {
+  rendered: Obj[];
+  /** The RBAC objects applied (ServiceAccount, Roles, ClusterRoles and their bindings). */
+  rbac: Obj[];
+  /** A kubeconfig with a token of the release's ServiceAccount. */
+  kubeconfig: string;
+  leaseName: string;
+}
+
+/**
+ * The chart's release in `namespace` as a cluster would hold it before the gateway starts: rendered with
+ * `values`, its namespace and the `watched` ones created, its ServiceAccount and RBAC applied, then `objects`
+ * (the configuration), and a kubeconfig with a token of its ServiceAccount in `dir`.
+ */
+export function deployChartRelease(
+  server: Envtest,
+  dir: string,
+  namespace: string,
+  values: Obj,
+  options: { watched?: string[]; objects?: Obj[] } = {},
+): ChartRelease {
+  const rendered = renderChart(dir, namespace, values);
+  createNamespaces(server, [...new Set([namespace, ...(options.watched ?? [])])]);
+  const rbac = applyChartRbac(server, rendered);
+  if (options.objects?.length) apply(server, options.objects);
+  const kubeconfig = join(dir, `kubeconfig-${namespace}`);
+  serviceAccountKubeconfig(server, rendered, kubeconfig);
+  return { rendered, rbac, kubeconfig, leaseName: deploymentOf(rendered).configMap.data.MG_LEASE_NAME as string };
 }
 
 /** The gateway's ServiceAccount and exactly the Roles, ClusterRoles and bindings the chart renders. */
-export function applyChartRbac(server: Envtest, rendered: Obj[]): Obj[] {
+function applyChartRbac(server: Envtest, rendered: Obj[]): Obj[] {
   const rbac = rendered.filter((o) => RBAC_KINDS.has(o.kind));
   apply(server, rbac);
   return rbac;
 }
 
-export function deploymentOf(rendered: Obj[]): { deployment: Obj; container: Obj; configMap: Obj } {
+function deploymentOf(rendered: Obj[]): { deployment: Obj; container: Obj; configMap: Obj } {
   const deployment = rendered.find((d) => d.kind === 'Deployment');
   if (!deployment) throw new Error('the chart rendered no Deployment');
   const container = deployment.spec.template.spec.containers[0];
@@ -85,7 +122,7 @@ export function serviceAccountUser(rendered: Obj[]): string {
 }
 
 /** A kubeconfig holding a TokenRequest token of the Deployment's ServiceAccount, as its pod would mount. */
-export function serviceAccountKubeconfig(server: Envtest, rendered: Obj[], file: string): void {
+function serviceAccountKubeconfig(server: Envtest, rendered: Obj[], file: string): void {
   const { deployment } = deploymentOf(rendered);
   const ns = deployment.metadata.namespace as string;
   const token = tokenFor(server, ns, deployment.spec.template.spec.serviceAccountName);

@@ -1,27 +1,22 @@
 // The gateway against the real API server, as the chart's ServiceAccount with exactly the chart's RBAC, in each
 // namespace mode the chart offers (its own namespace, a list, every namespace): it serves a chat request, writes
 // Ready conditions and status.usage on the custom resources, holds the Lease, and the server (audit log) answered
-// none of its requests with 403. The modes share one API server; each has its own release namespace and
-// ServiceAccount, and runs after the previous mode's gateway has stopped.
-import { join } from 'node:path';
+// none of its requests with 403. The modes share one API server (one other envtest files use before or after); each has
+// its own release namespace and ServiceAccount, and runs after the previous mode's gateway has stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyUpstream, startFaultyUpstream } from '../fakes/faulty-upstream.js';
 import { waitUntil } from '../support/wait.js';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+import { describeEnvtest, type Envtest, sharedEnvtest } from './envtest.js';
 import {
-  apply,
-  applyChartRbac,
   type ChartGateway,
   clientKey,
-  createNamespaces,
-  deploymentOf,
+  deployChartRelease,
   getResource,
+  installCrds,
   leaseHolder,
   type Obj,
   readyAtGeneration,
-  renderChart,
   scratch,
-  serviceAccountKubeconfig,
   serviceAccountUser,
   startChartGateway,
   tenantObjects,
@@ -39,13 +34,12 @@ describeEnvtest('the chart-configured gateway on a real API server, as its Servi
   let upstream: FaultyUpstream;
   const files = scratch();
   beforeAll(async () => {
-    server = startEnvtest({ audit: true });
-    const crds = server.kubectl(['apply', '-f', 'crds/']);
-    if (crds.status !== 0) throw new Error(crds.stderr);
+    server = sharedEnvtest();
+    installCrds(server);
     upstream = await startFaultyUpstream('upstream');
   }, 120_000);
   afterAll(async () => {
-    server?.stop();
+    server?.stop(); // hands the shared server back (each mode's gateway has stopped)
     await upstream?.close();
     files.remove();
   });
@@ -56,18 +50,14 @@ describeEnvtest('the chart-configured gateway on a real API server, as its Servi
       let rendered: Obj[];
       let leaseName: string;
       beforeAll(async () => {
-        rendered = renderChart(files.dir, release, { gateway: { watchNamespaces } });
-        leaseName = deploymentOf(rendered).configMap.data.MG_LEASE_NAME;
-        createNamespaces(server, [release, ...watched]);
-        const rbac = applyChartRbac(server, rendered);
+        const objects = watched.flatMap((ns) => tenantObjects(ns, upstream.baseURL));
+        const deployed = deployChartRelease(server, files.dir, release, { gateway: { watchNamespaces } }, { watched, objects });
+        ({ rendered, leaseName } = deployed);
         // The mode's RBAC shape: a ClusterRole only for "*", else a Role in every watched namespace.
-        const roles = rbac.filter((o) => o.kind === 'Role' && !o.metadata.name.endsWith('-leader-election'));
-        if (watchNamespaces[0] === '*') expect(rbac.filter((o) => o.kind === 'ClusterRole')).toHaveLength(1);
+        const roles = deployed.rbac.filter((o) => o.kind === 'Role' && !o.metadata.name.endsWith('-leader-election'));
+        if (watchNamespaces[0] === '*') expect(deployed.rbac.filter((o) => o.kind === 'ClusterRole')).toHaveLength(1);
         else expect(roles.map((r) => r.metadata.namespace).sort()).toEqual([...watched].sort());
-        for (const ns of watched) apply(server, tenantObjects(ns, upstream.baseURL));
-        const kubeconfig = join(files.dir, `kubeconfig-${release}`);
-        serviceAccountKubeconfig(server, rendered, kubeconfig);
-        gateway = await startChartGateway(files.dir, rendered, kubeconfig, `${release}-pod-0`, { MG_USAGE_STATUS_INTERVAL: '1s' });
+        gateway = await startChartGateway(files.dir, rendered, deployed.kubeconfig, `${release}-pod-0`, { MG_USAGE_STATUS_INTERVAL: '1s' });
       }, 90_000);
       afterAll(async () => {
         await gateway?.stop();

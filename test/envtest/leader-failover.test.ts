@@ -1,24 +1,19 @@
 // Two gateway replicas, one Lease, on the real API server (as the chart's ServiceAccount and RBAC): the leader is
 // killed with SIGKILL (no release of the Lease), the other replica takes the Lease over once it expires, and then
 // writes the status a change needs (Ready for the Group's new generation), which only a leader writes.
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FaultyUpstream, startFaultyUpstream } from '../fakes/faulty-upstream.js';
 import { waitUntil } from '../support/wait.js';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+import { describeEnvtest, type Envtest, sharedEnvtest } from './envtest.js';
 import {
-  apply,
-  applyChartRbac,
   type ChartGateway,
   clientKey,
-  createNamespaces,
-  deploymentOf,
+  deployChartRelease,
   getResource,
+  installCrds,
   leaseHolder,
   readyAtGeneration,
-  renderChart,
   scratch,
-  serviceAccountKubeconfig,
   startChartGateway,
   tenantObjects,
 } from './gateway-cluster.js';
@@ -35,23 +30,18 @@ describeEnvtest('two gateway replicas sharing one Lease on a real API server', (
   let leaseName: string;
 
   beforeAll(async () => {
-    server = startEnvtest({ audit: true });
-    const crds = server.kubectl(['apply', '-f', 'crds/']);
-    if (crds.status !== 0) throw new Error(crds.stderr);
+    server = sharedEnvtest();
+    installCrds(server);
     upstream = await startFaultyUpstream('upstream');
-    const rendered = renderChart(files.dir, NS, {});
-    leaseName = deploymentOf(rendered).configMap.data.MG_LEASE_NAME;
-    createNamespaces(server, [NS]);
-    applyChartRbac(server, rendered);
-    apply(server, tenantObjects(NS, upstream.baseURL));
-    const kubeconfig = join(files.dir, 'kubeconfig');
-    serviceAccountKubeconfig(server, rendered, kubeconfig);
+    const deployed = deployChartRelease(server, files.dir, NS, {}, { objects: tenantObjects(NS, upstream.baseURL) });
+    const { rendered, kubeconfig } = deployed;
+    leaseName = deployed.leaseName;
     const env = { MG_LEASE_DURATION: `${LEASE_DURATION_MS}ms` };
     replicas.push(...(await Promise.all([0, 1].map((i) => startChartGateway(files.dir, rendered, kubeconfig, `${NS}-pod-${i}`, env)))));
   }, 120_000);
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
-    server?.stop();
+    server?.stop(); // hands the shared server back
     await upstream?.close();
     files.remove();
   });

@@ -1,24 +1,13 @@
 // The real API server stopped for a while (the process killed; etcd stays) and started again on the same port:
 // the gateway keeps serving from its last snapshot meanwhile, and once the server is back a change applied to it
-// is served within a second of the apply completing.
-import { join } from 'node:path';
+// is served within a second of the apply completing. The server may be one that other envtest files use before or
+// after: it is running again when the test ends.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FaultyUpstream, startFaultyUpstream } from '../fakes/faulty-upstream.js';
 import { waitUntil } from '../support/wait.js';
 import { killApiServer } from './apiserver-restart.js';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
-import {
-  apply,
-  applyChartRbac,
-  type ChartGateway,
-  clientKey,
-  createNamespaces,
-  renderChart,
-  scratch,
-  serviceAccountKubeconfig,
-  startChartGateway,
-  tenantObjects,
-} from './gateway-cluster.js';
+import { describeEnvtest, type Envtest, sharedEnvtest } from './envtest.js';
+import { apply, type ChartGateway, clientKey, deployChartRelease, installCrds, scratch, startChartGateway, tenantObjects } from './gateway-cluster.js';
 
 const NS = 'outage';
 const DOWN_MS = 3_000;
@@ -30,21 +19,15 @@ describeEnvtest('the gateway through a real API server outage', () => {
   const files = scratch();
 
   beforeAll(async () => {
-    server = startEnvtest();
-    const crds = server.kubectl(['apply', '-f', 'crds/']);
-    if (crds.status !== 0) throw new Error(crds.stderr);
+    server = sharedEnvtest();
+    installCrds(server);
     upstream = await startFaultyUpstream('upstream');
-    const rendered = renderChart(files.dir, NS, {});
-    createNamespaces(server, [NS]);
-    applyChartRbac(server, rendered);
-    apply(server, tenantObjects(NS, upstream.baseURL));
-    const kubeconfig = join(files.dir, 'kubeconfig');
-    serviceAccountKubeconfig(server, rendered, kubeconfig);
+    const { rendered, kubeconfig } = deployChartRelease(server, files.dir, NS, {}, { objects: tenantObjects(NS, upstream.baseURL) });
     gateway = await startChartGateway(files.dir, rendered, kubeconfig, `${NS}-pod-0`);
   }, 120_000);
   afterAll(async () => {
     await gateway?.stop('SIGKILL');
-    server?.stop();
+    server?.stop(); // hands the shared server back
     await upstream?.close();
     files.remove();
   });

@@ -12,7 +12,7 @@ import { startServedGateway } from './served-gateway.js';
 import { httpRequest, processTripwire } from './support.js';
 
 let upstream: RecordingUpstream;
-let gw: GatewayHandle;
+let gw: GatewayHandle & { logLines: string[] };
 let tripwire: ReturnType<typeof processTripwire>;
 let port: number;
 
@@ -87,12 +87,19 @@ describe('client aborts', () => {
       file,
       Buffer.from('\r\n--xyz--\r\n'),
     ]);
+    const logged = gw.logLines.length;
     const socket = await send(httpRequest('POST', '/v1/audio/transcriptions', { ...auth, 'Content-Type': 'multipart/form-data; boundary=xyz' }, body));
     // Leave while the gateway is still reading or parsing: on a quiet machine it reads 24 MB in ~20-30 ms and
     // parses it in ~70-100 ms, so 150 ms (as this test first waited) could already see the request forwarded.
     await sleep(40);
     socket.destroy();
-    await sleep(3_000);
+    // Until the gateway has logged the request, which it does once the exchange is over, upstream included: a
+    // request it had forwarded whole would have reached the upstream (which records it before answering) by then.
+    await waitUntil(
+      () => gw.logLines.slice(logged).some((l) => l.includes('"msg":"request"') && l.includes('"path":"/v1/audio/transcriptions"')),
+      10_000,
+      'the access log record of the abandoned form',
+    );
     // Usually nothing is sent at all. On a loaded machine the FIN can arrive after the parse, when the
     // request has already gone out; forward() then aborts it mid-upload. Either way no complete request.
     expect(upstream.requests.length).toBe(before);

@@ -144,7 +144,7 @@ describe('two gateway processes sharing one Redis', () => {
     'Redis killed: requests pass uncounted (fail open) within the deadline; restarted: limits apply again',
     async () => {
       write('{requestsPerMinute: 1000}', '{requestsPerMinute: 1}');
-      await insideOneMinute(20_000);
+      await insideOneMinute(10_000); // only the first two requests depend on the minute: the rest fail open
       // Wait for the new token limit to apply: alice gets one request then 429 (the window may hold earlier ones).
       await waitUntil(async () => (await timed(gateways[0]!.alice)).status === 429, 2000, "alice's limit of 1");
       expect((await timed(gateways[1]!.alice)).status).toBe(429);
@@ -204,7 +204,12 @@ describe('a slow Redis against the store deadline', () => {
 describe('a client that leaves mid-stream, counted in Redis', () => {
   it('still consumes its tokens: the estimate of what it sent and received is settled into the shared counter', async () => {
     const manifests = limitsManifests({ upstream: upstream.baseURL, alice: '{tokensPerDay: 100000}' });
-    const gw = await startGateway(manifests, { usageLimits: { redisUrl: redis.url, timeoutMs: PROCESS_DEADLINE_MS } });
+    // The upstream holds its stream, so the answer is read on after the client left until the read-on bound ends
+    // it (then estimated): 200 ms here rather than the default 10 s, the same path.
+    const gw = await startGateway(manifests, {
+      usageLimits: { redisUrl: redis.url, timeoutMs: PROCESS_DEADLINE_MS },
+      usage: { readOn: { ms: 200, bytes: 1024 * 1024 } },
+    });
     let used: number;
     try {
       const release = upstream.holdStreams();

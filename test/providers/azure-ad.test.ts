@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
 import { type EntraApp, type EntraTokenServer, JWT_BEARER, startEntraTokenServer } from '../fakes/entra-token-server.js';
 import { type ProviderRequest, type ProviderUpstream, startProviderUpstream } from '../fakes/provider-upstream.js';
@@ -258,17 +258,22 @@ describe('azureAD (Microsoft Entra ID) backends, the recipe against fakes of Ent
     const { entra, provider, verdicts } = await fakes([{ ...app }], app);
     const lifetimeMs = 3_000;
     entra.lifetimeSeconds = lifetimeMs / 1000;
+    // Time must pass for tokens to expire, on a clock the test moves on: Date alone is faked (it also runs with
+    // real time; timers and I/O are real), and the gateway's token cache, the identity library (the expiry it
+    // computes) and the fakes all read it, so the pauses between requests pass without waiting.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    onTestFinished(() => void vi.useRealTimers());
     // The cache's defaults: with a 3 s token, renewal at half its life, never used in its last tenth.
     const gw = await gateway(recipe(RECIPE, { origin: provider.origin }).yaml, { tokens: {} });
 
     const start = Date.now();
     let sent = 0;
-    // Real time must pass for tokens to expire: requests for more than two lifetimes, paced to keep the count sane.
+    // Requests for more than two lifetimes, 50 ms apart on that clock to keep the count sane.
     while (Date.now() - start < 2.5 * lifetimeMs) {
       const res = await post(gw);
       sent++;
       expect(res.status, await res.text()).toBe(200);
-      await new Promise((r) => setTimeout(r, 20));
+      vi.advanceTimersByTime(50);
     }
 
     expect(verdicts).toHaveLength(sent);

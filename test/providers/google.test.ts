@@ -4,7 +4,7 @@
 // tokens are renewed ahead of expiry and not per request, concurrent requests share one; a refused grant gives the
 // client a 502 naming the backend and keeps Google's reason for the route's status, with no key material anywhere.
 import { generateKeyPairSync } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type GoogleTokenServer, startGoogleTokenServer } from '../fakes/google-token-server.js';
 import { type ProviderRequest, startProviderUpstream } from '../fakes/provider-upstream.js';
 import { ALICE_KEY, startGateway } from '../helpers/gateway.js';
@@ -78,6 +78,10 @@ describe('gcp: Google access tokens', () => {
   it('renews short-lived tokens ahead of expiry: none expired on arrival, shared, not fetched per request', async () => {
     oauth.lifetimeSeconds = 3; // renewed from 1.5 s on, never used after 2.7 s
     const before = oauth.issued.length;
+    // The token lifetimes pass on a clock the test moves on: Date alone is faked (it also runs with real time;
+    // timers and I/O are real), and the gateway's token cache, Google's library (the expiry it computes and the
+    // JWT it signs) and the fake token endpoint all read it, so the 150 ms between requests pass without waiting.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
     const vertex = await startProviderUpstream(liveToken(() => oauth));
     const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(account.privateKeyPem)));
     try {
@@ -91,7 +95,7 @@ describe('gcp: Google access tokens', () => {
       while (Date.now() - started < 7_000) {
         expect((await chat(gw.baseURL)).status).toBe(200);
         n++;
-        await new Promise((r) => setTimeout(r, 150));
+        vi.advanceTimersByTime(150);
       }
       expect(vertex.refused).toEqual([]); // every request carried a live token
       const issued = oauth.issued.length - before;
@@ -102,6 +106,7 @@ describe('gcp: Google access tokens', () => {
     } finally {
       await gw.close();
       await vertex.close();
+      vi.useRealTimers();
     }
   }, 20_000);
 
