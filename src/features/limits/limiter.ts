@@ -38,6 +38,13 @@ export interface MoneyCharge {
   readonly group?: string;
 }
 
+/** A rule's counter key in one window, and that window. */
+interface Counter {
+  readonly key: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 interface Held {
   readonly key: string;
   readonly rule: AnyRule;
@@ -116,6 +123,8 @@ export class Limiter {
   readonly #onStoreError: (err: unknown) => void;
   readonly #prefix: string;
   readonly #locals = new Map<string, Local>();
+  /** By rule (the table's objects), its counter in the current window. */
+  readonly #counters = new WeakMap<object, Counter>();
   /** Units to give back or add at the next sync (leases dropped by a changed limit, late debts). */
   #pending: Adjustment[] = [];
   /** What settlements charged money rules, pushed with each sync. */
@@ -132,9 +141,23 @@ export class Limiter {
 
   /** The counter key of a rule at `now` (window counters carry their window's start). */
   keyOf(rule: Pick<AnyRule, 'scope' | 'field' | 'window'>, now: number): string {
-    return rule.window === 'none'
-      ? `${this.#prefix}${rule.scope}:${rule.field}`
-      : `${this.#prefix}${rule.scope}:${rule.field}:${windowAt(rule.window, now).start}`;
+    return this.#counterOf(rule, now).key;
+  }
+
+  /** Ms until a rule's window resets (1000 for in-flight counts). */
+  #resetMs(rule: AnyRule, now: number): number {
+    return rule.window === 'none' ? 1000 : this.#counterOf(rule, now).end - now;
+  }
+
+  /** A rule's counter in the window holding `now`: kept per rule until that window ends, not built per request. */
+  #counterOf(rule: Pick<AnyRule, 'scope' | 'field' | 'window'>, now: number): Counter {
+    const known = this.#counters.get(rule);
+    if (known && known.start <= now && now < known.end) return known;
+    const { start, end } = windowAt(rule.window, now);
+    const key = rule.window === 'none' ? `${this.#prefix}${rule.scope}:${rule.field}` : `${this.#prefix}${rule.scope}:${rule.field}:${start}`;
+    const counter = { key, start, end };
+    this.#counters.set(rule, counter);
+    return counter;
   }
 
   /**
@@ -148,7 +171,7 @@ export class Limiter {
     // A lacking rule claims what its lease holds (all of it, a debt included) and asks the store for the rest.
     const lacking: { h: Held; claimed: number; need: number }[] = [];
     const hold = (rule: AnyRule, cost: number, settles: Held['settles']): Refusal | undefined => {
-      if (cost > rule.limit) return { rule, cost, used: undefined, resetMs: resetMsOf(rule, now) };
+      if (cost > rule.limit) return { rule, cost, used: undefined, resetMs: this.#resetMs(rule, now) };
       const key = this.keyOf(rule, now);
       const local = this.#local(key, rule, now);
       const h: Held = { key, rule, cost, local, settles };
@@ -199,7 +222,7 @@ export class Limiter {
         undo();
         const { h } = lacking[result.refused]!;
         h.local.seen = result.used;
-        return { rule: h.rule, cost: h.cost, used: result.used, resetMs: resetMsOf(h.rule, now) };
+        return { rule: h.rule, cost: h.cost, used: result.used, resetMs: this.#resetMs(h.rule, now) };
       }
       for (let i = 0; i < lacking.length; i++) {
         const { h, need } = lacking[i]!;
@@ -280,7 +303,7 @@ export class Limiter {
     return rules.map((rule) => {
       const local = this.#locals.get(this.keyOf(rule, now));
       const remaining = local ? Math.max(0, rule.limit - local.seen + Math.max(0, local.left)) : rule.limit;
-      return { rule, remaining, resetMs: resetMsOf(rule, now) };
+      return { rule, remaining, resetMs: this.#resetMs(rule, now) };
     });
   }
 
@@ -347,7 +370,7 @@ export class Limiter {
       local = undefined;
     }
     if (!local) {
-      const span = windowAt(rule.window, now);
+      const span = this.#counterOf(rule, now);
       const kind: CounterKind = rule.window === 'none' ? 'concurrent' : 'window';
       const ttlMs = kind === 'concurrent' ? CONCURRENT_TTL_MS : span.end - now + TTL_MARGIN_MS;
       local = { kind, limit: rule.limit, windowEnd: span.end, ttlMs, left: 0, seen: 0, inUse: 0, touched: true };
@@ -355,8 +378,4 @@ export class Limiter {
     }
     return local;
   }
-}
-
-function resetMsOf(rule: AnyRule, now: number): number {
-  return rule.window === 'none' ? 1000 : windowAt(rule.window, now).end - now;
 }
