@@ -105,6 +105,29 @@ const MESSAGE = jsonBody({
   stop_sequence: null,
   usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 58 },
 });
+/** A Messages API stream of 20 events as Anthropic sends it: the usage in message_start and message_delta. */
+function messageEvent(type: string, data: object): Buffer {
+  return Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+}
+const MESSAGE_STREAM: Buffer[] = [
+  messageEvent('message_start', {
+    message: {
+      id: 'msg_bench000000000000000000',
+      type: 'message',
+      role: 'assistant',
+      model: 'bench-upstream-model',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+    },
+  }),
+  messageEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+  ...Array.from({ length: STREAM_CHUNKS - 5 }, (_, i) => messageEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: ` token${i}` } })),
+  messageEvent('content_block_stop', { index: 0 }),
+  messageEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }),
+  messageEvent('message_stop', {}),
+];
 const TRANSCRIPTION = jsonBody({ text: 'The quick brown fox jumps over the lazy dog.', usage: { type: 'duration', seconds: 30 } });
 const MODELS = jsonBody({ object: 'list', data: [{ id: 'bench-upstream-model', object: 'model', created: 1_767_225_600, owned_by: 'bench' }] });
 const NOT_FOUND = jsonBody({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: 'not_found' } });
@@ -172,6 +195,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer[], size:
       return send(res, 200, CHAT);
     }
     case '/v1/messages':
+      if (/"stream"\s*:\s*true/.test(Buffer.concat(body).subarray(0, 1024).toString('latin1'))) return sendStream(res, MESSAGE_STREAM);
       return send(res, 200, MESSAGE);
     case '/v1/embeddings':
       return send(res, 200, EMBEDDING);

@@ -2,14 +2,17 @@
 // A/B runs of two gateway builds where CPU time is too noisy to tell a few percent apart (bench/results/performance-history.md).
 // Counts user-space instructions of the target process only (the kernel's socket work, identical for every build,
 // is left out), after a warm-up, over a fixed number of chat requests at c=16 with the benchmark's configuration
-// (10k tokens, 1k routes, info logs to a file).
+// (10k tokens, 1k routes, info logs to a file), each request the benchmark's own body (bench/lib/workload.ts).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function [--top 30]] [--bare] [--stream] [--node-args="FLAGS"]
+//                                           [--by-function [--top 30]] [--bare] [--stream] [--messages] [--node-args="FLAGS"]
 //
 // --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
 // the floor the gateway's count is compared with, as `npm run bench` compares CPU time.
 // --stream sends `"stream": true`: the fake upstream answers with 20 SSE events, one per turn of its event loop.
+// --messages sends the benchmark's messages-c32 request instead: the same content as POST /v1/messages to its
+// native (api: anthropic) route, which the fake upstream answers in the Messages API's shape (with --stream, 20
+// events with the usage in message_start and message_delta).
 // --node-args adds node flags to the target's (V8 flags, which NODE_OPTIONS refuses), for A/B runs of a flag.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
@@ -26,7 +29,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { type InstructionRow, summarizeInstructions } from './lib/callgrind-symbols.js';
-import { BENCH_KEY, BENCH_MODEL, writeManifests } from './lib/manifests.js';
+import { BENCH_KEY, BENCH_MESSAGES_MODEL, BENCH_MODEL, writeManifests } from './lib/manifests.js';
+import { chatBody, messagesBody } from './lib/workload.js';
 import { freePort } from '../test/support/free-port.js';
 import { ROOT, startUpstream } from './lib/targets.js';
 
@@ -40,6 +44,7 @@ const { values: opt } = parseArgs({
     label: { type: 'string' },
     bare: { type: 'boolean', default: false },
     stream: { type: 'boolean', default: false },
+    messages: { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
   },
 });
@@ -102,12 +107,9 @@ async function ready(): Promise<void> {
   throw new Error(`the gateway did not get ready\n${stderr}`);
 }
 
-const body = JSON.stringify({
-  model: BENCH_MODEL,
-  messages: [{ role: 'user', content: 'Say hello to the benchmark.' }],
-  ...(opt.stream ? { stream: true } : {}),
-});
-const kind = opt.stream ? 'streaming chat' : 'chat';
+const body = opt.messages ? messagesBody(BENCH_MESSAGES_MODEL, opt.stream) : chatBody(BENCH_MODEL, opt.stream);
+const path = opt.messages ? '/v1/messages' : '/v1/chat/completions';
+const kind = `${opt.stream ? 'streaming ' : ''}${opt.messages ? 'Messages API (native)' : 'chat'}`;
 async function load(n: number): Promise<void> {
   let left = n;
   let failed = 0;
@@ -115,7 +117,7 @@ async function load(n: number): Promise<void> {
     while (left-- > 0) {
       const r = await pool.request({
         method: 'POST',
-        path: '/v1/chat/completions',
+        path,
         headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' },
         body,
       });

@@ -6,7 +6,8 @@
 // gateway-wN target)  --gateway-node-args "FLAGS" (node flags for every gateway target)  --variant NAME="FLAGS"
 // (adds a gateway target NAME with those node flags, and/or another build's path/to/cli.js, and/or NAME=VALUE
 // environment variables, for A/B runs; repeatable)  --streams N  --profile (gateway, bare and variants under --cpu-prof; summaries in the report)  --no-install
-// --no-build  --out DIR  --keep (keep the temp dir)  --warmup SECONDS (per target, of chat and again of streaming; default 15)
+// --no-build  --out DIR  --keep (keep the temp dir)  --warmup SECONDS (per target, of chat, of streaming and of Messages when
+//   its scenario runs; default 15 each)
 // --rewarm SECONDS (each target again, with the scenario's own load, right before each of its measurements; default 2)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -158,8 +159,10 @@ try {
 
   const ctx = { upstreamUrl, workload, key: BENCH_KEY, dir };
   log('warming up …');
+  // Messages too when its scenario runs: measured cold, its first round would count V8 compiling its path.
+  const warmups = chosen.some((s) => s.body === 'messages') ? [workload.chat, workload.stream, workload.messages] : [workload.chat, workload.stream];
   for (const t of targets) {
-    for (const body of [workload.chat, workload.stream]) {
+    for (const body of warmups) {
       await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: warmupSeconds, dir });
     }
   }

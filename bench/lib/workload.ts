@@ -26,7 +26,8 @@ export interface Workload {
 
 const BOUNDARY = '----model-gateway-bench-7MA4YWxkTrZu0gW';
 
-function chatBody(model: string, stream: boolean): string {
+/** The ≈300-byte chat request (also bench/instructions.ts's). */
+export function chatBody(model: string, stream: boolean): string {
   const body = {
     model,
     messages: [
@@ -41,13 +42,14 @@ function chatBody(model: string, stream: boolean): string {
 }
 
 /** The chat request's content as a Messages API request (system apart, max_tokens required). */
-function messagesBody(model: string): string {
+export function messagesBody(model: string, stream = false): string {
   return JSON.stringify({
     model,
     max_tokens: 64,
     system: 'You are a terse assistant. Answer in one sentence.',
     messages: [{ role: 'user', content: 'Explain in one sentence why a gateway should add as little latency as it can to each request.' }],
     temperature: 0,
+    ...(stream ? { stream: true } : {}),
   });
 }
 

@@ -1,10 +1,11 @@
-// The benchmark's own moving parts must be honest: the fake upstream speaks OpenAI's shapes (the official SDK
-// can use it), the bare proxy passes every family through unchanged, and the upstream's byte counts, which the
+// The benchmark's own moving parts must be honest: the fake upstream speaks OpenAI's and Anthropic's shapes (the
+// official SDKs can use it), the bare proxy passes every family through unchanged, and the upstream's byte counts, which the
 // runner uses to reject a run where a proxy lost bodies, are right.
 import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type Started } from '../../bench/lib/procs.js';
@@ -62,6 +63,22 @@ describe.each([
     expect(chunks).toHaveLength(20);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
     expect(chunks.at(-1)?.usage?.total_tokens).toBe(60);
+  });
+
+  it('answers the Messages API whole, and streamed in 20 events with the usage in message_start and message_delta', async () => {
+    const anthropic = new Anthropic({ baseURL: `http://127.0.0.1:${port()}`, apiKey: 'sk-test', maxRetries: 0 });
+    const request = { model: 'bench-messages', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const whole = await anthropic.messages.create(request);
+    expect(whole.content[0]?.type === 'text' && whole.content[0].text).toContain('Latency is what a gateway adds');
+    expect(whole.usage).toMatchObject({ input_tokens: 42, output_tokens: 58 });
+    const stream = anthropic.messages.stream(request);
+    let events = 0;
+    stream.on('streamEvent', () => events++);
+    const final = await stream.finalMessage();
+    expect(events).toBe(20);
+    expect(final.content[0]?.type === 'text' && final.content[0].text).toBe(Array.from({ length: 15 }, (_, i) => ` token${i}`).join(''));
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage).toMatchObject({ input_tokens: 42, output_tokens: 15 });
   });
 
   it('takes a 100 KB embeddings body and a 5 MB upload whole', async () => {

@@ -12,7 +12,7 @@ import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, Outgo
 import { type AnthropicErrorType, anthropicError } from '../../model/anthropic-errors.js';
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
-import { claudeCloudOf } from './backends/claude-cloud.js';
+import { type ClaudeCloud, claudeCloudOf } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
 import type { ChatRequest } from './chat-types.js';
 import { bedrockStreamReader, cloudBody, isAwsEventStream } from './cloud-answer.js';
@@ -33,9 +33,24 @@ function isNative(backend: CompiledBackend): boolean {
   return backend.api === 'anthropic';
 }
 
+/** Each native backend's cloud (claudeCloudOf: a regex, and for a backend at its origin's root a URL parse), once per compiled backend; null: none. */
+const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
+
+/** Which cloud's own endpoint for Claude a backend is; undefined for one that takes the Messages API as it is, or speaks chat. */
+function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
+  if (!isNative(backend)) return undefined;
+  let cloud = clouds.get(backend);
+  if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
+  return cloud ?? undefined;
+}
+
+function isCloud(backend: CompiledBackend): boolean {
+  return cloudOf(backend) !== undefined;
+}
+
 /** True for a backend that counts tokens with the model's own tokenizer: a native one, but Bedrock's InvokeModel has no count. */
 export function countsTokens(backend: CompiledBackend): boolean {
-  return isNative(backend) && claudeCloudOf(backend) !== 'bedrock';
+  return isNative(backend) && cloudOf(backend) !== 'bedrock';
 }
 
 class MessagesExchange implements ExchangeTransform {
@@ -81,9 +96,10 @@ class MessagesExchange implements ExchangeTransform {
 
   /** Lays the request out for each cloud backend; a backend whose adapter refuses it is not tried. */
   #layOutClouds(plan: RequestPlan): void {
+    if (!plan.backends.some(isCloud)) return;
     let refusal: GatewayError | undefined;
     const kept = plan.backends.filter((backend) => {
-      const cloud = isNative(backend) ? claudeCloudOf(backend) : undefined;
+      const cloud = cloudOf(backend);
       if (cloud === undefined) return true;
       const call = { create: this.#create, body: plan.json!, model: backend.model, stream: plan.stream, headers: plan.headers };
       const out = cloudBody(cloud, call);

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { judge } from '../../../test/support/anthropic-sdk-judge.js';
 import { messagesAnswerUsage, messagesReservedOutputTokens, NativeStreamUsage } from './messages-usage.js';
 
+const bytesOf = (answer: unknown): Buffer => Buffer.from(JSON.stringify(answer));
+
 describe('messagesAnswerUsage', () => {
   it('counts all input (uncached + cache read + cache write), cache reads as cached, cache writes apart', () => {
     const answer = {
@@ -21,7 +23,7 @@ describe('messagesAnswerUsage', () => {
         output_tokens_details: { thinking_tokens: 25 },
       },
     };
-    expect(messagesAnswerUsage(answer)).toEqual({
+    expect(messagesAnswerUsage(bytesOf(answer))).toEqual({
       inputTokens: 3512,
       cachedInputTokens: 3000,
       cacheWriteInputTokens: 500,
@@ -32,7 +34,7 @@ describe('messagesAnswerUsage', () => {
   });
 
   it('treats absent and null cache counts as 0, and an answer without usage as unreported', () => {
-    expect(messagesAnswerUsage({ usage: { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: null } })).toEqual({
+    expect(messagesAnswerUsage(bytesOf({ usage: { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: null } }))).toEqual({
       inputTokens: 5,
       cachedInputTokens: 0,
       cacheWriteInputTokens: 0,
@@ -40,8 +42,45 @@ describe('messagesAnswerUsage', () => {
       reasoningTokens: 0,
       estimated: false,
     });
-    expect(messagesAnswerUsage({ type: 'message' })).toBeUndefined();
-    expect(messagesAnswerUsage(null)).toBeUndefined();
+    expect(messagesAnswerUsage(bytesOf({ type: 'message' }))).toBeUndefined();
+    expect(messagesAnswerUsage(bytesOf(null))).toBeUndefined();
+    expect(messagesAnswerUsage(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  // The answer's top-level usage, as parsing the whole answer reads it, whether usage is the last member (read
+  // alone from the end) or not (the whole answer parsed), and whatever "usage" the content quotes.
+  const toolInput = { usage: { input_tokens: 999, output_tokens: 999 }, note: '"usage":{"input_tokens":7}' };
+  const answers: Record<string, string> = {
+    'usage last': JSON.stringify({ content: [{ type: 'tool_use', input: toolInput }], usage: { input_tokens: 3, output_tokens: 4 } }),
+    'usage first, content quoting usage after it': JSON.stringify({
+      usage: { input_tokens: 3, output_tokens: 4 },
+      content: [{ type: 'tool_use', input: toolInput }],
+    }),
+    'pretty-printed, trailing newline': `${JSON.stringify({ content: [], usage: { input_tokens: 3, output_tokens: 4 } }, null, 2)}\n`,
+    'duplicate usage members (the last counts)': '{"usage":{"input_tokens":1,"output_tokens":1},"content":[],"usage":{"input_tokens":3,"output_tokens":4}}',
+    'a nested usage inside the last usage': '{"content":[],"usage":{"input_tokens":3,"output_tokens":4,"x":{"usage":{"input_tokens":9}}}}',
+    'text ending with an escaped usage, no usage of its own': JSON.stringify({ content: [{ type: 'text', text: 'x "usage":{"input_tokens":8}' }] }),
+    'a last member whose key only ends in usage': JSON.stringify({ content: [], '"usage': { input_tokens: 5, output_tokens: 5 } }),
+    'usage null': '{"content":[],"usage":null}',
+    'not JSON': '{"content":[,"usage":{"input_tokens":3}',
+  };
+  for (const [name, text] of Object.entries(answers)) {
+    it(`reads what the whole answer's JSON.parse reads: ${name}`, () => {
+      let expected: ReturnType<typeof messagesAnswerUsage>;
+      try {
+        const usage = (JSON.parse(text) as { usage?: unknown } | null)?.usage;
+        const counts = new NativeStreamUsage();
+        counts.observe({ type: 'message_start', message: { usage } });
+        expected = counts.usage();
+      } catch {
+        expected = undefined;
+      }
+      expect(messagesAnswerUsage(Buffer.from(text))).toEqual(expected);
+    });
+  }
+
+  it('takes the usage of an answer that is not JSON but ends with a usage member that is', () => {
+    expect(messagesAnswerUsage(Buffer.from('{"content":[,"usage":{"input_tokens":3,"output_tokens":4}}'))).toMatchObject({ inputTokens: 3, outputTokens: 4 });
   });
 });
 

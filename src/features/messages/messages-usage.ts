@@ -1,16 +1,60 @@
 // Usage from a backend that speaks the Messages API natively: from a whole answer's `usage`, or from a stream's
 // message_start and message_delta events (message_delta's counts are running totals that replace earlier ones,
 // as the SDK reads them), and what a Messages request reserves for the limits. Pure.
+import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
+import { lastKeyAt, QuotedKey } from '../../dataplane/stream/json-key-search.js';
 import type { Usage } from '../../model/usage.js';
 
-/** The Usage of a non-streamed Messages answer; undefined when it carries no usage. */
-export function messagesAnswerUsage(answer: unknown): Usage | undefined {
-  const usage = field(answer, 'usage');
+const USAGE = new QuotedKey('usage');
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+
+/** The Usage of a non-streamed Messages answer, from its bytes (UTF-8); undefined when it carries no usage. */
+export function messagesAnswerUsage(answer: Buffer): Usage | undefined {
+  const usage = answerUsageObject(answer);
   if (!usage) return undefined;
   // A whole answer's usage is what a stream's message_start would carry.
   const counts = new NativeStreamUsage();
   counts.observe({ type: 'message_start', message: { usage } });
   return counts.usage();
+}
+
+/**
+ * The top-level `usage` member of a whole answer, as JSON.parse of the answer reads it. Anthropic writes it last:
+ * then it is parsed alone, found from the end (as chat's usage is read from its answer's tail), at less than half
+ * the cost of parsing the whole answer. Any other answer is parsed whole. An answer that is not JSON has no usage,
+ * unless it ends with a `usage` member that is.
+ */
+function answerUsageObject(bytes: Buffer): unknown {
+  const last = lastNonSpace(bytes);
+  const at = bytes[last] === CLOSE ? lastKeyAt(bytes, USAGE, last) : -1;
+  // A quote after a backslash is inside a string: not a key.
+  if (at > 0 && bytes[at - 1] !== BACKSLASH) {
+    const colon = skipJsonSpace(bytes, at + USAGE.bytes.length);
+    const value = skipJsonSpace(bytes, colon + 1);
+    // From the value to the answer's closing brace is one JSON object only when `usage` is the answer's last member.
+    if (bytes[colon] === COLON && bytes[value] === OPEN) {
+      try {
+        return JSON.parse(bytes.toString('utf8', value, last));
+      } catch {
+        // Not the last member (or not JSON): the whole answer decides.
+      }
+    }
+  }
+  try {
+    return field(JSON.parse(bytes.toString('utf8')), 'usage');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index of the last byte that is not JSON whitespace; -1 when there is none. */
+function lastNonSpace(bytes: Buffer): number {
+  let i = bytes.length - 1;
+  while (i >= 0 && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i--;
+  return i;
 }
 
 /** Counts a native Messages stream's usage, one parsed event at a time. */

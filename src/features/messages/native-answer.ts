@@ -49,11 +49,8 @@ export class NativeAnswerReader implements AnswerHandler {
   }
 
   onEnd(): Usage | undefined {
-    if (!this.#chunks) return undefined;
-    try {
-      return messagesAnswerUsage(JSON.parse(Buffer.concat(this.#chunks).toString('utf8')));
-    } catch {
-      return undefined;
-    }
+    const chunks = this.#chunks;
+    if (!chunks) return undefined;
+    return messagesAnswerUsage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   }
 }
