@@ -45,9 +45,27 @@ interface Replica {
   readonly metrics: string;
 }
 
-/** A gateway process with the default store deadline, as a replica of a rollout starts. */
+/**
+ * A gateway process as a replica of a rollout starts. Its store deadline is 250 ms, not the default 50: other test
+ * files share the machine's two cores with this Redis, which may then answer past 50 ms (a real timeout, not a late
+ * read); a busy event loop against the default deadline is the last test's subject.
+ */
 async function startReplica(): Promise<Replica> {
-  const run = runCli(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--redis-url', redis.url]);
+  const run = runCli([
+    'serve',
+    '--config',
+    dir,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--metrics-port',
+    '0',
+    '--redis-url',
+    redis.url,
+    '--limits-store-timeout',
+    '250ms',
+  ]);
   const listening = await run.waitForLog((r) => r.msg === 'model-gateway listening', 60_000);
   return { run, api: String(listening['api']), metrics: String(listening['metrics']) };
 }
