@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
 import { type EntraApp, type EntraTokenServer, JWT_BEARER, startEntraTokenServer } from '../fakes/entra-token-server.js';
 import { type ProviderRequest, type ProviderUpstream, startProviderUpstream } from '../fakes/provider-upstream.js';
@@ -15,6 +15,7 @@ import { ALICE_KEY, type GatewayOptions, startGateway, type TestGateway } from '
 import { selfSignedCert, type TestCert, trustCert } from '../support/tls-cert.js';
 import { waitUntil } from '../support/wait.js';
 import { recipe } from './recipe-setup.js';
+import { hermeticEnv } from '../support/hermetic-env.js';
 
 const RECIPE = 'azure-openai-entra.yaml';
 const MODEL = 'gpt-4o';
@@ -38,7 +39,6 @@ const ENV = [
   'AZURE_AUTHORITY_HOST',
   'AZURE_CLIENT_SECRET',
 ];
-const savedEnv = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
 
 let cert: TestCert;
 let untrust: () => void;
@@ -57,18 +57,12 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-beforeEach(() => {
-  // Hermetic: no proxy or Azure setting of the machine leaks in (the Azure SDK reads NO_PROXY once per process).
-  for (const k of ENV) delete process.env[k];
-});
+// Hermetic: no proxy or Azure setting of the machine leaks in (the Azure SDK reads NO_PROXY once per process).
+hermeticEnv(ENV);
 
 afterEach(async () => {
   for (const o of open.reverse()) await o.close();
   open = [];
-  for (const k of ENV) {
-    if (savedEnv[k] === undefined) delete process.env[k];
-    else process.env[k] = savedEnv[k];
-  }
 });
 
 const bearer = (r: ProviderRequest) => /^Bearer (.+)$/.exec(r.headers.authorization ?? '')?.[1];

@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEgressProxy } from '../fakes/egress-proxy.js';
 import { startGoogleTokenServer } from '../fakes/google-token-server.js';
 import { type ProviderRequest, startProviderUpstream } from '../fakes/provider-upstream.js';
@@ -18,6 +18,7 @@ import { startFakeSts } from '../fakes/sts-server.js';
 import { startGateway } from '../helpers/gateway.js';
 import { selfSignedCert, type TestCert, trustCert } from '../support/tls-cert.js';
 import { clientManifests } from './recipe-setup.js';
+import { hermeticEnv } from '../support/hermetic-env.js';
 
 const PROXY_ENV = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'ALL_PROXY', 'all_proxy'];
 /** Every variable the AWS SDK's chain reads for its sources, region and STS endpoint: unset but for what a test sets. */
@@ -44,7 +45,6 @@ const AWS_ENV = [
   'AWS_USE_DUALSTACK_ENDPOINT',
 ];
 const ENV = [...PROXY_ENV, ...AWS_ENV];
-const savedEnv = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
 const UPSTREAM_KEY = 'sk-behind-the-proxy-0123456789';
 /** An upstream name that resolves nowhere: reached only through the proxy. */
 const VLLM = 'vllm.ml.example:8000';
@@ -65,16 +65,11 @@ afterAll(() => {
   untrust();
   rmSync(tmp, { recursive: true, force: true });
 });
-beforeEach(() => {
-  for (const k of ENV) delete process.env[k];
-});
+// Hermetic: no proxy or AWS setting of the machine leaks in.
+hermeticEnv(ENV);
 afterEach(async () => {
   for (const o of open.reverse()) await o.close();
   open = [];
-  for (const k of ENV) {
-    if (savedEnv[k] === undefined) delete process.env[k];
-    else process.env[k] = savedEnv[k];
-  }
 });
 
 async function started<T extends { close(): Promise<void> }>(p: Promise<T>): Promise<T> {
