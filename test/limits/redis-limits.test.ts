@@ -10,8 +10,9 @@ import { waitUntil } from '../support/wait.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
-import { runCli, type CliRun } from '../support/spawn-cli.js';
+import type { CliRun } from '../support/spawn-cli.js';
 import { KEYS, limitsManifests } from './manifests.js';
+import { startReplica, stopReplicas } from './replica.js';
 
 /** The store deadline of the in-process gateways (the default). */
 const DEADLINE_MS = 50;
@@ -73,37 +74,16 @@ describe('two gateway processes sharing one Redis', () => {
   beforeAll(async () => {
     write('{requestsPerMinute: 10}');
     for (let i = 0; i < 2; i++) {
-      const run = runCli(
-        [
-          'serve',
-          '--config',
-          dir,
-          '--host',
-          '127.0.0.1',
-          '--port',
-          '0',
-          '--metrics-port',
-          '0',
-          '--redis-url',
-          redis.url,
-          '--limits-store-timeout',
-          `${PROCESS_DEADLINE_MS}ms`,
-        ],
-        {},
-      );
-      const listening = await run.waitForLog((r) => r.msg === 'model-gateway listening', 30_000);
+      const { run, api } = await startReplica({ dir, redisUrl: redis.url, storeTimeout: `${PROCESS_DEADLINE_MS}ms`, listeningWithinMs: 30_000 });
       await run.waitForLog((r) => r.msg === 'first config loaded; ready', 30_000);
-      const baseURL = `${String(listening.api)}/v1`;
+      const baseURL = `${api}/v1`;
       const client = (apiKey: string) => new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: 10_000 });
       gateways.push({ run, alice: client(KEYS.alice), bob: client(KEYS.bob) });
     }
   }, 90_000);
 
   afterAll(async () => {
-    for (const g of gateways) {
-      g.run.child.kill('SIGTERM');
-      await g.run.exited;
-    }
+    await stopReplicas(gateways);
     rmSync(dir, { recursive: true, force: true });
   });
 

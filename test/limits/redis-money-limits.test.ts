@@ -10,9 +10,10 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
-import { runCli, type CliRun } from '../support/spawn-cli.js';
+import type { CliRun } from '../support/spawn-cli.js';
 import { waitUntil } from '../support/wait.js';
 import { KEYS, limitsManifests } from './manifests.js';
+import { startReplica, stopReplicas } from './replica.js';
 
 const BUDGET = 100_000; // "0.10"
 const COST = 2_500;
@@ -61,23 +62,16 @@ describe('a costPerMonth budget on two gateway processes sharing one Redis', () 
     write('0.10', '{inputPerMTok: "100", outputPerMTok: "200"}');
     for (let i = 0; i < 2; i++) {
       // A store deadline long enough that no call fails open (uncounted) on a busy machine.
-      const run = runCli(
-        ['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--redis-url', redis.url, '--limits-store-timeout', '1000ms'],
-        {},
-      );
-      const listening = await run.waitForLog((r) => r.msg === 'model-gateway listening', 30_000);
+      const { run, api } = await startReplica({ dir, redisUrl: redis.url, storeTimeout: '1000ms', listeningWithinMs: 30_000 });
       await run.waitForLog((r) => r.msg === 'first config loaded; ready', 30_000);
-      const baseURL = `${String(listening.api)}/v1`;
+      const baseURL = `${api}/v1`;
       const client = (apiKey: string) => new OpenAI({ apiKey, baseURL, maxRetries: 0, timeout: 10_000 });
       gateways.push({ run, alice: client(KEYS.alice), bob: client(KEYS.bob) });
     }
   }, 90_000);
 
   afterAll(async () => {
-    for (const g of gateways) {
-      g.run.child.kill('SIGTERM');
-      await g.run.exited;
-    }
+    await stopReplicas(gateways);
     rmSync(dir, { recursive: true, force: true });
   });
 

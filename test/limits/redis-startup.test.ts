@@ -15,9 +15,9 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { captureLogs } from '../support/log-capture.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
-import { runCli, type CliRun } from '../support/spawn-cli.js';
 import { waitUntil } from '../support/wait.js';
 import { KEYS, limitsManifests } from './manifests.js';
+import { type Replica, startReplica, stopReplicas } from './replica.js';
 
 const TRIES = 4;
 const BURST = 50;
@@ -39,36 +39,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Replica {
-  readonly run: CliRun;
-  readonly api: string;
-  readonly metrics: string;
-}
-
 /**
- * A gateway process as a replica of a rollout starts. Its store deadline is 250 ms, not the default 50: other test
- * files share the machine's two cores with this Redis, which may then answer past 50 ms (a real timeout, not a late
- * read); a busy event loop against the default deadline is the last test's subject.
+ * A replica as a rollout starts it. Its store deadline is 250 ms, not the default 50: other test files share the
+ * machine's two cores with this Redis, which may then answer past 50 ms (a real timeout, not a late read); a busy
+ * event loop against the default deadline is the last test's subject.
  */
-async function startReplica(): Promise<Replica> {
-  const run = runCli([
-    'serve',
-    '--config',
-    dir,
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--metrics-port',
-    '0',
-    '--redis-url',
-    redis.url,
-    '--limits-store-timeout',
-    '250ms',
-  ]);
-  const listening = await run.waitForLog((r) => r.msg === 'model-gateway listening', 60_000);
-  return { run, api: String(listening['api']), metrics: String(listening['metrics']) };
-}
+const replica = (): Promise<Replica> => startReplica({ dir, redisUrl: redis.url, storeTimeout: '250ms', listeningWithinMs: 60_000 });
 
 /** Counters are per calendar minute: a test that must stay inside one waits while the minute is in its last seconds. */
 async function insideOneMinute(needMs: number): Promise<void> {
@@ -104,7 +80,7 @@ describe('a replica right after start', () => {
         for (let attempt = 0; done < TRIES; attempt++) {
           expect(attempt).toBeLessThan(TRIES * 2); // a few tries may be redone for a minute boundary, not many
           await flusher.flushall();
-          const replicas = await Promise.all([startReplica(), startReplica()]);
+          const replicas = await Promise.all([replica(), replica()]);
           try {
             await waitUntil(async () => (await Promise.all(replicas.map((r) => readyz(r.api)))).every((s) => s === 200), 60_000, 'both replicas ready');
             const clients = replicas.map((r) => new OpenAI({ apiKey: KEYS.alice, baseURL: `${r.api}/v1`, maxRetries: 0, timeout: 10_000 }));
@@ -123,8 +99,7 @@ describe('a replica right after start', () => {
             expect(upstream.requests.length - before).toBe(LIMIT);
             done++;
           } finally {
-            for (const r of replicas) r.run.child.kill('SIGTERM');
-            await Promise.all(replicas.map((r) => r.run.exited));
+            await stopReplicas(replicas);
           }
         }
       } finally {
