@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ChartCopies, chartCopiesForEnvtest, ENVTEST_KUBE_VERSION, objectsOf, repoRoot } from './charts-for-envtest.js';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+import { describeEnvtest, type Envtest, startEnvtest, kubectlOk } from './envtest.js';
 
 const NAMESPACE = 'model-gateway';
 const CI_VALUES = readdirSync(join(repoRoot, 'charts/model-gateway/ci'))
@@ -46,12 +46,7 @@ describeEnvtest('the charts on a real kube-apiserver', () => {
     charts?.remove();
   });
 
-  const ok = (args: string[], input?: string) => {
-    const r = server.kubectl(args, input);
-    expect(r.status, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-    expect(r.stderr, `kubectl ${args.join(' ')} warned`).not.toMatch(/Warning/i);
-    return r.stdout;
-  };
+  const ok = (args: string[], input?: string) => kubectlOk(server, args, input);
 
   const dryRun = (mode: string[], rendered: string) =>
     server.kubectl(['apply', ...mode, '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], rendered);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validationRules } from '../../src/compile/crd/validation-rules.js';
 import { type ChartCopies, chartCopiesForEnvtest, objectsOf, repoRoot } from './charts-for-envtest.js';
-import { describeEnvtest, type Envtest, startEnvtest } from './envtest.js';
+import { describeEnvtest, type Envtest, startEnvtest, kubectlOk } from './envtest.js';
 
 const CRD_DIR = join(repoRoot, 'crds');
 const CRD_FILES = readdirSync(CRD_DIR)
@@ -62,12 +62,7 @@ describeEnvtest('the CRDs on a real kube-apiserver', () => {
     charts?.remove();
   });
 
-  const ok = (args: string[], input?: string) => {
-    const r = server.kubectl(args, input);
-    expect(r.status, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
-    expect(r.stderr, `kubectl ${args.join(' ')} warned`).not.toMatch(/Warning/i);
-    return r.stdout;
-  };
+  const ok = (args: string[], input?: string) => kubectlOk(server, args, input);
   const crdFileArgs = CRD_FILES.flatMap((f) => ['-f', f]);
 
   it('finds the three CRDs in crds/ and the same three in the CRD chart', () => {

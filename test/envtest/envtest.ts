@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { describe, inject } from 'vitest';
+import { describe, expect, inject } from 'vitest';
 import { type EnvtestEnv, envtestDir, readEnv, startServer, stopServer } from './server-process.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,6 +64,14 @@ export interface Envtest {
   /** Every ServiceAccount request so far (only when started with audit: true). */
   auditEvents(): AuditEvent[];
   stop(): void;
+}
+
+/** Runs kubectl as the admin against `server`, expecting it to succeed without a warning; its standard output. */
+export function kubectlOk(server: Envtest, args: string[], input?: string): string {
+  const r = server.kubectl(args, input);
+  expect(r.status, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
+  expect(r.stderr, `kubectl ${args.join(' ')} warned`).not.toMatch(/Warning/i);
+  return r.stdout;
 }
 
 let toolPaths: Partial<Record<'helm' | 'kubectl', string>> = {};
