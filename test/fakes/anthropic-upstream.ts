@@ -2,10 +2,9 @@
 // every request (method, path with its query, headers, JSON body). A request whose messages[] already hold k
 // assistant turns gets turn k, so a client's retry of the same step (e.g. Claude Code retrying unstreamed) gets
 // the same answer (a turn may instead drop the connection mid-stream). Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
-import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { messageEvents, messageJson, sseEvent, stepOf } from './anthropic-events.js';
+import { listenOnLoopback } from './loopback.js';
 
 type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -63,17 +62,13 @@ export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<An
     if (body['stream'] === true) return stream(res, id, String(body['model']), turn);
     sendJson(res, 200, messageJson(id, String(body['model']), turn));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const loop = await listenOnLoopback(server);
+  const origin = loop.origin;
   return {
     origin,
     baseURL: `${origin}/v1`,
     requests,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }
 

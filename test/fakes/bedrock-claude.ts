@@ -8,12 +8,12 @@
 // bytes can be written in small slices to split messages, and a scripted error can answer every signed request.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 import { type AnthropicEvent, messageEvents, messageJson, stepOf } from './anthropic-events.js';
 import type { AnthropicTurn } from './anthropic-upstream.js';
 import { type SigV4Credentials, verifySigV4 } from './sigv4-verifier.js';
+import { listenOnLoopback } from './loopback.js';
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
 
@@ -126,16 +126,12 @@ export async function startBedrockClaude(o: BedrockClaudeOptions): Promise<Bedro
     res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json' });
     await writeStream(res, streamMessages(messageEvents(id, r.modelId, turn), turn, o), o.sliceBytes);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: loop.origin,
     requests,
     refused,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }
 

@@ -2,9 +2,9 @@
 // client tunnels) and absolute-form requests (plain http through HTTP_PROXY), each to a host:port the test maps to a
 // loopback port, so public names (oauth2.googleapis.com:443) reach loopback fakes only through it. Anything else
 // is refused, and everything is recorded: what went through the proxy, and so what did not.
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, request, type Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export interface EgressProxy {
   /** For HTTPS_PROXY / HTTP_PROXY. */
@@ -52,15 +52,13 @@ export async function startEgressProxy(routes: Readonly<Record<string, number>>)
     track(upstream);
     upstream.on('error', () => client.destroy());
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: loop.origin,
     seen,
     async close() {
       for (const s of sockets) s.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await loop.close();
     },
   };
 }

@@ -5,11 +5,10 @@
 // - the GCE/GKE metadata server (plain http, found through GCE_METADATA_HOST): the Metadata-Flavor header required.
 // `valid(token)` tells the fake Vertex endpoint whether a token was issued here and has not expired.
 import { randomBytes, verify } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { TestCert } from '../support/tls-cert.js';
+import { listenOnLoopback } from './loopback.js';
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -73,10 +72,9 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
     return send(404, 'not found', flavor);
   };
   const server: Server = o.tls ? createHttps({ key: o.tls.key, cert: o.tls.cert }, handler) : createHttp(handler);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    port: (server.address() as AddressInfo).port,
+    port: loop.port,
     issued,
     refusals,
     valid: (token) => issued.some((t) => t.token === token && t.expiresAt > Date.now()),
@@ -86,10 +84,7 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
     set lifetimeSeconds(v: number) {
       state.lifetimeSeconds = v;
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }
 

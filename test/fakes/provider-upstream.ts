@@ -2,9 +2,8 @@
 // provider checks (a key header, a query parameter, an access token, a SigV4 signature, a deployment path), through
 // a `check` the test gives it, and refuses with 401 like the provider when that fails. It answers chat completions
 // (JSON and streams, usage included) and embeddings, and records every request it received.
-import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export interface ProviderRequest {
   readonly method: string;
@@ -93,15 +92,11 @@ export async function startProviderUpstream(check: ProviderCheck): Promise<Provi
       }),
     );
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: loop.origin,
     requests,
     refused,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }

@@ -1,8 +1,7 @@
 // A loopback HTTP server for the scripted fakes: it reads each request's JSON body, records the request, and hands
 // it to the fake's own answer. The fakes differ only in how they answer.
-import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -31,14 +30,10 @@ export async function startRecordingServer(
     requests.push(seen);
     answer(req, res, seen, requests);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseURL: `${loop.origin}/v1`,
     requests,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }

@@ -1,9 +1,8 @@
 // A fake OpenAI-compatible upstream on 127.0.0.1 that records every request it receives (method, path,
 // headers, raw body bytes, whether the caller hung up early) and answers each family plausibly. Tests can
 // gate streams (the final chunks wait for release()) and override any path's behaviour.
-import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -67,9 +66,8 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       else res.destroy();
     }
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const loop = await listenOnLoopback(server);
+  const origin = loop.origin;
 
   return {
     origin,
@@ -92,10 +90,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       if (done) return Promise.resolve(done);
       return new Promise((resolve) => earlyCloseWaiters.push({ path, match, resolve }));
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }
 

@@ -5,12 +5,11 @@
 // role it knows, no request signature (the call is anonymous). It answers with the API reference's XML shape, and
 // `credentials(accessKeyId)` hands the issued temporary keys to the independent SigV4 verifier of the fake Bedrock.
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { SigV4Credentials } from './sigv4-verifier.js';
 import type { TestCert } from '../support/tls-cert.js';
+import { listenOnLoopback } from './loopback.js';
 
 const XMLNS = 'https://sts.amazonaws.com/doc/2011-06-15/';
 
@@ -99,10 +98,9 @@ export async function startFakeSts(o: { tls: TestCert; roles: Readonly<Record<st
   };
 
   const server = createServer({ key: o.tls.key, cert: o.tls.cert }, handler);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    port: (server.address() as AddressInfo).port,
+    port: loop.port,
     issued,
     refusals,
     credentials(accessKeyId) {
@@ -110,9 +108,6 @@ export async function startFakeSts(o: { tls: TestCert; roles: Readonly<Record<st
       if (c === undefined || Date.now() >= c.expiresAt) return undefined;
       return { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, sessionToken: c.sessionToken };
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }

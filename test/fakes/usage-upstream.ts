@@ -3,9 +3,8 @@
 // usage only when asked (stream_options.include_usage), as OpenAI does; a request whose prompt says "hang"
 // streams two deltas and then waits for the client to leave, never reporting; one whose prompt says "wait" streams
 // two deltas and the rest when the test releases it.
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 
 interface Reported {
   readonly inputTokens: number;
@@ -49,19 +48,15 @@ export async function startUsageUpstream(): Promise<UsageUpstream> {
       answer(req, res, json, draw(++n), (r) => reported.set(id, r), held);
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseURL: `${loop.origin}/v1`,
     reported,
     bodies,
     release() {
       for (const finish of held.splice(0)) finish();
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }
 

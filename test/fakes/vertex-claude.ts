@@ -5,11 +5,10 @@
 // error shape for authentication and Anthropic's for the body, as Vertex answers them. It plays a scripted
 // conversation (turn k once the request holds k assistant turns), answering rawPredict with Anthropic's JSON and
 // streamRawPredict with Anthropic's SSE; a scripted error in Google's shape can answer every authenticated request.
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { messageEvents, messageJson, sseEvent, stepOf } from './anthropic-events.js';
 import type { AnthropicTurn } from './anthropic-upstream.js';
+import { listenOnLoopback } from './loopback.js';
 
 interface VertexRequest {
   readonly url: string;
@@ -92,15 +91,11 @@ export async function startVertexClaude(o: VertexClaudeOptions): Promise<VertexC
     for (const e of messageEvents(id, r.model, turn)) res.write(sseEvent(e));
     res.end();
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const loop = await listenOnLoopback(server);
   return {
-    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}${o.basePath}`,
+    baseURL: `${loop.origin}${o.basePath}`,
     requests,
     refused,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: loop.close,
   };
 }
