@@ -1,7 +1,7 @@
 // The default log destination writes asynchronously yet loses nothing: lines written just before a normal exit are
 // flushed, and a quiet process gets its lines out at once. The access log's writer keeps pino's line format.
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, infoLineWriter } from '../../src/observability/logger.js';
 
 const LOGGER = new URL('../../src/observability/logger.ts', import.meta.url).pathname;
@@ -37,6 +37,14 @@ describe('createLogger default destination', () => {
     expect(lines.map((l) => JSON.parse(l.text).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it('writes the access lines still batched when the process ends on its own (the batch timer does not hold it)', async () => {
+    const { lines, exitAt } = await run(
+      `import { infoLineWriter } from ${JSON.stringify(LOGGER)};\nconst line = infoLineWriter(log, 'request');\nfor (let i = 0; i < 20; i++) line({ i });`,
+    );
+    expect(lines.map((l) => JSON.parse(l.text).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(exitAt).toBeGreaterThan(0);
+  });
+
   it('writes a lone line within about a second, while the process keeps running', async () => {
     const { lines, exitAt } = await run(`log.info('lonely'); setTimeout(() => {}, 2500);`);
     expect(lines).toHaveLength(1);
@@ -47,7 +55,10 @@ describe('createLogger default destination', () => {
 });
 
 describe('infoLineWriter', () => {
-  const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+  // The writer batches the lines of 10 ms: its timer runs on a faked clock here.
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => void vi.useRealTimers());
+  const batchDue = () => vi.advanceTimersByTime(10);
 
   /** A logger writing into an array, as pino is configured by createLogger. */
   function capture(level = 'info') {
@@ -62,7 +73,7 @@ describe('infoLineWriter', () => {
     viaPino.logger.child({ worker: 2 }).info(fields, 'request');
     const direct = capture();
     infoLineWriter(direct.logger.child({ worker: 2 }), 'request')(fields);
-    await nextTurn();
+    batchDue();
     expect(direct.lines).toHaveLength(1);
     expect(direct.lines[0]!.endsWith('}\n')).toBe(true);
     const [a, b] = [JSON.parse(viaPino.lines[0]!), JSON.parse(direct.lines[0]!)];
@@ -76,26 +87,44 @@ describe('infoLineWriter', () => {
     infoLineWriter(quiet.logger, 'request')({ reqId: 'r-2' });
     const loud = capture();
     infoLineWriter(loud.logger, 'm')({});
-    await nextTurn();
+    batchDue();
     expect(quiet.lines).toEqual([]);
     expect(JSON.parse(loud.lines[0]!)).toMatchObject({ level: 30, service: 'model-gateway', msg: 'm' });
   });
 
-  it('hands the lines of one turn of the event loop to the destination as one write, in order', async () => {
+  it('hands the lines of 10 ms to the destination as one write, in order', () => {
     const { logger, lines } = capture();
     const line = infoLineWriter(logger, 'request');
     line({ reqId: 'a' });
+    vi.advanceTimersByTime(9);
     line({ reqId: 'b' });
     expect(lines).toEqual([]);
-    await nextTurn();
+    vi.advanceTimersByTime(1);
     line({ reqId: 'c' });
-    await nextTurn();
-    expect(lines).toHaveLength(2);
-    const ids = (write: string) =>
-      write
-        .trimEnd()
-        .split('\n')
-        .map((t) => JSON.parse(t).reqId);
+    expect(lines).toHaveLength(1);
+    batchDue();
     expect(lines.map(ids)).toEqual([['a', 'b'], ['c']]);
   });
+
+  it('writes at once when the text waiting passes 64 KiB, without waiting for the timer', () => {
+    const { logger, lines } = capture();
+    const line = infoLineWriter(logger, 'request');
+    const pad = 'x'.repeat(1000);
+    for (let i = 0; i < 70; i++) line({ reqId: String(i), pad });
+    expect(lines).toHaveLength(1);
+    // About 1 KB a line: the first write is the line that passed 64 KiB and those before it.
+    expect(lines[0]!.length).toBeGreaterThan(64 * 1024);
+    expect(lines[0]!.lastIndexOf('{"level"')).toBeLessThanOrEqual(64 * 1024);
+    expect(ids(lines[0]!).length).toBeLessThan(70);
+    batchDue();
+    expect(lines.flatMap(ids)).toEqual(Array.from({ length: 70 }, (_, i) => String(i)));
+  });
 });
+
+/** The reqIds of one write's lines. */
+function ids(write: string): string[] {
+  return write
+    .trimEnd()
+    .split('\n')
+    .map((t) => JSON.parse(t).reqId);
+}
