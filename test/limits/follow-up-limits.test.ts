@@ -51,7 +51,14 @@ describe('follow-up calls under limits', () => {
     expect((err as InstanceType<typeof OpenAI.RateLimitError>).message).toContain('group default/team');
     expect(await statusOf(alice.videos.remix(v.id, { prompt: 'again' }))).toBe(429);
     expect(upstream!.received('/v1/videos').filter((r) => r.path.endsWith('/remix'))).toHaveLength(0);
-    const remixes = gw!.logs.filter((l) => l['msg'] === 'request' && String(l['path']).endsWith('/remix'));
+    const remixes = await waitUntil(
+      () => {
+        const lines = gw!.logs.filter((l) => l['msg'] === 'request' && String(l['path']).endsWith('/remix'));
+        return lines.length === 2 ? lines : undefined;
+      },
+      5_000,
+      'the access lines of both remixes',
+    );
     expect(remixes.map((l) => [l['status'], l['seconds']])).toEqual([
       [429, undefined],
       [429, undefined],

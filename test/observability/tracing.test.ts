@@ -182,7 +182,7 @@ describe('traces', () => {
     expect(receiver.requests[0]).toMatchObject({ path: '/v1/traces', headers: { 'x-collector-tenant': 'team-a' }, contentType: 'application/x-protobuf' });
 
     // The access-log line names the trace.
-    const line = gw.logs.find((l) => l.msg === 'request')!;
+    const line = await waitUntil(() => gw.logs.find((l) => l.msg === 'request'), 2_000, 'the access log line');
     expect(line.traceId).toBe(TRACE);
     // No prompt or completion content, and no key, in anything exported.
     expect(receiver.rawText()).not.toContain('hello');
@@ -431,7 +431,7 @@ describe('traces', () => {
     const sent = parseTraceparent(primary.requests[0]!.headers.traceparent);
     expect(sent).toMatchObject({ traceId: notSampled, sampled: false });
     expect(sent.parentId).not.toBe(PARENT); // the gateway's own (unrecorded) server span
-    expect(gw.logs.find((l) => l.msg === 'request')!.traceId).toBe(notSampled);
+    expect((await waitUntil(() => gw.logs.find((l) => l.msg === 'request'), 2_000, 'the access log line')).traceId).toBe(notSampled);
   });
 
   it('exports nothing with OTEL_TRACES_SAMPLER=always_off, and tells the upstream so', async () => {
