@@ -23,6 +23,7 @@ import { figures, markdown, verdicts, type RunData } from './lib/report.js';
 import { measure, rssWithOpenStreams, scenarios } from './lib/scenarios.js';
 import { build, ensureTools, machineInfo } from './lib/setup.js';
 import { directTarget, GATEWAY_NODE_FLAGS, nginxBinary, ROOT, startBare, startGateway, startNginx, startUpstream, type Target } from './lib/targets.js';
+import { parseVariant } from './lib/variant.js';
 import { writeWorkload } from './lib/workload.js';
 import { startRedis, type TestRedis } from '../test/support/redis-server.js';
 
@@ -88,23 +89,7 @@ try {
   if (wanted.has('bare')) targets.push(await startBare(upstream.port, dir, profArgs('bare')));
   const configDir = join(dir, 'manifests');
   const gatewayArgs = opt['gateway-node-args'] !== undefined ? opt['gateway-node-args'].split(' ').filter(Boolean) : GATEWAY_NODE_FLAGS;
-  // A variant's words are node flags and/or a cli.js path, or NAME=VALUE environment variables ({upstream} in a
-  // value is the fake upstream's URL, e.g. OTEL_EXPORTER_OTLP_ENDPOINT={upstream}: it answers /v1/traces).
-  const variants = opt.variant.map((v) => {
-    const eq = v.indexOf('=');
-    const words = v
-      .slice(eq + 1)
-      .split(' ')
-      .filter(Boolean);
-    const isEnv = (w: string) => /^[A-Z_][A-Z0-9_]*=/.test(w);
-    const env = Object.fromEntries(
-      words.filter(isEnv).map((w) => {
-        const i = w.indexOf('=');
-        return [w.slice(0, i), w.slice(i + 1).replaceAll('{upstream}', upstreamUrl)];
-      }),
-    );
-    return { name: v.slice(0, eq), args: words.filter((w) => !isEnv(w)), env };
-  });
+  const variants = opt.variant.map((v) => parseVariant(v, upstreamUrl));
   // The targets started with profArgs: only they are profiled, and only they may get the allocation probe's
   // SIGUSR2 (the signal ends any node process without it, e.g. gateway-limits).
   const instrumented = ['gateway', 'bare', ...variants.map((v) => v.name)];

@@ -7,6 +7,7 @@ import { FakeVideoResponsesUpstream } from '../fakes/video-responses-upstream.js
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { ALICE, newKey, sealedManifests } from '../helpers/sealed-setup.js';
 import { waitUntil } from '../support/wait.js';
+import { insideOneMinute } from './minute.js';
 
 let upstream: FakeVideoResponsesUpstream | undefined;
 let gw: TestGateway | undefined;
@@ -22,11 +23,6 @@ async function setup(groupLimits: string): Promise<OpenAI> {
   upstream = await FakeVideoResponsesUpstream.start({ videoBytes: 512 * 1024 });
   gw = await startGateway(sealedManifests({ video: [upstream.baseURL], responses: upstream.baseURL, groupLimits }), { idKeys: [newKey()] });
   return gw.client(ALICE);
-}
-
-/** Counters are per calendar minute: a test that must stay inside one waits while the minute is in its last seconds. */
-async function insideOneMinute(needMs: number): Promise<void> {
-  await waitUntil(() => 60_000 - (Date.now() % 60_000) > needMs, 60_000, 'a minute with room left');
 }
 
 /** The HTTP status a call ended with (200 for a success). */

@@ -1,14 +1,18 @@
 // Limits through the real HTTP stack with the in-process store: the openai SDK as client, a recording fake
 // upstream. Each test builds its own gateway, so counters start at zero.
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { waitUntil } from '../support/wait.js';
 import { KEYS, limitsManifests, type LimitsSetup } from './manifests.js';
+import { insideOneMinute } from './minute.js';
 
 let upstream: RecordingUpstream | undefined;
 let gw: TestGateway | undefined;
+
+// Every test here counts within one minute's window: none starts in a minute's last 5 s.
+beforeEach(() => insideOneMinute(5_000));
 
 afterEach(async () => {
   await gw?.close();

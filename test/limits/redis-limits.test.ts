@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
+import { insideOneMinute } from './minute.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { startGateway } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
@@ -35,14 +36,6 @@ afterAll(async () => {
   await upstream?.close();
   await redis?.stop();
 });
-
-/**
- * Counters are per calendar minute: a test part that must stay inside one window first waits while the minute is in
- * its last seconds (a condition on the clock, not a pause standing in for an event).
- */
-async function insideOneMinute(needMs: number): Promise<void> {
-  await waitUntil(() => 60_000 - (Date.now() % 60_000) > needMs, 60_000, 'a minute with room left');
-}
 
 /**
  * The timeout of a test that waits for room in the minute: up to `waitMs` of waiting on the clock (insideOneMinute,

@@ -16,6 +16,7 @@ import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recordi
 import { captureLogs } from '../support/log-capture.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { waitUntil } from '../support/wait.js';
+import { insideOneMinute } from './minute.js';
 import { KEYS, limitsManifests } from './manifests.js';
 import { type Replica, startReplica, stopReplicas } from './replica.js';
 
@@ -45,11 +46,6 @@ afterAll(async () => {
  * event loop against the default deadline is the last test's subject.
  */
 const replica = (): Promise<Replica> => startReplica({ dir, redisUrl: redis.url, storeTimeout: '250ms', listeningWithinMs: 60_000 });
-
-/** Counters are per calendar minute: a test that must stay inside one waits while the minute is in its last seconds. */
-async function insideOneMinute(needMs: number): Promise<void> {
-  await waitUntil(() => 60_000 - (Date.now() % 60_000) > needMs, 60_000, 'a minute with room left');
-}
 
 async function readyz(api: string): Promise<number> {
   return (await fetch(`${api}/readyz`)).status;
