@@ -1,17 +1,17 @@
-// A/B of gateway variants, several processes each: for effects of a few percent, which one process per target
-// cannot tell apart. Two processes of the same build, measured side by side, differ by up to 15 % in CPU per
-// request (V8's choices differ from process to process: bench/results/2026-11-27-evening-ab.md), so each variant
-// runs as --copies processes and a round's figure for a variant is the mean of its copies.
+// A/B of gateway variants over several processes each: for effects of a few percent, which one process per target
+// cannot tell apart. Two processes of the same build, measured side by side, differed by up to 15 % in CPU per
+// request (bench/results/2026-11-27-evening-ab.md), so the run starts a set of processes (one per variant), measures
+// them in alternating rounds, stops them, and does that --copies times; every round of every set is one ratio.
 //
 //   npm run bench:ab -- --variant NAME="WORDS" [--variant …] [--copies 3] [--rounds 6] [--seconds 2]
 //                         [--bare] [--body chat|stream|messages] [--no-build]
 //
 // A variant's words are as for `npm run bench -- --variant`: node flags, another build's path/to/cli.js, NAME=VALUE
 // environment variables ({upstream} is the fake upstream). An empty variant (`--variant off=`) is the build as the
-// image starts it. The first variant is the baseline: each round, every other variant's mean over its copies is
-// divided by the baseline's. --bare adds the bench's bare express + undici proxy (--copies processes too).
-// Targets on the target CPU, wrk and the fake upstream on the other (as `npm run bench`); each slice re-warms
-// its process for 1 s first, every process is measured once per round, in an order rotated each round.
+// image starts it. The first variant is the baseline. --bare adds the bench's bare express + undici proxy to each set.
+// Targets on the target CPU, wrk and the fake upstream on the other (as `npm run bench`). Each measurement re-warms
+// its process for 1 s first. A set is kept small so that no process idles long between its rounds: with eight
+// processes measured in turn every figure came out about a quarter higher.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,46 +47,46 @@ const upstream = await startUpstream(dir);
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
 writeManifests(join(dir, 'manifests'), `${upstreamUrl}/v1`);
 
-const groups: { name: string; procs: Target[] }[] = [];
+const variants = opt.variant.map((v) => parseVariant(v, upstreamUrl));
+const names = [...variants.map((v) => v.name), ...(opt.bare ? ['bare'] : [])];
+let running: Target[] = [];
 try {
-  for (const v of opt.variant.map((v) => parseVariant(v, upstreamUrl))) {
-    const procs: Target[] = [];
-    for (let k = 0; k < copies; k++) {
-      procs.push(
-        await startGateway({ configDir: join(dir, 'manifests'), dir, name: `${v.name}-${k}`, nodeArgs: [...GATEWAY_NODE_FLAGS, ...v.args], env: v.env }),
-      );
+  // figures[variant]: CPU µs per request, one per round of each set.
+  const figures = names.map(() => [] as number[]);
+  for (let k = 0; k < copies; k++) {
+    for (const v of variants) {
+      const nodeArgs = [...GATEWAY_NODE_FLAGS, ...v.args];
+      running.push(await startGateway({ configDir: join(dir, 'manifests'), dir, name: `${v.name}-${k}`, nodeArgs, env: v.env }));
     }
-    groups.push({ name: v.name, procs });
-  }
-  if (opt.bare) groups.push({ name: 'bare', procs: await Promise.all(Array.from({ length: copies }, () => startBare(upstream.port, dir))) });
-  const all = groups.flatMap((g) => g.procs);
-  log(`${all.length} processes; warming up …`);
-  for (const t of all) await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: 10, dir });
-
-  // perRound[group][round]: the mean over the group's copies of CPU µs per request.
-  const perRound = groups.map(() => [] as number[]);
-  for (let r = 0; r < rounds; r++) {
-    const cpu = new Map<Target, number>();
-    for (let j = 0; j < all.length; j++) {
-      const t = all[(j + r) % all.length]!;
-      await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: 1, dir });
-      const c0 = cpuSeconds(t.pid);
-      const res = await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds, dir });
-      if (res.errors > 0) throw new Error(`${t.name}: ${res.errors} errors`);
-      cpu.set(t, ((cpuSeconds(t.pid) - c0) * 1e6) / res.requests);
+    if (opt.bare) running.push(await startBare(upstream.port, dir));
+    log(`set ${k + 1} of ${copies}: warming up …`);
+    for (const t of running) await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: 10, dir });
+    for (let r = 0; r < rounds; r++) {
+      const round = new Array<number>(running.length);
+      for (let j = 0; j < running.length; j++) {
+        const i = (j + r) % running.length;
+        const t = running[i]!;
+        await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: 1, dir });
+        const c0 = cpuSeconds(t.pid);
+        const res = await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds, dir });
+        if (res.errors > 0) throw new Error(`${t.name}: ${res.errors} errors`);
+        round[i] = ((cpuSeconds(t.pid) - c0) * 1e6) / res.requests;
+      }
+      for (const [i, x] of round.entries()) figures[i]!.push(x);
+      log(`set ${k + 1} round ${r + 1}: ${names.map((n, i) => `${n} ${round[i]!.toFixed(1)}`).join(', ')} µs/req`);
     }
-    for (const [i, g] of groups.entries()) perRound[i]!.push(g.procs.reduce((s, t) => s + cpu.get(t)!, 0) / g.procs.length);
-    log(`round ${r + 1}: ${groups.map((g, i) => `${g.name} ${perRound[i]![r]!.toFixed(1)}`).join(', ')} µs/req`);
+    for (const t of running) await t.proc.stop();
+    running = [];
   }
   const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
-  console.log(`| variant | CPU µs per request (median of rounds) | × ${groups[0]!.name} (median of rounds) | by round |\n|---|---:|---:|---|`);
-  groups.forEach((g, i) => {
-    const ratios = perRound[i]!.map((x, r) => x / perRound[0]![r]!);
-    console.log(`| ${g.name} | ${median(perRound[i]!).toFixed(1)} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
-  });
-  console.log(`\n${copies} processes per variant, ${rounds} rounds of ${seconds} s each at c=32 (${opt.body}).`);
+  console.log(`| variant | CPU µs per request (median) | × ${names[0]} (median of rounds) | by round |\n|---|---:|---:|---|`);
+  for (const [i, n] of names.entries()) {
+    const ratios = figures[i]!.map((x, r) => x / figures[0]![r]!);
+    console.log(`| ${n} | ${median(figures[i]!).toFixed(1)} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
+  }
+  console.log(`\n${copies} sets of processes (one per variant) in turn, ${rounds} rounds each of ${seconds} s per process at c=32 (${opt.body}).`);
 } finally {
-  for (const t of groups.flatMap((g) => g.procs)) await t.proc.stop();
+  for (const t of running) await t.proc.stop();
   await upstream.stop();
   rmSync(dir, { recursive: true, force: true });
 }
