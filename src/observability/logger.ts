@@ -59,8 +59,8 @@ export function infoLineWriter(logger: Logger, msg: string): (fields: Record<str
     if (!logger.isLevelEnabled('info')) return;
     const json = JSON.stringify(fields);
     if (!pending) {
-      // Unref'd: a process with nothing else to do exits at once, and its exit hook writes the batch.
-      timer = setTimeout(flush, FLUSH_MS).unref();
+      // Not unref'd: pino ends its destination at 'beforeExit', so a process ending on its own must write first.
+      timer = setTimeout(flush, FLUSH_MS);
       holdUntilExit(flush);
     }
     pending += head + Date.now() + afterTime + (json.length > 2 ? `${json.slice(1, -1)},` : '') + tail;
