@@ -3,19 +3,18 @@
 // blocks as parts (text; image and document as blob, uri or file; tool_use as tool_call; tool_result as
 // tool_call_response; thinking as reasoning; a signature is never recorded), stop_reason as finish_reason, and a
 // stream's answer assembled from its content_block_* events. Pure; a block it does not know is a part of its own type.
-import { type Doc, docs, isDoc, joinedText, type Message, type Part, reasoning, str, text, toolCall, toolResponse } from './content-parts.js';
+import { type Doc, docs, isDoc, joinedText, type Message, type Part, partsOf, reasoning, str, text, toolCall, toolResponse } from './content-parts.js';
 
 /** A Messages API request's `system` and `messages` (a `role: "system"` turn among them stays in place). */
 export function anthropicInput(doc: unknown): { messages: Message[]; system: Part[] } | undefined {
   if (!isDoc(doc) || !Array.isArray(doc.messages)) return undefined;
-  const system = typeof doc.system === 'string' ? (doc.system === '' ? [] : [text(doc.system)]) : docs(doc.system).map(block);
-  return { messages: docs(doc.messages).map((m) => ({ role: str(m.role) ?? 'user', parts: blocks(m.content) })), system };
+  return { messages: docs(doc.messages).map((m) => ({ role: str(m.role) ?? 'user', parts: partsOf(m.content, block) })), system: partsOf(doc.system, block) };
 }
 
 /** A whole Messages API answer (`type: "message"`) as one message; undefined when the body is not one. */
 export function anthropicAnswer(doc: Doc): Message[] | undefined {
   if (doc.type !== 'message' || !Array.isArray(doc.content)) return undefined;
-  return [{ role: str(doc.role) ?? 'assistant', parts: blocks(doc.content), finish_reason: finishOf(doc.stop_reason) ?? 'stop' }];
+  return [{ role: str(doc.role) ?? 'assistant', parts: partsOf(doc.content, block), finish_reason: finishOf(doc.stop_reason) ?? 'stop' }];
 }
 
 /** True for the events of a Messages API stream (message_start, content_block_delta, …; not its ping or error). */
@@ -71,11 +70,6 @@ export class StreamedMessage {
     // A stream that ended without a stop reason was cut.
     return [{ role: 'assistant', parts, finish_reason: this.#finish ?? 'error' }];
   }
-}
-
-function blocks(content: unknown): Part[] {
-  if (typeof content === 'string') return content === '' ? [] : [text(content)];
-  return docs(content).map(block);
 }
 
 function block(b: Doc): Part {

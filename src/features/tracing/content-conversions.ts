@@ -4,7 +4,7 @@
 // gen-ai-output-messages.json; content-parts.ts). Pure; what the conversions do not know becomes a part of its own
 // type, or is left out.
 import { isMessageEvent, StreamedMessage } from './anthropic-content.js';
-import { byUrl, type Doc, docs, isDoc, type Message, type Part, reasoning, str, text, toolCall, toolResponse } from './content-parts.js';
+import { byUrl, type Doc, docs, isDoc, type Message, type Part, partsOf, reasoning, str, text, toolCall, toolResponse } from './content-parts.js';
 
 /**
  * A request's messages: Chat Completions' `messages` (system messages among them, where the chat history holds
@@ -146,7 +146,7 @@ function chatMessage(m: Doc): Message {
   if (role === 'tool') parts = [toolResponse(str(m.tool_call_id), m.content)];
   else {
     const think = str(m.reasoning_content) ?? str(m.reasoning);
-    parts = [...(think ? [reasoning(think)] : []), ...contentParts(m.content)];
+    parts = [...(think ? [reasoning(think)] : []), ...partsOf(m.content, contentPart)];
     const refusal = str(m.refusal);
     if (refusal) parts.push(text(refusal));
     for (const t of docs(m.tool_calls)) {
@@ -163,7 +163,7 @@ function responsesItem(item: Doc): Message[] {
   switch (item.type) {
     case undefined:
     case 'message':
-      return [{ role: str(item.role) ?? 'user', parts: contentParts(item.content) }];
+      return [{ role: str(item.role) ?? 'user', parts: partsOf(item.content, contentPart) }];
     case 'function_call':
       return [{ role: 'assistant', parts: [toolCall(str(item.call_id), str(item.name) ?? '', item.arguments)] }];
     case 'custom_tool_call':
@@ -184,7 +184,7 @@ function responsesItem(item: Doc): Message[] {
 function outputItemParts(item: Doc): Part[] {
   switch (item.type) {
     case 'message':
-      return contentParts(item.content);
+      return partsOf(item.content, contentPart);
     case 'function_call':
       return [toolCall(str(item.call_id), str(item.name) ?? '', item.arguments)];
     case 'custom_tool_call':
@@ -201,12 +201,6 @@ function outputItemParts(item: Doc): Part[] {
 
 function reasoningParts(item: Doc): Part[] {
   return [...docs(item.summary), ...docs(item.content)].flatMap((s) => (typeof s.text === 'string' ? [reasoning(s.text)] : []));
-}
-
-/** A message's content: a string, or a list of typed parts (either API's). */
-function contentParts(content: unknown): Part[] {
-  if (typeof content === 'string') return content === '' ? [] : [text(content)];
-  return docs(content).map(contentPart);
 }
 
 function contentPart(p: Doc): Part {

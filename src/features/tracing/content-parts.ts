@@ -23,6 +23,12 @@ export function text(content: string): Part {
   return { type: 'text', content };
 }
 
+/** Message content in either API's two forms: a string (one text part, none when empty) or a list of typed parts. */
+export function partsOf(content: unknown, part: (p: Doc) => Part): Part[] {
+  if (typeof content === 'string') return content === '' ? [] : [text(content)];
+  return docs(content).map(part);
+}
+
 export function reasoning(content: string): Part {
   return { type: 'reasoning', content };
 }
