@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { closedLoop } from './lib/load.js';
 import { BENCH_KEY, writeManifests } from './lib/manifests.js';
 import { cpuSeconds } from './lib/procs.js';
+import { median } from './lib/report.js';
 import { build } from './lib/setup.js';
 import { GATEWAY_NODE_FLAGS, ROOT, startBare, startGateway, startUpstream, type Target } from './lib/targets.js';
 import { parseVariant } from './lib/variant.js';
@@ -78,11 +79,10 @@ try {
     for (const t of running) await t.proc.stop();
     running = [];
   }
-  const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
   console.log(`| variant | CPU µs per request (median) | × ${names[0]} (median of rounds) | by round |\n|---|---:|---:|---|`);
   for (const [i, n] of names.entries()) {
     const ratios = figures[i]!.map((x, r) => x / figures[0]![r]!);
-    console.log(`| ${n} | ${median(figures[i]!).toFixed(1)} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
+    console.log(`| ${n} | ${median(figures[i]!)!.toFixed(1)} | ${median(ratios)!.toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
   }
   console.log(`\n${copies} sets of processes (one per variant) in turn, ${rounds} rounds each of ${seconds} s per process at c=32 (${opt.body}).`);
 } finally {
