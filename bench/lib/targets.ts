@@ -56,8 +56,8 @@ export async function startBare(upstreamPort: number, dir: string, nodeArgs: str
  */
 export const GATEWAY_NODE_FLAGS = ['--expose-gc'];
 
-/** Environment the container image sets for the gateway besides NODE_ENV (Dockerfile `ENV`): glibc's malloc arenas. */
-export const GATEWAY_IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+/** Environment the container image sets for the gateway besides NODE_ENV (Dockerfile `ENV`): glibc's malloc arenas and mmap threshold. */
+export const GATEWAY_IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' };
 
 export interface GatewayOptions {
   configDir: string;
