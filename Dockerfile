@@ -35,14 +35,14 @@ LABEL org.opencontainers.image.title="model-gateway" \
 WORKDIR /app
 ENV NODE_ENV=production
 # Two glibc malloc arenas instead of up to eight per core: the memory the serving thread, libuv's pool and V8's
-# helper threads free goes back to fewer, less fragmented arenas, and RSS a minute after a load is ~40 MB lower
-# (166 vs 208 MB and 180 vs 230 MB in two paired benchmark runs; CPU per request unchanged within noise:
-# docs/performance.md). The benchmark starts its gateway with the same environment (bench/lib/targets.ts).
+# helper threads free goes back to fewer, less fragmented arenas: lower RSS after a load at no measurable CPU
+# (bench/results/2026-11-25-allocation-and-arenas.md). The benchmark starts its gateway with the same environment
+# (bench/lib/targets.ts).
 ENV MALLOC_ARENA_MAX=2
 # A fixed mmap threshold: blocks of 64 KiB and more (bodies, socket buffers) are mapped and unmapped on their own
 # instead of glibc raising its threshold to the largest block freed (5 MB after one upload) and keeping them in
-# fragmented arenas. RSS a minute after a load 172-187 vs 238-248 MB, with 1,000 open streams 214-224 vs 291-300;
-# large bodies cost 2-15 % more CPU (bench/results/2026-11-27-night-mmap-threshold.md).
+# fragmented arenas: lower RSS after a load and with many open streams, for a little more CPU on large bodies
+# (bench/results/2026-11-27-night-mmap-threshold.md).
 ENV MALLOC_MMAP_THRESHOLD_=65536
 # package.json is needed at run time: it carries "type": "module", which makes dist/*.js ES modules.
 COPY --from=deps /app/node_modules ./node_modules

@@ -42,7 +42,8 @@ export function infoLineWriter(logger: Logger, msg: string): (fields: Record<str
   const afterTime = bindings ? `,${bindings},` : ',';
   const tail = `"msg":${JSON.stringify(msg)}}\n`;
   // The lines of FLUSH_MS go to the destination as one write (sooner past FLUSH_CHARS). Each write is a hop to
-  // libuv's thread pool and back; one per turn of the event loop cost a chat request 5–15 % more CPU under load.
+  // libuv's thread pool and back; one per turn of the event loop cost a chat request measurably more CPU under load
+  // (bench/results/2026-11-27-evening-ab.md).
   // sonic-boom also measures the whole text waiting for the write in flight on every write, copying it flat: per
   // batch that is one copy, not one per line.
   let pending = '';

@@ -1,8 +1,8 @@
 // No module the gateway loads may turn a built-in prototype into a dictionary: once any other object has
 // String.prototype as its prototype (ioredis 6's `class VerbatimString extends String` did), V8 keeps
-// String.prototype as a dictionary and every `charCodeAt` in the process became about four times slower (the
-// OpenTelemetry serializer among them; 12 % of the CPU of an untraced chat request). Checked with V8's own
-// %HasFastProperties in a node process that imports every built module of the gateway.
+// String.prototype as a dictionary and every `charCodeAt` in the process runs slower, the OpenTelemetry serializer's
+// among them (bench/results/2026-11-27-night-string-prototype.md). Checked with V8's own %HasFastProperties in a node
+// process that imports every built module of the gateway.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
