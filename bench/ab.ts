@@ -10,8 +10,10 @@
 // environment variables ({upstream} is the fake upstream). An empty variant (`--variant off=`) is the build as the
 // image starts it. The first variant is the baseline. --bare adds the bench's bare express + undici proxy to each set.
 // Targets on the target CPU, wrk and the fake upstream on the other (as `npm run bench`). Each measurement re-warms
-// its process for 1 s first. A set is kept small so that no process idles long between its rounds: with eight
-// processes measured in turn every figure came out about a quarter higher.
+// its process for 1 s first, and each set's first round only settles (not recorded). Reported: the median of the
+// rounds' ratios, and the mean of the sets' mean ratios with its standard error (the sets are the samples). A set
+// is kept small so that no process idles long between its rounds: with eight processes measured in turn every
+// figure came out about a quarter higher.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { closedLoop } from './lib/load.js';
 import { BENCH_KEY, writeManifests } from './lib/manifests.js';
 import { cpuSeconds } from './lib/procs.js';
-import { median } from './lib/report.js';
+import { mean, median, standardError } from './lib/report.js';
 import { build } from './lib/setup.js';
 import { GATEWAY_NODE_FLAGS, ROOT, startBare, startGateway, startUpstream, type Target } from './lib/targets.js';
 import { parseVariant } from './lib/variant.js';
@@ -62,10 +64,12 @@ try {
     if (opt.bare) running.push(await startBare(upstream.port, dir));
     log(`set ${k + 1} of ${copies}: warming up …`);
     for (const t of running) await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: 10, dir });
-    for (let r = 0; r < rounds; r++) {
+    // Round -1 settles and is not recorded: the first round's ratios were biased, its first process having idled
+    // through the others' warm-up (bench/results/2026-11-27-late-tracing.md).
+    for (let r = -1; r < rounds; r++) {
       const round = new Array<number>(running.length);
       for (let j = 0; j < running.length; j++) {
-        const i = (j + r) % running.length;
+        const i = (j + r + running.length) % running.length;
         const t = running[i]!;
         await closedLoop({ url: t.url, body, key: BENCH_KEY, connections: 32, seconds: 1, dir });
         const c0 = cpuSeconds(t.pid);
@@ -73,16 +77,24 @@ try {
         if (res.errors > 0) throw new Error(`${t.name}: ${res.errors} errors`);
         round[i] = ((cpuSeconds(t.pid) - c0) * 1e6) / res.requests;
       }
+      if (r < 0) {
+        log(`set ${k + 1} settling round: ${names.map((n, i) => `${n} ${round[i]!.toFixed(1)}`).join(', ')} µs/req (not recorded)`);
+        continue;
+      }
       for (const [i, x] of round.entries()) figures[i]!.push(x);
       log(`set ${k + 1} round ${r + 1}: ${names.map((n, i) => `${n} ${round[i]!.toFixed(1)}`).join(', ')} µs/req`);
     }
     for (const t of running) await t.proc.stop();
     running = [];
   }
-  console.log(`| variant | CPU µs per request (median) | × ${names[0]} (median of rounds) | by round |\n|---|---:|---:|---|`);
+  console.log(
+    `| variant | CPU µs per request (median) | × ${names[0]} (median of rounds) | × ${names[0]} (mean of sets ± SE) | by round |\n|---|---:|---:|---:|---|`,
+  );
   for (const [i, n] of names.entries()) {
     const ratios = figures[i]!.map((x, r) => x / figures[0]![r]!);
-    console.log(`| ${n} | ${median(figures[i]!)!.toFixed(1)} | ${median(ratios)!.toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
+    const sets = Array.from({ length: copies }, (_, k) => mean(ratios.slice(k * rounds, (k + 1) * rounds)));
+    const spread = `${mean(sets).toFixed(3)} ± ${standardError(sets).toFixed(3)}`;
+    console.log(`| ${n} | ${median(figures[i]!)!.toFixed(1)} | ${median(ratios)!.toFixed(3)} | ${spread} | ${ratios.map((x) => x.toFixed(2)).join(' ')} |`);
   }
   console.log(`\n${copies} sets of processes (one per variant) in turn, ${rounds} rounds each of ${seconds} s per process at c=32 (${opt.body}).`);
 } finally {

@@ -48,6 +48,17 @@ export function median(xs: number[]): number | undefined {
   return s.length % 2 ? s[m] : (s[m - 1]! + s[m]!) / 2;
 }
 
+export function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** The standard error of the mean of xs (0 for fewer than two). */
+export function standardError(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1) / xs.length);
+}
+
 const MB = 1024 * 1024;
 
 export function figures(d: RunData): Figure[] {
