@@ -88,7 +88,8 @@ afterAll(async () => {
 const ready = (o: KubeObj | undefined) =>
   (o?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
-describe('the chart-configured gateway on the fake API server', () => {
+// Steps of one story, each building on the last: they run in this order even under --sequence.shuffle.
+describe('the chart-configured gateway on the fake API server', { shuffle: false }, () => {
   it('the fixtures hold every kind, in the namespaces ci/e2e-values.yaml watches', () => {
     expect(new Set(customResources.map((o) => o.kind))).toEqual(new Set(CR_KINDS));
     const namespaces = [...new Set(customResources.map((o) => o.metadata.namespace as string))].sort();

@@ -35,7 +35,8 @@ function envtestUnavailable(): string | undefined {
 export function describeEnvtest(name: string, fn: () => void): void {
   const why = envtestUnavailable();
   if (!why) {
-    describe(name, fn);
+    // A real server's state carries from one step to the next: they run in order even under --sequence.shuffle.
+    describe(name, { shuffle: false }, fn);
     return;
   }
   if (process.env.MG_REQUIRE_ENVTEST === '1') {

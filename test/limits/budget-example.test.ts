@@ -61,7 +61,8 @@ function spent(): { team: string; alice: string } {
   return { team: formatMoney(gw.limits.limiter.spent(teamMonth!)), alice: formatMoney(gw.limits.limiter.spent(aliceDay!)) };
 }
 
-describe('the Costs and budgets worked example', () => {
+// Steps of one story, each building on the last: they run in this order even under --sequence.shuffle.
+describe('the Costs and budgets worked example', { shuffle: false }, () => {
   it('alice: ten Claude requests at 0.075 each, then 429 insufficient_quota with 0.25 of her 1.00 left', async () => {
     for (let i = 0; i < 10; i++) await ask(alice, 'claude-sonnet-4-5');
     await waitUntil(() => spent().alice === '0.75', 5000, "alice's spend to settle");

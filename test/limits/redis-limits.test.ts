@@ -58,7 +58,8 @@ async function timed(c: OpenAI): Promise<{ status: number; ms: number; code?: st
   }
 }
 
-describe('two gateway processes sharing one Redis', () => {
+// Steps of one story, each building on the last: they run in this order even under --sequence.shuffle.
+describe('two gateway processes sharing one Redis', { shuffle: false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-limits-'));
   const file = join(dir, 'limits.yaml');
   const write = (group: string, alice?: string) => writeFileSync(file, limitsManifests({ upstream: upstream.baseURL, group, ...(alice ? { alice } : {}) }));

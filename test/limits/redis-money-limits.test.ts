@@ -52,7 +52,8 @@ async function counter(): Promise<number> {
   return keys.length === 0 ? 0 : Number(await store.get(keys[0]!));
 }
 
-describe('a costPerMonth budget on two gateway processes sharing one Redis', () => {
+// Steps of one story, each building on the last: they run in this order even under --sequence.shuffle.
+describe('a costPerMonth budget on two gateway processes sharing one Redis', { shuffle: false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-money-'));
   const write = (budget: string, prices: string) =>
     writeFileSync(join(dir, 'limits.yaml'), limitsManifests({ upstream: upstream.baseURL, group: `{costPerMonth: "${budget}"}`, primaryPricing: prices }));

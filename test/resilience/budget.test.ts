@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import { ALICE_KEY, type TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
 import { caught, chat, drain, gatewayWith, route, streamChat } from './harness.js';
 
 let p: FaultyUpstream, s: FaultyUpstream, t: FaultyUpstream;
@@ -84,6 +85,7 @@ describe('the time budget', () => {
 
   it('a non-streaming body still unfinished at timeouts.total is cut', async () => {
     p.setFault({ kind: 'hang-mid-body' });
+    const aborted = p.abortedRequests();
     const t0 = Date.now();
     const res = await fetch(`${gw.baseURL}/chat/completions`, {
       method: 'POST',
@@ -93,7 +95,7 @@ describe('the time budget', () => {
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
     expect(Date.now() - t0).toBeLessThan(500 + SLACK_MS);
-    expect(p.abortedRequests()).toBeGreaterThanOrEqual(1);
+    await waitUntil(() => p.abortedRequests() > aborted, 2_000, 'the upstream request to be aborted');
   });
 
   it('a binary download is bounded by streamIdle, not by timeouts.total', async () => {
@@ -144,6 +146,7 @@ describe('streams', () => {
 
   it('a stream silent for longer than streamIdle ends with an SDK-visible timeout error, without failover', async () => {
     p.setFault({ kind: 'hang-mid-stream', chunks: 2 });
+    const aborted = p.abortedRequests();
     const { data } = await streamChat(client, 'extra-stream');
     const [{ text, error }, ms] = await timed(() => drain(data));
     expect(text).toBe('part0 part1 ');
@@ -152,7 +155,8 @@ describe('streams', () => {
     expect(ms).toBeGreaterThanOrEqual(280);
     expect(ms).toBeLessThan(300 + SLACK_MS);
     expect(s.requests).toHaveLength(0);
-    expect(p.abortedRequests()).toBeGreaterThanOrEqual(1);
+    // The upstream sees its socket close a moment after the client sees the error.
+    await waitUntil(() => p.abortedRequests() > aborted, 2_000, 'the upstream request to be aborted');
   });
 
   it('keep-alive comments flow while the first byte is awaited, then the stream as usual', async () => {
