@@ -13,7 +13,9 @@
 // its process for 1 s first, and each set's first round only settles (not recorded). Reported: the median of the
 // rounds' ratios, and the mean of the sets' mean ratios with its standard error (the sets are the samples). A set
 // is kept small so that no process idles long between its rounds: with eight processes measured in turn every
-// figure came out about a quarter higher.
+// figure came out about a quarter higher. A cost paid in garbage-collection cycles (tracing's) needs long windows,
+// each order once (--rounds 2 --seconds 20): short rounds after an idle miss part of it
+// (bench/results/2026-11-27-night-tracing-mixing.md).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
