@@ -79,12 +79,13 @@ try {
         if (res.errors > 0) throw new Error(`${t.name}: ${res.errors} errors`);
         round[i] = ((cpuSeconds(t.pid) - c0) * 1e6) / res.requests;
       }
+      const line = `${names.map((n, i) => `${n} ${round[i]!.toFixed(1)}`).join(', ')} µs/req`;
       if (r < 0) {
-        log(`set ${k + 1} settling round: ${names.map((n, i) => `${n} ${round[i]!.toFixed(1)}`).join(', ')} µs/req (not recorded)`);
+        log(`set ${k + 1} settling round: ${line} (not recorded)`);
         continue;
       }
       for (const [i, x] of round.entries()) figures[i]!.push(x);
-      log(`set ${k + 1} round ${r + 1}: ${names.map((n, i) => `${n} ${round[i]!.toFixed(1)}`).join(', ')} µs/req`);
+      log(`set ${k + 1} round ${r + 1}: ${line}`);
     }
     for (const t of running) await t.proc.stop();
     running = [];
