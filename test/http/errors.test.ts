@@ -72,7 +72,7 @@ function expectError(r: Awaited<ReturnType<typeof call>>, status: number, type: 
   expect(Object.keys(r.json.error).sort()).toEqual(['code', 'message', 'param', 'type']);
 }
 
-const chat = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] });
+const chat = (model: string, extra: Record<string, unknown> = {}) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...extra });
 
 describe('authentication', () => {
   const cases: [string, string | null][] = [
@@ -281,10 +281,7 @@ describe('secrets', () => {
     for (const model of ['gpt-4o-mini', 'extra-dead', 'extra-limited', 'extra-broken', 'extra-failover']) {
       await call({ path: '/v1/chat/completions', body: chat(model) });
     }
-    const streamed = await call({
-      path: '/v1/chat/completions',
-      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    const streamed = await call({ path: '/v1/chat/completions', body: chat('gpt-4o-mini', { stream: true }) });
     expect(streamed.text).toContain('data: [DONE]');
     // Requests ran one after another and a line is written before the client sees the end of its answer, so
     // once a last marked request is logged, every earlier line has landed.
