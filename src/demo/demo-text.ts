@@ -16,18 +16,28 @@ export function countTokens(text: string): number {
 /** Text of a message content: a string, or an array of parts with `text`. */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content.map((p) => (p && typeof p === 'object' && typeof (p as Json).text === 'string' ? ((p as Json).text as string) : '')).join(' ');
-  }
+  if (Array.isArray(content)) return content.map(partText).join(' ');
   return '';
 }
 
+/** The `text` of one content part; '' for a part without one (an image, a tool result). */
+function partText(part: unknown): string {
+  return part && typeof part === 'object' && typeof (part as Json).text === 'string' ? ((part as Json).text as string) : '';
+}
+
+/**
+ * What the user said last: the last text part of the last user message. Coding agents put reminders and context
+ * in parts before the prompt, so joining the parts would echo those instead.
+ */
 function lastUserText(items: unknown): string {
   if (typeof items === 'string') return items;
   if (!Array.isArray(items)) return '';
   for (let i = items.length - 1; i >= 0; i--) {
     const m = items[i] as Json | undefined;
-    if (m && (m.role === 'user' || m.role === undefined)) return contentText(m.content);
+    if (m && (m.role === 'user' || m.role === undefined)) {
+      const parts = Array.isArray(m.content) ? m.content.map(partText).filter((t) => t.trim() !== '') : [contentText(m.content)];
+      return parts.at(-1) ?? '';
+    }
   }
   return '';
 }

@@ -30,6 +30,25 @@ describe('demo upstream', () => {
     expect(a.choices[0]?.finish_reason).toBe('stop');
   });
 
+  it("echoes the last text part of the last user message: a coding agent's reminders come before its prompt", async () => {
+    const r = await client.chat.completions.create({
+      model: 'demo-chat',
+      messages: [
+        { role: 'user', content: 'an earlier turn' },
+        { role: 'assistant', content: 'ok' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>context</system-reminder>' },
+            { type: 'text', text: 'the prompt' },
+            { type: 'text', text: ' ' },
+          ],
+        },
+      ],
+    });
+    expect(r.choices[0]?.message.content).toMatch(/You said: the prompt$/);
+  });
+
   it('streams chat completions chunk by chunk, with a usage chunk when asked, and honours max_tokens', async () => {
     const stream = await client.chat.completions.create({
       model: 'demo-chat',
