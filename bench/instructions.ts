@@ -5,14 +5,16 @@
 // (10k tokens, 1k routes, info logs to a file), each request the benchmark's own body (bench/lib/workload.ts).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function [--top 30]] [--bare] [--stream] [--messages] [--node-args="FLAGS"]
+//                                           [--by-function [--top 30]] [--bare] [--stream] [--messages [--translated]]
+//                                           [--node-args="FLAGS"]
 //
 // --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
 // the floor the gateway's count is compared with, as `npm run bench` compares CPU time.
 // --stream sends `"stream": true`: the fake upstream answers with 20 SSE events, one per turn of its event loop.
 // --messages sends the benchmark's messages-c32 request instead: the same content as POST /v1/messages to its
 // native (api: anthropic) route, which the fake upstream answers in the Messages API's shape (with --stream, 20
-// events with the usage in message_start and message_delta).
+// events with the usage in message_start and message_delta). With --translated, to its route on a chat completions
+// backend instead: the gateway translates the request to chat and the answer (or its 20 chat chunks) back.
 // --node-args adds node flags to the target's (V8 flags, which NODE_OPTIONS refuses), for A/B runs of a flag.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
@@ -29,7 +31,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { type InstructionRow, summarizeInstructions } from './lib/callgrind-symbols.js';
-import { BENCH_KEY, BENCH_MESSAGES_MODEL, BENCH_MODEL, writeManifests } from './lib/manifests.js';
+import { BENCH_KEY, BENCH_MESSAGES_MODEL, BENCH_MESSAGES_TRANSLATED_MODEL, BENCH_MODEL, writeManifests } from './lib/manifests.js';
 import { chatBody, messagesBody } from './lib/workload.js';
 import { freePort } from '../test/support/free-port.js';
 import { ROOT, startUpstream } from './lib/targets.js';
@@ -45,6 +47,7 @@ const { values: opt } = parseArgs({
     bare: { type: 'boolean', default: false },
     stream: { type: 'boolean', default: false },
     messages: { type: 'boolean', default: false },
+    translated: { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
   },
 });
@@ -107,9 +110,10 @@ async function ready(): Promise<void> {
   throw new Error(`the gateway did not get ready\n${stderr}`);
 }
 
-const body = opt.messages ? messagesBody(BENCH_MESSAGES_MODEL, opt.stream) : chatBody(BENCH_MODEL, opt.stream);
+const messagesModel = opt.translated ? BENCH_MESSAGES_TRANSLATED_MODEL : BENCH_MESSAGES_MODEL;
+const body = opt.messages ? messagesBody(messagesModel, opt.stream) : chatBody(BENCH_MODEL, opt.stream);
 const path = opt.messages ? '/v1/messages' : '/v1/chat/completions';
-const kind = `${opt.stream ? 'streaming ' : ''}${opt.messages ? 'Messages API (native)' : 'chat'}`;
+const kind = `${opt.stream ? 'streaming ' : ''}${opt.messages ? `Messages API (${opt.translated ? 'translated' : 'native'})` : 'chat'}`;
 async function load(n: number): Promise<void> {
   let left = n;
   let failed = 0;

@@ -22,6 +22,8 @@ const BENCH_TOKEN_INDEX = 4_242;
 export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
 /** A route of the messages family to a native (api: anthropic) backend, in group 0's glob. */
 export const BENCH_MESSAGES_MODEL = 'bench-messages';
+/** A route of the messages family to a chat completions backend: the gateway translates both ways. */
+export const BENCH_MESSAGES_TRANSLATED_MODEL = 'bench-messages-translated';
 /** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
 export const HOLD_MODEL = 'bench-hold';
 /** A route whose upstream never reports usage in streams (the fake upstream's `model: "nousage"`): the gateway estimates. */
@@ -79,6 +81,12 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
     pricing: PRICING, // priced like every other backend: money limits refuse an unpriced model
   };
   routes.push({ apiVersion: GV, kind: 'ModelRoute', metadata: { name: BENCH_MESSAGES_MODEL }, spec: { endpoints: ['messages'], backends: [anthropic] } });
+  routes.push({
+    apiVersion: GV,
+    kind: 'ModelRoute',
+    metadata: { name: BENCH_MESSAGES_TRANSLATED_MODEL },
+    spec: { endpoints: ['messages'], backends: [backend('chat')] },
+  });
   // Group 0 uses globs; the others list 100 models each by name.
   const groups = Array.from({ length: GROUPS }, (_, g) => ({
     apiVersion: GV,
