@@ -4,13 +4,14 @@
 // answers), plain and streamed, on a route whose backend speaks the Messages API (passed through) and on one whose
 // backend speaks chat completions (translated both ways); then the errors it maps to APICallError.
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { APICallError, generateText, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { KEYS, messagesManifests } from '../messages/manifests.js';
+import { callFailure as failure } from '../support/ai-sdk.js';
 import { anthropicTurns, chatTurns, QUESTION } from '../messages/weather-conversation.js';
 
 let anthropic: AnthropicUpstream;
@@ -62,17 +63,20 @@ const ROUTES = [
 /** Up to 1,024 output tokens: the provider knows no limit for the gateway's model names and warns without one. */
 const MAX_OUTPUT_TOKENS = 1024;
 
+/** The weather question on `model`, with the tool (its calls recorded in `calls`) and room for its three steps. */
+const conversation = (model: string, calls: unknown[]) => ({
+  model: provider()(model),
+  tools: { get_weather: weatherTool(calls) },
+  stopWhen: stepCountIs(3),
+  messages: [QUESTION],
+  maxOutputTokens: MAX_OUTPUT_TOKENS,
+  maxRetries: 0,
+});
+
 describe.each(ROUTES)('the Vercel AI SDK, Anthropic provider, $name', ({ model, lastRequest, toolResult }) => {
   it('generateText runs the tool between the two steps and reads both answers', async () => {
     const calls: unknown[] = [];
-    const r = await generateText({
-      model: provider()(model),
-      tools: { get_weather: weatherTool(calls) },
-      stopWhen: stepCountIs(3),
-      messages: [QUESTION],
-      maxOutputTokens: MAX_OUTPUT_TOKENS,
-      maxRetries: 0,
-    });
+    const r = await generateText(conversation(model, calls));
     expect(calls).toEqual([{ city: 'Paris' }]);
     expect(lastRequest()).toMatchObject(toolResult);
     expect(JSON.stringify(lastRequest())).toContain('Sunny, 24 °C');
@@ -86,15 +90,7 @@ describe.each(ROUTES)('the Vercel AI SDK, Anthropic provider, $name', ({ model, 
   it('streamText: every event parses, the tool runs, the text and usage arrive', async () => {
     const calls: unknown[] = [];
     const errors: unknown[] = [];
-    const r = streamText({
-      model: provider()(model),
-      tools: { get_weather: weatherTool(calls) },
-      stopWhen: stepCountIs(3),
-      messages: [QUESTION],
-      maxOutputTokens: MAX_OUTPUT_TOKENS,
-      maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
-    });
+    const r = streamText({ ...conversation(model, calls), onError: ({ error }) => void errors.push(error) });
     let text = '';
     for await (const delta of r.textStream) text += delta;
     expect(errors).toEqual([]);
@@ -107,16 +103,6 @@ describe.each(ROUTES)('the Vercel AI SDK, Anthropic provider, $name', ({ model, 
 });
 
 describe('the Vercel AI SDK, Anthropic provider, errors', () => {
-  /** The error a call fails with (retries off, so the first answer is the one seen). */
-  async function failure(p: Promise<unknown>): Promise<APICallError> {
-    const err = await p.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(APICallError.isInstance(err), String(err)).toBe(true);
-    return err as APICallError;
-  }
-
   it('a wrong key is 401 and a model no route serves 404, neither retryable, with Anthropic error bodies', async () => {
     const e401 = await failure(generateText({ model: provider('sk-wrong')('claude-native'), prompt: 'x', maxOutputTokens: MAX_OUTPUT_TOKENS, maxRetries: 0 }));
     expect([e401.statusCode, e401.isRetryable]).toEqual([401, false]);

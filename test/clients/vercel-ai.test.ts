@@ -2,8 +2,9 @@
 // every stream event against schemas of the OpenAI API, so a shape the node SDK forgives fails here: chat and
 // Responses, plain and streamed, tool calls, embeddings, and the errors it maps to APICallError.
 import { createOpenAI } from '@ai-sdk/openai';
-import { APICallError, embed, embedMany, generateText, streamText } from 'ai';
+import { embed, embedMany, generateText, streamText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callFailure as failure } from '../support/ai-sdk.js';
 import { EXAMPLE_KEY, startServedExamples, type ServedExamples } from './served-examples.js';
 
 let served: ServedExamples;
@@ -14,16 +15,6 @@ beforeAll(async () => {
   provider = createOpenAI({ apiKey: EXAMPLE_KEY, baseURL: served.baseURL });
 }, 60_000);
 afterAll(() => served?.stop());
-
-/** The error a call fails with (the SDK's own retries off, so the first answer is the one seen). */
-async function failure(p: Promise<unknown>): Promise<APICallError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(APICallError.isInstance(err), String(err)).toBe(true);
-  return err as APICallError;
-}
 
 describe('the Vercel AI SDK against the gateway', () => {
   it('generateText on chat completions and on Responses, with usage', async () => {
