@@ -73,6 +73,17 @@ describe.each([
     });
   }
 
+  it("the tool's result reached the backend in its own API's shape", () => {
+    const results =
+      model === 'claude-native'
+        ? anthropic.requests.flatMap((r) => (r.body?.['messages'] ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])))
+        : chat.requests.flatMap((r) => ((r.body as { messages?: any[] } | undefined)?.messages ?? []).filter((m) => m.role === 'tool'));
+    const sunny = results.filter((b: any) => JSON.stringify(b).includes('Sunny, 24 °C'));
+    // Once for the plain conversation, once for the streamed one.
+    expect(sunny).toHaveLength(2);
+    expect(sunny[0]).toMatchObject(model === 'claude-native' ? { type: 'tool_result', tool_use_id: 'toolu_w1' } : { role: 'tool', tool_call_id: 'call_w1' });
+  });
+
   it('the stream helper saw the whole event sequence', () => {
     const events: string[] = seen[`events_${model}`];
     expect(events[0]).toBe('message_start');
