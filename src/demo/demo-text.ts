@@ -34,10 +34,10 @@ function lastUserText(items: unknown): string {
   if (!Array.isArray(items)) return '';
   for (let i = items.length - 1; i >= 0; i--) {
     const m = items[i] as Json | undefined;
-    if (m && (m.role === 'user' || m.role === undefined)) {
-      const parts = Array.isArray(m.content) ? m.content.map(partText).filter((t) => t.trim() !== '') : [contentText(m.content)];
-      return parts.at(-1) ?? '';
-    }
+    if (!m || (m.role !== 'user' && m.role !== undefined)) continue;
+    if (!Array.isArray(m.content)) return contentText(m.content);
+    const texts = m.content.map(partText).filter((t) => t.trim() !== '');
+    return texts.at(-1) ?? '';
   }
   return '';
 }
