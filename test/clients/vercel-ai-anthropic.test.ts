@@ -12,7 +12,7 @@ import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/s
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { KEYS, messagesManifests } from '../messages/manifests.js';
 import { callFailure as failure } from '../support/ai-sdk.js';
-import { anthropicTurns, chatTurns, QUESTION } from '../messages/weather-conversation.js';
+import { anthropicTurns, chatTurns, QUESTION, TOOL } from '../messages/weather-conversation.js';
 
 let anthropic: AnthropicUpstream;
 let chat: ScriptedChatUpstream;
@@ -34,7 +34,7 @@ const provider = (apiKey: string = KEYS.alice) => createAnthropic({ apiKey, base
 /** The weather tool as the SDK runs it; records the inputs the model's calls carried. */
 function weatherTool(calls: unknown[]) {
   return tool({
-    description: 'The weather in a city',
+    description: TOOL.description,
     inputSchema: z.object({ city: z.string() }),
     execute: async (input) => {
       calls.push(input);
