@@ -133,6 +133,17 @@ describe('Limiter', () => {
     expect(admitted(await limiters[0]!.admit(r, 0))).toBe(true);
   });
 
+  it('a slot cancelled after its limit changed is given back to the store, not kept forever', async () => {
+    const { store, limiters, clock: c } = replicas(1);
+    const l = limiters[0]!;
+    const a = (await l.admit(rules({ concurrentRequests: 2 }), 0)) as Admission;
+    const raised = rules({ concurrentRequests: 3 });
+    l.release((await l.admit(raised, 0)) as Admission);
+    l.cancel(a);
+    await l.sync(true);
+    expect(await storeCount(store, l, raised[0]!, c.now())).toBe(0);
+  });
+
   it('a request that can never fit is refused without asking the store', async () => {
     const c = clock();
     const failing: CounterStore = { ...bind(new MemoryStore({ now: c.now })), take: () => Promise.reject(new Error('not to be called')) };

@@ -270,8 +270,9 @@ export class Limiter {
         h.local.left -= delta;
         continue;
       }
-      // The window ended (or the limit changed) meanwhile: an overrun still counts against that window's key.
-      if (delta > 0) this.#pending.push({ key: h.key, kind: 'window', delta, ttlMs: h.local.ttlMs });
+      // The limit changed meanwhile (the counter is the same): the store takes the difference, a refund included.
+      // The window ended: only an overrun still counts against that window's key.
+      if (delta > 0 || h.local.windowEnd > now) this.#pending.push({ key: h.key, kind: 'window', delta, ttlMs: h.local.ttlMs });
     }
   }
 
@@ -290,10 +291,13 @@ export class Limiter {
   cancel(admission: Admission): void {
     const settle = admission.claimSettle();
     const release = admission.claimRelease();
+    const now = this.#now();
     for (const h of admission.held) {
       if (h.local.kind === 'concurrent' ? !release : !settle) continue;
       if (h.local.kind === 'concurrent') h.local.inUse--;
       if (this.#locals.get(h.key) === h.local) h.local.left += h.cost;
+      // The limit changed meanwhile: the store holds the units, not a lease here.
+      else if (h.local.windowEnd > now) this.#pending.push({ key: h.key, kind: h.local.kind, delta: -h.cost, ttlMs: h.local.ttlMs });
     }
   }
 

@@ -71,4 +71,20 @@ describe('money limits in the limiter', () => {
     const a = (await l.admit([], 0, { rules: [rule], micros: 100 })) as Admission;
     expect(l.spentBefore(a)).toEqual([{ rule, spent: 550 }]);
   });
+
+  it('a budget changed while requests are in flight: their refunds and cancellations still reach the store', async () => {
+    const { store, now, limiters } = replicas(1);
+    const l = limiters[0]!;
+    const settled = (await l.admit([], 0, { rules: [budget(1_000_000)], micros: 300_000 })) as Admission;
+    const cancelled = (await l.admit([], 0, { rules: [budget(1_000_000)], micros: 200_000 })) as Admission;
+    // The new table's rule: the same counter under a raised limit.
+    const raised = budget(2_000_000);
+    l.settle((await l.admit([], 0, { rules: [raised], micros: 1_000 })) as Admission, 0, 1_000);
+    l.settle(settled, 0, 75_000);
+    l.cancel(cancelled);
+    await l.sync(true);
+    const [count] = await store.read([{ key: l.keyOf(raised, now()), kind: 'window' }]);
+    expect(count).toBe(76_000);
+    expect(l.spent(raised)).toBe(76_000);
+  });
 });
