@@ -44,3 +44,9 @@ export interface CounterStore {
   readonly leases: boolean;
   close(): Promise<void>;
 }
+
+/**
+ * A store call that never left this process (the store is unreachable or has not answered since start): nothing was
+ * applied, so what it carried can be sent again. Any other failure may have been applied and is not sent twice.
+ */
+export class StoreNotReached extends Error {}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { limitRules, type LimitRule } from '../../model/usage-limits.js';
-import type { CounterStore } from './counter-store.js';
+import { type CounterStore, StoreNotReached } from './counter-store.js';
 import { Admission, Limiter, StoreUnavailable } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
 
@@ -142,6 +142,26 @@ describe('Limiter', () => {
     l.cancel(a);
     await l.sync(true);
     expect(await storeCount(store, l, raised[0]!, c.now())).toBe(0);
+  });
+
+  it('a sync the store never got (unreachable): the leases it gave back and the debts it paid go with the next one', async () => {
+    const c = clock();
+    const store = new MemoryStore({ now: c.now, leases: true });
+    let unreachable = true;
+    const flaky: CounterStore = {
+      ...bind(store),
+      adjust: (a) => (unreachable ? Promise.reject(new StoreNotReached('down')) : store.adjust(a)),
+    };
+    const l = new Limiter(flaky, { now: c.now });
+    const r = rules({ tokensPerDay: 10_000 });
+    l.settle((await l.admit(r, 100)) as Admission, 40); // a lease left over to give back
+    const debt = (await l.admit(r, 9_000)) as Admission;
+    await l.sync(true);
+    l.settle(debt, 9_200); // charged beyond what is held here
+    await l.sync(true);
+    unreachable = false;
+    await l.sync(true);
+    expect(await storeCount(store, l, r[0]!, c.now())).toBe(9_240);
   });
 
   it('a request that can never fit is refused without asking the store', async () => {

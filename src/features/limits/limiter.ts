@@ -6,7 +6,7 @@
 // to its exact cost. What settlements charge them is also counted as spend (spend.ts), the figure users see.
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { LimitRule } from '../../model/usage-limits.js';
-import type { Adjustment, CounterKind, CounterStore, TakeRequest } from './counter-store.js';
+import { type Adjustment, type CounterKind, type CounterStore, StoreNotReached, type TakeRequest } from './counter-store.js';
 import { leaseExtra } from './lease.js';
 import { Spend } from './spend.js';
 import { windowAt } from './windows.js';
@@ -345,7 +345,11 @@ export class Limiter {
     try {
       spend.learn((await this.#store.adjust(out)).slice(from));
     } catch (err) {
-      spend.learn(undefined);
+      // Never sent: the leases, debts and spend it carried go with the next sync instead of being lost.
+      if (err instanceof StoreNotReached) {
+        for (const a of out.slice(0, from)) if (a.delta !== 0) this.#pending.push(a);
+        spend.unsent();
+      } else spend.learn(undefined);
       this.#onStoreError(err);
     }
   }

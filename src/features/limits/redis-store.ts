@@ -7,7 +7,7 @@
 // closed) instead of holding it.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Adjustment, CounterKind, CounterStore, TakeRequest, TakeResult } from './counter-store.js';
+import { type Adjustment, type CounterKind, type CounterStore, StoreNotReached, type TakeRequest, type TakeResult } from './counter-store.js';
 import { withDeadline } from './deadline.js';
 import { ADJUST, READ, TAKE } from './redis-scripts.js';
 
@@ -116,8 +116,10 @@ export class RedisStore implements CounterStore {
   /** A store call under the deadline; before the first answer, after waiting (bounded) for it. */
   async #call<T>(send: () => Promise<T>): Promise<T> {
     if (!this.#answered && !(await this.ready(this.#startupWaitMs))) {
-      throw new Error(`the limits store has not answered since start (waited ${this.#startupWaitMs} ms)`);
+      throw new StoreNotReached(`the limits store has not answered since start (waited ${this.#startupWaitMs} ms)`);
     }
+    // With the offline queue off, a command sent now would fail unsent: say so, so nothing it carried is lost.
+    if (this.#redis.status !== 'ready') throw new StoreNotReached(`the limits store is unreachable (${this.#redis.status})`);
     return withDeadline(send(), this.#timeoutMs);
   }
 

@@ -35,6 +35,8 @@ export interface SpendSync {
   readonly adjustments: readonly Adjustment[];
   /** The counts after the adjustments, in their order; undefined when the store failed (the deltas are lost). */
   learn(counts: readonly number[] | undefined): void;
+  /** The store never got the adjustments (StoreNotReached): their deltas go out with the next sync instead. */
+  unsent(): void;
 }
 
 export class Spend {
@@ -104,6 +106,13 @@ export class Spend {
           // The increments of all replicas apply one at a time: exactly one of them takes the count across.
           if (delta > 0 && e.warn && !pastWarnAt(e.warn.rule, after - delta) && pastWarnAt(e.warn.rule, after)) this.#onCrossed(e.warn.rule, e.warn.group);
         });
+      },
+      unsent: () => {
+        for (const { e, delta } of sent) {
+          e.sending -= delta;
+          e.delta += delta;
+          e.touched = true;
+        }
       },
     };
   }
