@@ -213,8 +213,8 @@ export class Limiter {
       ttlMs: h.local.ttlMs,
     }));
     const undo = () => {
-      for (const h of held) if (!lacks.has(h)) h.local.left += h.cost;
-      for (const l of lacking) l.h.local.left += l.claimed;
+      for (const h of held) if (!lacks.has(h)) this.#giveBack(h, h.cost);
+      for (const l of lacking) this.#giveBack(l.h, l.claimed);
       for (const h of held) if (h.local.kind === 'concurrent') h.local.inUse--;
     };
     const done = (result: Awaited<ReturnType<CounterStore['take']>>): Admission | Refusal => {
@@ -227,7 +227,7 @@ export class Limiter {
       for (let i = 0; i < lacking.length; i++) {
         const { h, need } = lacking[i]!;
         // The grant covers what the request lacked; the rest is a lease for the requests after it.
-        h.local.left += result.granted[i]! - need;
+        this.#giveBack(h, result.granted[i]! - need);
         h.local.seen = result.used[i]!;
       }
       return new Admission(held, true, group);
@@ -266,13 +266,9 @@ export class Limiter {
       if (h.settles === undefined || (h.settles === 'money' && micros === undefined)) continue;
       const delta = (h.settles === 'tokens' ? tokens : micros!) - h.cost;
       if (delta === 0) continue;
-      if (this.#locals.get(h.key) === h.local && h.local.windowEnd > now) {
-        h.local.left -= delta;
-        continue;
-      }
-      // The limit changed meanwhile (the counter is the same): the store takes the difference, a refund included.
-      // The window ended: only an overrun still counts against that window's key.
-      if (delta > 0 || h.local.windowEnd > now) this.#pending.push({ key: h.key, kind: 'window', delta, ttlMs: h.local.ttlMs });
+      if (h.local.windowEnd > now) this.#giveBack(h, -delta);
+      // The window ended meanwhile: an overrun still counts against that window's key.
+      else if (delta > 0) this.#pending.push({ key: h.key, kind: 'window', delta, ttlMs: h.local.ttlMs });
     }
   }
 
@@ -291,14 +287,20 @@ export class Limiter {
   cancel(admission: Admission): void {
     const settle = admission.claimSettle();
     const release = admission.claimRelease();
-    const now = this.#now();
     for (const h of admission.held) {
       if (h.local.kind === 'concurrent' ? !release : !settle) continue;
       if (h.local.kind === 'concurrent') h.local.inUse--;
-      if (this.#locals.get(h.key) === h.local) h.local.left += h.cost;
-      // The limit changed meanwhile: the store holds the units, not a lease here.
-      else if (h.local.windowEnd > now) this.#pending.push({ key: h.key, kind: h.local.kind, delta: -h.cost, ttlMs: h.local.ttlMs });
+      this.#giveBack(h, h.cost);
     }
+  }
+
+  /**
+   * Units an admission held (or a grant brought) back to this replica's lease; to the store when the limit changed
+   * meanwhile (a new table dropped that lease: these units were not in what it gave back), unless the window ended.
+   */
+  #giveBack(h: Held, units: number): void {
+    if (this.#locals.get(h.key) === h.local) h.local.left += units;
+    else if (units !== 0 && h.local.windowEnd > this.#now()) this.#pending.push({ key: h.key, kind: h.local.kind, delta: -units, ttlMs: h.local.ttlMs });
   }
 
   /** Where each rule stands as far as this replica knows, for the x-ratelimit-* headers. */

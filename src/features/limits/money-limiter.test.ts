@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import { limitRules } from '../../model/usage-limits.js';
+import type { CounterStore } from './counter-store.js';
 import { Admission, Limiter } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
 
@@ -86,5 +87,29 @@ describe('money limits in the limiter', () => {
     const [count] = await store.read([{ key: l.keyOf(raised, now()), kind: 'window' }]);
     expect(count).toBe(76_000);
     expect(l.spent(raised)).toBe(76_000);
+  });
+
+  it('a budget changed while the store is granting a lease: the lease comes back to the store, not to the old hold', async () => {
+    const now = () => T0;
+    const store = new MemoryStore({ now, leases: true });
+    const answers: (() => void)[] = [];
+    // A store that answers takes when the test says, as Redis does after a round trip.
+    const slow: CounterStore = {
+      leases: true,
+      take: (q) => new Promise((resolve) => answers.push(() => resolve(store.take(q)))),
+      adjust: (a) => store.adjust(a),
+      read: (k) => store.read(k),
+      close: () => store.close(),
+    };
+    const l = new Limiter(slow, { now });
+    const first = l.admit([], 0, { rules: [budget(1_000_000)], micros: 300_000 });
+    const raised = budget(2_000_000);
+    const second = l.admit([], 0, { rules: [raised], micros: 1_000 });
+    for (const answer of answers) answer();
+    l.settle((await first) as Admission, 0, 75_000);
+    l.settle((await second) as Admission, 0, 1_000);
+    await l.sync(true);
+    const [count] = await store.read([{ key: l.keyOf(raised, now()), kind: 'window' }]);
+    expect(count).toBe(76_000);
   });
 });
