@@ -3,7 +3,8 @@
 // comes back (empty: the test reads only what is pushed after), and the next sync carries what the failed one did.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admission, Limiter } from '../../src/features/limits/limiter.js';
+import { Admission } from '../../src/features/limits/admission.js';
+import { Limiter } from '../../src/features/limits/limiter.js';
 import { RedisStore } from '../../src/features/limits/redis-store.js';
 import type { MoneyLimitRule } from '../../src/model/money-limits.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';

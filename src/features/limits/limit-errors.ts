@@ -7,7 +7,7 @@ import { GatewayError } from '../../model/errors.js';
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import { formatMoney } from '../../model/money.js';
 import type { LimitRule } from '../../model/usage-limits.js';
-import type { AnyRule, Refusal, RuleState } from './limiter.js';
+import type { AnyRule, Refusal, RuleState } from './admission.js';
 import { resetText } from './windows.js';
 
 const WHAT: Record<LimitRule['field'], string> = {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { limitRules, type LimitRule } from '../../model/usage-limits.js';
 import { type CounterStore, StoreNotReached } from './counter-store.js';
-import { Admission, Limiter, StoreUnavailable } from './limiter.js';
+import { Admission } from './admission.js';
+import { Limiter, StoreUnavailable } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 5);

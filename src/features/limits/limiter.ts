@@ -6,29 +6,11 @@
 // to its exact cost. What settlements charge them is also counted as spend (spend.ts), the figure users see.
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { LimitRule } from '../../model/usage-limits.js';
+import { type AnyRule, Admission, type Held, type Local, type Refusal, type RuleState } from './admission.js';
 import { type Adjustment, type CounterKind, type CounterStore, StoreNotReached, type TakeRequest } from './counter-store.js';
 import { leaseExtra } from './lease.js';
 import { Spend } from './spend.js';
 import { windowAt } from './windows.js';
-
-/** What this replica holds of one counter. */
-interface Local {
-  readonly kind: CounterKind;
-  /** The limit the lease was taken under: a changed limit drops it (given back at the next sync). */
-  readonly limit: number;
-  readonly windowEnd: number;
-  readonly ttlMs: number;
-  /** Units granted to this replica and not yet spent; negative when settlement spent more than was held (a debt). */
-  left: number;
-  /** The store's count as of this replica's last grant, for the remaining-* headers. */
-  seen: number;
-  /** Requests in flight on an in-flight counter (their slots are spent, not left). */
-  inUse: number;
-  touched: boolean;
-}
-
-/** A rule of either kind: request and token rules, or money rules (counted in micro-units). */
-export type AnyRule = LimitRule | MoneyLimitRule;
 
 /** The money a request reserves on its money rules: its largest cost, in micro-units. */
 export interface MoneyCharge {
@@ -43,59 +25,6 @@ interface Counter {
   readonly key: string;
   readonly start: number;
   readonly end: number;
-}
-
-interface Held {
-  readonly key: string;
-  readonly rule: AnyRule;
-  /** Settles to the exact tokens (token rules), the exact cost (money rules), or never (requests, slots). */
-  readonly settles: 'tokens' | 'money' | undefined;
-  readonly cost: number;
-  readonly local: Local;
-}
-
-/** A request let through: what it holds, to settle and release. */
-export class Admission {
-  readonly held: readonly Held[];
-  /** False when the store failed and the request was let through uncounted (fail open). */
-  readonly counted: boolean;
-  /** The group of a request charged on money rules (MoneyCharge.group). */
-  readonly group: string;
-  #settled = false;
-  #released = false;
-  constructor(held: readonly Held[], counted: boolean, group = '') {
-    this.held = held;
-    this.counted = counted;
-    this.group = group;
-  }
-  /** Once: first call wins (settle and release each happen at most once per admission). */
-  claimSettle(): boolean {
-    if (this.#settled) return false;
-    this.#settled = true;
-    return true;
-  }
-  claimRelease(): boolean {
-    if (this.#released) return false;
-    this.#released = true;
-    return true;
-  }
-}
-
-export interface Refusal {
-  readonly rule: AnyRule;
-  /** The request's cost on that rule. */
-  readonly cost: number;
-  /** The counter's value when it refused (for remaining-*), or undefined when the request can never fit. */
-  readonly used: number | undefined;
-  /** Ms until the refusing window resets (1000 for in-flight counts). */
-  readonly resetMs: number;
-}
-
-/** Where a rule stands for the x-ratelimit-* headers. */
-export interface RuleState {
-  readonly rule: LimitRule;
-  readonly remaining: number;
-  readonly resetMs: number;
 }
 
 export class StoreUnavailable extends Error {}
@@ -263,12 +192,18 @@ export class Limiter {
         now,
       );
     for (const h of admission.held) {
-      if (h.settles === undefined || (h.settles === 'money' && micros === undefined)) continue;
-      const delta = (h.settles === 'tokens' ? tokens : micros!) - h.cost;
-      if (delta === 0) continue;
-      if (h.local.windowEnd > now) this.#giveBack(h, -delta);
-      // The window ended meanwhile: an overrun still counts against that window's key.
-      else if (delta > 0) this.#pending.push({ key: h.key, kind: 'window', delta, ttlMs: h.local.ttlMs });
+      if (h.settles === undefined) continue;
+      const used = h.settles === 'tokens' ? tokens : (micros ?? h.cost);
+      if (h.local.windowEnd > now) {
+        this.#giveBack(h, h.cost - used);
+        continue;
+      }
+      // The window ended meanwhile: an overrun still counts against that window's key; money also counts against the
+      // window holding now, where spend counts it, so no window's spend passes its limit's counter.
+      if (used > h.cost) this.#pending.push({ key: h.key, kind: 'window', delta: used - h.cost, ttlMs: h.local.ttlMs });
+      if (h.settles !== 'money') continue;
+      const current = this.#counterOf(h.rule, now);
+      this.#pending.push({ key: current.key, kind: 'window', delta: used, ttlMs: current.end - now + TTL_MARGIN_MS });
     }
   }
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import { limitRules } from '../../model/usage-limits.js';
 import type { CounterStore } from './counter-store.js';
-import { Admission, Limiter } from './limiter.js';
+import { Admission } from './admission.js';
+import { Limiter } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 5);
@@ -111,5 +112,26 @@ describe('money limits in the limiter', () => {
     await l.sync(true);
     const [count] = await store.read([{ key: l.keyOf(raised, now()), kind: 'window' }]);
     expect(count).toBe(76_000);
+  });
+
+  it("a request in flight at midnight is spent in the day it ends, and that day's limit counts it: never spent past", async () => {
+    let t = Date.UTC(2026, 10, 24, 23, 59, 59, 500);
+    const now = () => t;
+    const store = new MemoryStore({ now, leases: true });
+    const l = new Limiter(store, { now });
+    const daily: MoneyLimitRule = { scope: 'token/ns/alice', field: 'costPerDay', window: 'day', limit: 1_000_000, warnAt: undefined };
+    const late = (await l.admit([], 0, { rules: [daily], micros: 300_000 })) as Admission;
+    t += 1_000;
+    l.settle(late, 0, 200_000);
+    await l.sync();
+    // The new day has spent 200,000: a request that may cost 900,000 no longer fits under 1,000,000.
+    expect(l.spent(daily)).toBe(200_000);
+    expect(await l.admit([], 0, { rules: [daily], micros: 900_000 })).toMatchObject({ rule: daily });
+    const fits = (await l.admit([], 0, { rules: [daily], micros: 800_000 })) as Admission;
+    l.settle(fits, 0, 800_000);
+    await l.sync(true);
+    expect(l.spent(daily)).toBe(1_000_000);
+    const [count] = await store.read([{ key: l.keyOf(daily, t), kind: 'window' }]);
+    expect(count).toBe(1_000_000);
   });
 });

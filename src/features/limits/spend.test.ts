@@ -1,7 +1,8 @@
 // Spend beside the money limits: two replicas on one store (the in-process store with leases, as Redis grants them).
 import { describe, expect, it } from 'vitest';
 import type { MoneyLimitRule } from '../../model/money-limits.js';
-import { Admission, Limiter } from './limiter.js';
+import { Admission } from './admission.js';
+import { Limiter } from './limiter.js';
 import { MemoryStore } from './memory-store.js';
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 5);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compile } from '../../compile/compile.js';
 import { parseManifests } from '../../compile/manifests.js';
 import { createLogger } from '../../observability/logger.js';
-import { Admission } from './limiter.js';
+import { Admission } from './admission.js';
 import { Limits } from './limits.js';
 import { usageSnapshot } from './usage-status.js';
 import { windowAt } from './windows.js';
