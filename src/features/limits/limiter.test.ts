@@ -165,6 +165,30 @@ describe('Limiter', () => {
     expect(await storeCount(store, l, r[0]!, c.now())).toBe(9_240);
   });
 
+  it('an outage of many syncs: what waits for the store is one adjustment per counter, summed', async () => {
+    const c = clock();
+    const store = new MemoryStore({ now: c.now }); // no leases: each request takes from the store while adjusts fail
+    let unreachable = true;
+    const batches: number[] = [];
+    const flaky: CounterStore = {
+      ...bind(store),
+      adjust: (a) => {
+        batches.push(a.length);
+        return unreachable ? Promise.reject(new StoreNotReached('down')) : store.adjust(a);
+      },
+    };
+    const l = new Limiter(flaky, { now: c.now });
+    const r = rules({ tokensPerDay: 100_000 });
+    for (let i = 0; i < 50; i++) {
+      l.settle((await l.admit(r, 10)) as Admission, 30); // a debt of 20 each time
+      await l.sync(true);
+    }
+    unreachable = false;
+    await l.sync(true);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(2); // the limit's counter and its spend
+    expect(await storeCount(store, l, r[0]!, c.now())).toBe(1_500);
+  });
+
   it('a request that can never fit is refused without asking the store', async () => {
     const c = clock();
     const failing: CounterStore = { ...bind(new MemoryStore({ now: c.now })), take: () => Promise.reject(new Error('not to be called')) };

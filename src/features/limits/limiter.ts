@@ -284,7 +284,7 @@ export class Limiter {
     } catch (err) {
       // Never sent: the leases, debts and spend it carried go with the next sync instead of being lost.
       if (err instanceof StoreNotReached) {
-        for (const a of out.slice(0, from)) if (a.delta !== 0) this.#pending.push(a);
+        this.#pending = merged([...out.slice(0, from), ...this.#pending]);
         spend.unsent();
       } else spend.learn(undefined);
       this.#onStoreError(err);
@@ -323,4 +323,15 @@ export class Limiter {
     }
     return local;
   }
+}
+
+/** Adjustments summed per counter (heartbeats dropped): what waits through an outage of any length stays one per counter. */
+function merged(adjustments: readonly Adjustment[]): Adjustment[] {
+  const byCounter = new Map<string, Adjustment>();
+  for (const a of adjustments) {
+    const id = `${a.kind} ${a.key}`;
+    const before = byCounter.get(id);
+    byCounter.set(id, before ? { ...a, delta: before.delta + a.delta, ttlMs: Math.max(before.ttlMs, a.ttlMs) } : a);
+  }
+  return [...byCounter.values()].filter((a) => a.delta !== 0);
 }
