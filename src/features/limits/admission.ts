@@ -32,19 +32,27 @@ export interface Held {
   readonly local: Local;
 }
 
+/** The money a request reserves on its money rules: its largest cost, in micro-units. */
+export interface MoneyCharge {
+  readonly rules: readonly MoneyLimitRule[];
+  readonly micros: number;
+  /** The requesting token's group, a label of model_gateway_budget_warnings_total. */
+  readonly group?: string;
+}
+
 /** A request let through: what it holds, to settle and release. */
 export class Admission {
   readonly held: readonly Held[];
   /** False when the store failed and the request was let through uncounted (fail open). */
   readonly counted: boolean;
-  /** The group of a request charged on money rules (MoneyCharge.group). */
-  readonly group: string;
+  /** Its money rules and reservation: its spend counts on them at settlement, counted or not (spend is what was spent). */
+  readonly money: MoneyCharge | undefined;
   #settled = false;
   #released = false;
-  constructor(held: readonly Held[], counted: boolean, group = '') {
+  constructor(held: readonly Held[], counted: boolean, money?: MoneyCharge) {
     this.held = held;
     this.counted = counted;
-    this.group = group;
+    this.money = money;
   }
   /** Once: first call wins (settle and release each happen at most once per admission). */
   claimSettle(): boolean {

@@ -6,19 +6,11 @@
 // to its exact cost. What settlements charge them is also counted as spend (spend.ts), the figure users see.
 import type { MoneyLimitRule } from '../../model/money-limits.js';
 import type { LimitRule } from '../../model/usage-limits.js';
-import { type AnyRule, Admission, type Held, type Local, type Refusal, type RuleState } from './admission.js';
+import { type AnyRule, Admission, type Held, type Local, type MoneyCharge, type Refusal, type RuleState } from './admission.js';
 import { type Adjustment, type CounterKind, type CounterStore, StoreNotReached, type TakeRequest } from './counter-store.js';
 import { leaseExtra } from './lease.js';
 import { Spend } from './spend.js';
 import { windowAt } from './windows.js';
-
-/** The money a request reserves on its money rules: its largest cost, in micro-units. */
-export interface MoneyCharge {
-  readonly rules: readonly MoneyLimitRule[];
-  readonly micros: number;
-  /** The requesting token's group, a label of model_gateway_budget_warnings_total. */
-  readonly group?: string;
-}
 
 /** A rule's counter key in one window, and that window. */
 interface Counter {
@@ -120,7 +112,6 @@ export class Limiter {
         if (rule.warnAt !== undefined) this.spend.watch(rule, now);
       }
     }
-    const group = money?.group;
     // Spend now, before any await: a request arriving meanwhile must not count the same units.
     for (const h of held) {
       h.local.touched = true;
@@ -128,7 +119,7 @@ export class Limiter {
     }
     if (lacking.length === 0) {
       for (const h of held) h.local.left -= h.cost;
-      return new Admission(held, true, group);
+      return new Admission(held, true, money);
     }
     const lacks = new Set(lacking.map((l) => l.h));
     for (const h of held) if (!lacks.has(h)) h.local.left -= h.cost;
@@ -159,13 +150,13 @@ export class Limiter {
         this.#giveBack(h, result.granted[i]! - need);
         h.local.seen = result.used[i]!;
       }
-      return new Admission(held, true, group);
+      return new Admission(held, true, money);
     };
     const failed = (err: unknown): Admission => {
       undo();
       this.#onStoreError(err);
       if (this.#failClosed) throw new StoreUnavailable('the limits store did not answer in time');
-      return new Admission([], false);
+      return new Admission([], false, money);
     };
     let result: ReturnType<CounterStore['take']>;
     try {
@@ -183,14 +174,8 @@ export class Limiter {
   settle(admission: Admission, tokens: number, micros?: number): void {
     if (!admission.claimSettle()) return;
     const now = this.#now();
-    const money = admission.held.filter((h) => h.settles === 'money');
-    if (money.length > 0)
-      this.spend.add(
-        money.map((h) => h.rule as MoneyLimitRule),
-        micros ?? money[0]!.cost,
-        admission.group,
-        now,
-      );
+    const money = admission.money;
+    if (money) this.spend.add(money.rules, micros ?? money.micros, money.group ?? '', now);
     for (const h of admission.held) {
       if (h.settles === undefined) continue;
       const used = h.settles === 'tokens' ? tokens : (micros ?? h.cost);

@@ -14,8 +14,8 @@ import type { Usage } from '../../model/usage.js';
 import { pastWarnAt, WARNING_HEADER, warningText } from './budget-warnings.js';
 import { MAX_OUTPUT_MEMBERS, reservedUse } from './estimate.js';
 import { refusalError, shedError, storeDownError, unpricedError } from './limit-errors.js';
-import { Admission, type Refusal } from './admission.js';
-import { type MoneyCharge, StoreUnavailable } from './limiter.js';
+import { Admission, type MoneyCharge, type Refusal } from './admission.js';
+import { StoreUnavailable } from './limiter.js';
 import type { Limits } from './limits.js';
 import { reserveMoney, settledMicros } from './money-charge.js';
 

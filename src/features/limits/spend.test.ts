@@ -89,4 +89,33 @@ describe('spend', () => {
     const month = (t: number) => ({ key: a.spend.keyOf(rule.scope, 'month', t), kind: 'window' as const });
     expect(await store.read([month(next)])).toEqual([10_000]);
   });
+
+  it("what settled in a day's last moment, synced after midnight, is in that day's figure", async () => {
+    const { store, limiters, later } = replicas();
+    const [a] = limiters as [Limiter];
+    const lastSecond = later(Date.UTC(2026, 10, 25) - T0 - 500);
+    await spend(a, 100_000, 60_000);
+    later(1_000);
+    await a.sync();
+    const keys = (['day', 'month'] as const).map((w) => ({ key: a.spend.keyOf(rule.scope, w, lastSecond), kind: 'window' as const }));
+    expect(await store.read(keys)).toEqual([60_000, 60_000]);
+  });
+
+  it('a request let through uncounted while the store fails (fail open) still counts as spend', async () => {
+    const store = new MemoryStore({ now: () => T0, leases: true });
+    const failingTakes = {
+      leases: true,
+      take: () => Promise.reject(new Error('timeout')),
+      adjust: store.adjust.bind(store),
+      read: store.read.bind(store),
+      close: () => store.close(),
+    };
+    const l = new Limiter(failingTakes, { now: () => T0, onStoreError: () => {} });
+    const a = await l.admit([], 0, { rules: [rule], micros: 100_000, group: 'ns/team' });
+    expect(a).toMatchObject({ counted: false });
+    l.settle(a as Admission, 0, 60_000);
+    expect(l.spent(rule)).toBe(60_000);
+    await l.sync();
+    expect(await store.read([{ key: l.spend.keyOf(rule.scope, 'month', T0), kind: 'window' }])).toEqual([60_000]);
+  });
 });

@@ -82,14 +82,18 @@ export class Spend {
     for (const rule of rules) if (rule.warnAt !== undefined) this.#entry(rule.scope, rule.window, now).warn = { rule, group };
   }
 
-  /** Takes the touched keys' deltas for a sync; drops the keys of ended windows. */
+  /**
+   * Takes the touched keys' deltas for a sync; drops the keys of ended windows, after pushing what was settled in
+   * their last moments (since the sync before), so a day's or month's final figure misses nothing.
+   */
   sync(now: number): SpendSync {
     const sent: { e: Entry; delta: number }[] = [];
     const adjustments: Adjustment[] = [];
     for (const [key, e] of this.#entries) {
-      if (e.end <= now) this.#forget(e);
-      if (e.end <= now || !e.touched) continue;
-      adjustments.push({ key, kind: 'window', delta: e.delta, ttlMs: e.end - now + TTL_MARGIN_MS });
+      const ended = e.end <= now;
+      if (ended) this.#forget(e);
+      if (!e.touched || (ended && e.delta === 0)) continue;
+      adjustments.push({ key, kind: 'window', delta: e.delta, ttlMs: Math.max(e.end - now, 0) + TTL_MARGIN_MS });
       sent.push({ e, delta: e.delta });
       e.sending += e.delta;
       e.delta = 0;
@@ -112,6 +116,7 @@ export class Spend {
           e.sending -= delta;
           e.delta += delta;
           e.touched = true;
+          if (!this.#entries.has(e.key)) this.#entries.set(e.key, e); // an ended window's last spend: pushed when the store is back
         }
       },
     };
