@@ -1,7 +1,8 @@
-// Money limits through the real HTTP stack with the in-process store: the openai SDK as client, a recording fake
-// upstream that reports 11 input and 7 output tokens per chat answer. Prices of 100 and 200 per million tokens make
-// each answer cost exactly 11 × 100 + 7 × 200 = 2,500 µ (0.0025); each request reserves its body's bytes at the
-// input price plus max_tokens at the output price.
+// Money limits through the real HTTP stack with the in-process store: the openai SDK as client (@anthropic-ai/sdk on
+// the Messages API), a recording fake upstream that reports 11 input and 7 output tokens per chat answer. Prices of
+// 100 and 200 per million tokens make each answer cost exactly 11 × 100 + 7 × 200 = 2,500 µ (0.0025); each request
+// reserves its body's bytes at the input price plus max_tokens at the output price.
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
@@ -156,5 +157,34 @@ describe('money limits', () => {
     expect((await ask(bob)).response.headers.get('x-model-gateway-budget-warning')).toBeNull();
     const warnings = await gw!.metrics.registry.getSingleMetric('model_gateway_budget_warnings_total')!.get();
     expect(warnings.values).toEqual([]);
+  });
+
+  it("on the Messages API (a translated route): the same budget, spent plain and streamed, then Anthropic's 429 that the SDK does not retry", async () => {
+    await setup({ group: '{costPerMonth: "0.05"}', primaryPricing: PRICES }, { usageLimits: { currency: 'USD' } });
+    const claude = new Anthropic({ apiKey: KEYS.alice, baseURL: gw!.origin, maxRetries: 2 });
+    const body = { model: 'gpt-4o-mini', max_tokens: 8, messages: [{ role: 'user' as const, content: 'hi' }] };
+    // The fake's chat answers report 11 and 7 tokens (2,500 µ); its streams 9 and 2 (1,300 µ).
+    expect((await claude.messages.create(body)).usage).toMatchObject({ input_tokens: 11, output_tokens: 7 });
+    expect((await claude.messages.stream(body).finalMessage()).usage).toMatchObject({ output_tokens: 2 });
+    await waitUntil(async () => (await spendOf(gw!)) === COST + 1_300, 5000, 'both requests in the spend');
+    let ok = 2;
+    let err: unknown;
+    for (let i = 0; i < 100 && !err; i++) {
+      try {
+        await claude.messages.create(body);
+        ok++;
+      } catch (e) {
+        err = e;
+      }
+    }
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    const refused = err as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(refused.status).toBe(429);
+    expect(refused.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(refused.message).toContain('The monthly budget of group default/team (0.05 USD) is spent until the month ends');
+    expect(refused.headers?.get('x-should-retry')).toBe('false');
+    // Not retried: the upstream saw exactly the requests that were served.
+    expect(upstreams[0]!.requests).toHaveLength(ok);
+    expect(await spendOf(gw!)).toBeLessThanOrEqual(50_000);
   });
 });
