@@ -18,7 +18,8 @@ export interface StopContext {
 }
 
 /**
- * The stop reason and sequence for a chat finish_reason. A `stop` with tool calls in the answer is `tool_use`
+ * The stop reason and sequence for a chat finish_reason. An answer the model refused (OpenAI's `refusal`) is
+ * `refusal` whatever the finish_reason (OpenAI says `stop` there). A `stop` with tool calls in the answer is `tool_use`
  * (some backends say `stop` there, and an Anthropic client runs tools only on `tool_use`). Otherwise a `stop` is `stop_sequence` only when the request had stop
  * sequences and the upstream says which one matched (vLLM's `stop_reason` on the choice) or the text ends on one
  * (a backend that keeps it in the output); OpenAI says neither, and then it is `end_turn`.
@@ -26,8 +27,9 @@ export interface StopContext {
 export function stopReason(
   finish: string,
   ctx: StopContext,
-  answer: { readonly usedTools: boolean; readonly matched: unknown; readonly textTail: string },
+  answer: { readonly usedTools: boolean; readonly refused: boolean; readonly matched: unknown; readonly textTail: string },
 ): { reason: StopReason; sequence: string | null } {
+  if (answer.refused) return { reason: 'refusal', sequence: null };
   if (answer.usedTools && finish === 'stop') return { reason: 'tool_use', sequence: null };
   switch (finish) {
     case 'length':

@@ -154,6 +154,20 @@ describe('ChatStreamToMessages, assembled by @anthropic-ai/sdk', () => {
     expect((await assemble(bytes)).message.stop_reason).toBe(expected);
   });
 
+  it("refusal deltas are the answer's text, and the stop reason is refusal", async () => {
+    const { bytes } = translate([
+      chunk({ role: 'assistant', content: null, refusal: '' }),
+      chunk({ refusal: 'I cannot' }),
+      chunk({ refusal: ' help.' }),
+      chunk({}, 'stop'),
+      usageChunk(1, 3),
+      '[DONE]',
+    ]);
+    const { message, text } = await assemble(bytes);
+    expect(text).toBe('I cannot help.');
+    expect(message).toMatchObject({ content: [{ type: 'text', text: 'I cannot help.' }], stop_reason: 'refusal' });
+  });
+
   it('stop_sequence from vLLM stop_reason or a text that ends on one', async () => {
     const stops: AnswerContext = { model: 'claude-public', stopSequences: ['</answer>', 'STOP'] };
     const vllm = translate([chunk({ content: 'x' }), chunk({}, 'stop', { stop_reason: 'STOP' }), usageChunk(1, 1)], stops);

@@ -5,7 +5,7 @@
 // piecewise as input_json_delta. message_delta waits for the usage chunk that follows finish_reason (or [DONE]).
 // Rules: a stream that ends without a finish_reason ends with an api_error event, not end_turn, so a cut answer
 // (half a tool input) is never taken for a whole one; the client retries. Reasoning deltas are not carried
-// (chat-to-messages.ts says why). Pure.
+// (chat-to-messages.ts says why); refusal deltas are text, and the stop reason `refusal` (chat-to-messages.ts). Pure.
 import type { Usage } from '../../model/usage.js';
 import { type AnthropicErrorBody, type AnthropicErrorType, anthropicError, errorTypeForStatus } from '../../model/anthropic-errors.js';
 import { upstreamMessage } from './anthropic-errors.js';
@@ -29,6 +29,7 @@ export class ChatStreamToMessages {
   private open: Open | undefined;
   private blocks = 0;
   private usedTools = false;
+  private refused = false;
   private readonly calls = new Map<number, ToolCall>();
   private finish: string | undefined;
   private matched: unknown;
@@ -55,6 +56,10 @@ export class ChatStreamToMessages {
     const choice = Array.isArray(c['choices']) ? (c['choices'][0] as Record<string, unknown> | undefined) : undefined;
     const delta = choice?.['delta'] as Record<string, unknown> | undefined;
     if (delta && typeof delta['content'] === 'string' && delta['content']) out += this.text(delta['content']);
+    if (delta && typeof delta['refusal'] === 'string' && delta['refusal']) {
+      this.refused = true;
+      out += this.text(delta['refusal']);
+    }
     if (delta && Array.isArray(delta['tool_calls'])) {
       for (const tc of delta['tool_calls']) {
         out += this.toolCall(tc);
@@ -167,7 +172,12 @@ export class ChatStreamToMessages {
     let out = this.closeOpen();
     if (this.done) return out;
     this.done = true;
-    const stop = stopReason(this.finish ?? 'stop', this.ctx, { usedTools: this.usedTools, matched: this.matched, textTail: this.tail });
+    const stop = stopReason(this.finish ?? 'stop', this.ctx, {
+      usedTools: this.usedTools,
+      refused: this.refused,
+      matched: this.matched,
+      textTail: this.tail,
+    });
     const usage = anthropicUsage(this.usage);
     out += sse('message_delta', { type: 'message_delta', delta: { stop_reason: stop.reason, stop_sequence: stop.sequence }, usage });
     return out + sse('message_stop', { type: 'message_stop' });

@@ -94,6 +94,14 @@ describe('chatToMessages, judged by @anthropic-ai/sdk', () => {
     expect(JSON.stringify(m)).not.toContain('secret plan');
   });
 
+  it("a refusal is the answer's text with stop_reason refusal, whatever the finish_reason", async () => {
+    const m = await viaSdk(completion({ content: null, refusal: 'I cannot help with that.' }, 'stop'));
+    expect(m.content).toEqual([{ type: 'text', text: 'I cannot help with that.' }]);
+    expect(m.stop_reason).toBe('refusal');
+    // A null refusal (OpenAI sends one on every answer) is no refusal.
+    expect((await viaSdk(completion({ content: 'Sure.', refusal: null }, 'stop'))).stop_reason).toBe('end_turn');
+  });
+
   it('an answer without usage reports zeros', async () => {
     const { usage: _, ...bare } = completion({ content: 'x' }, 'stop');
     expect((await viaSdk(bare)).usage).toEqual({ input_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 0 });

@@ -1,7 +1,8 @@
 // A chat completions answer (not streamed) as an Anthropic Messages answer. Pure. The model's reasoning
 // (`reasoning_content` / `reasoning`) is not carried: a thinking block needs a signature only Anthropic can make,
 // and Claude Code would send an unsigned one back to whichever backend serves the next turn. Its tokens stay in
-// usage (reasoningTokens).
+// usage (reasoningTokens). A refusal (OpenAI's `message.refusal`, said instead of content) is the answer's text, and
+// its stop reason `refusal`, as Anthropic tells one: dropped, it would pass for an empty end_turn.
 import { anthropicError } from '../../model/anthropic-errors.js';
 import type { Translated } from '../../model/anthropic-errors.js';
 import {
@@ -44,7 +45,8 @@ export function chatToMessages(completion: unknown, ctx: AnswerContext): Transla
   const m = message as Record<string, unknown>;
 
   const content: AnswerBlock[] = [];
-  const text = typeof m['content'] === 'string' ? m['content'] : '';
+  const refusal = typeof m['refusal'] === 'string' ? m['refusal'] : '';
+  const text = (typeof m['content'] === 'string' ? m['content'] : '') + refusal;
   if (text) content.push({ type: 'text', text });
   for (const call of Array.isArray(m['tool_calls']) ? (m['tool_calls'] as unknown[]) : []) {
     const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
@@ -56,7 +58,12 @@ export function chatToMessages(completion: unknown, ctx: AnswerContext): Transla
 
   // A backend that leaves finish_reason out has still finished: the answer is whole.
   const finish = typeof choice['finish_reason'] === 'string' ? choice['finish_reason'] : 'stop';
-  const stop = stopReason(finish, ctx, { usedTools: content.some((b) => b.type === 'tool_use'), matched: choice['stop_reason'], textTail: text });
+  const stop = stopReason(finish, ctx, {
+    usedTools: content.some((b) => b.type === 'tool_use'),
+    refused: refusal !== '',
+    matched: choice['stop_reason'],
+    textTail: text,
+  });
   return {
     ok: true,
     value: {
