@@ -125,22 +125,33 @@ class MessagesExchange implements ExchangeTransform {
   }
 
   onResponseStart(a: Answer): AnswerHandler | undefined {
+    // Anthropic's SDKs take an answer's request id (`_request_id`, an error's requestID) from request-id: a backend
+    // that names none (a chat backend, a cloud) gets the gateway's, as the gateway's own errors carry it.
+    a.headers['request-id'] ??= a.exchange.id;
     if (isNative(a.backend)) {
       const cloud = this.#clouds?.has(a.backend.id) ?? false;
       // A cloud's errors are its own shape (Bedrock's {"message"}, Google's {"error":{"message"}}): told as Anthropic's.
-      if (cloud && a.statusCode >= 300) return new TranslatedError(a.statusCode);
+      if (cloud && a.statusCode >= 300) return translatedError(a);
       if (a.statusCode >= 300 || !this.#create) return undefined;
       if (a.isStream) return cloud && isAwsEventStream(a.headers) ? bedrockStreamReader() : new NativeStreamReader();
       return a.contentType.includes('json') ? new NativeAnswerReader() : undefined;
     }
-    if (a.statusCode >= 300) return new TranslatedError(a.statusCode);
+    if (a.statusCode >= 300) return translatedError(a);
     const ctx = this.#ctx!;
-    return a.isStream ? new TranslatedStream(ctx) : new TranslatedAnswer(ctx);
+    if (a.isStream) return new TranslatedStream(ctx);
+    a.headers['content-type'] = JSON_TYPE;
+    return new TranslatedAnswer(ctx);
   }
 
   errorEvent(e: SseError): string {
     return anthropicErrorEvent(e);
   }
+}
+
+/** An upstream's error answer retold in Anthropic's shape, which is JSON whatever the upstream's was (a proxy's HTML page). */
+function translatedError(a: Answer): AnswerHandler {
+  a.headers['content-type'] = JSON_TYPE;
+  return new TranslatedError(a.statusCode);
 }
 
 function missingMaxTokens(): GatewayError {

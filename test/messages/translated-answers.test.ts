@@ -1,0 +1,125 @@
+// What a chat completions backend's answers become on a translated route, through the real HTTP stack, with
+// @anthropic-ai/sdk as the judge: the answers a scripted conversation does not play (error pages, answers the
+// gateway cannot translate, a client that leaves mid-stream). The fake chat backend answers each request as the
+// test sets it.
+import Anthropic from '@anthropic-ai/sdk';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAnthropicUpstream, type AnthropicUpstream } from '../fakes/anthropic-upstream.js';
+import { type RecordingServer, startRecordingServer } from '../fakes/recording-json-server.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
+import { KEYS, messagesManifests } from './manifests.js';
+import { anthropicTurns, QUESTION } from './weather-conversation.js';
+
+type Answer = (req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) => void;
+
+let answer: Answer;
+let chat: RecordingServer;
+let anthropic: AnthropicUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  chat = await startRecordingServer((req, res, seen) => answer(req, res, seen.body));
+  anthropic = await startAnthropicUpstream(anthropicTurns);
+  gw = await startGateway(messagesManifests({ anthropic: anthropic.baseURL, chat: chat.baseURL }));
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all([chat, anthropic].map((u) => u?.close()));
+});
+
+const client = () => new Anthropic({ apiKey: KEYS.alice, baseURL: gw.origin, maxRetries: 0, timeout: 10_000 });
+const ask = { model: 'claude-translated', max_tokens: 64, messages: [QUESTION] };
+
+/** The x-request-id the gateway sent the chat backend with its last request. */
+const lastUpstreamId = () => chat.requests.at(-1)!.headers['x-request-id'];
+
+const completion =
+  (content: string): Answer =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'chatcmpl-1', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+  };
+
+describe('request-id on translated answers', () => {
+  it("names the gateway's request id, which the SDK reports for a message, a stream and an error", async () => {
+    answer = completion('Sunny.');
+    const message = await client().messages.create(ask);
+    expect(message._request_id).toBe(lastUpstreamId());
+
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { content: 'Sunny.' }, finish_reason: 'stop' }] })}\n\n`);
+      res.end('data: [DONE]\n\n');
+    };
+    const stream = client().messages.stream(ask);
+    await stream.finalMessage();
+    expect(stream.request_id).toBe(lastUpstreamId());
+
+    answer = (_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end(JSON.stringify({ error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }));
+    };
+    const err = (await client()
+      .messages.create(ask)
+      .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(err.requestID).toBe(lastUpstreamId());
+    expect(err.headers?.get('retry-after')).toBe('7');
+  });
+
+  it("keeps a native backend's own request-id", async () => {
+    const message = await client().messages.create({ ...ask, model: 'claude-native' });
+    expect(message._request_id).toBe('req_fake');
+  });
+});
+
+describe("a chat backend's error page", () => {
+  it('is retold as JSON in Anthropic shape, with a JSON content type, status kept', async () => {
+    answer = (_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><body>Bad gateway</body></html>');
+    };
+    const res = await fetch(`${gw.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.alice, 'content-type': 'application/json' },
+      body: JSON.stringify(ask),
+    });
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ type: 'error', error: { type: 'api_error', message: '<html><body>Bad gateway</body></html>' } });
+  });
+});
+
+/** The access line of the gateway's last request to the chat backend. */
+async function accessLine(): Promise<Record<string, unknown>> {
+  const id = lastUpstreamId();
+  return waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['reqId'] === id), 5_000, `the access line of ${String(id)}`);
+}
+
+describe('a client that leaves a translated stream', () => {
+  it("is let go at once, the backend's answer is read on, and its usage recorded", async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-left', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    let upstreamDone!: () => void;
+    const finished = new Promise<void>((resolve) => (upstreamDone = resolve));
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ content: 'It is' }));
+      // The rest comes after the client left: the finish, then the usage the upstream charges.
+      setTimeout(() => {
+        res.write(chunk({ content: ' sunny.' }) + chunk({}, 'stop'));
+        res.end(`data: ${JSON.stringify({ id: 'chatcmpl-left', choices: [], usage: { prompt_tokens: 21, completion_tokens: 4 } })}\n\ndata: [DONE]\n\n`);
+        upstreamDone();
+      }, 300);
+    };
+    const ac = new AbortController();
+    const stream = await client().messages.create({ ...ask, stream: true }, { signal: ac.signal });
+    for await (const event of stream) if (event.type === 'content_block_delta') break; // leaves after the first text
+    ac.abort();
+    await finished;
+    expect(await accessLine()).toMatchObject({ status: 200, aborted: true, inputTokens: 21, outputTokens: 4, estimated: false });
+  });
+});
