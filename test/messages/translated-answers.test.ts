@@ -93,6 +93,31 @@ describe("a chat backend's error page", () => {
   });
 });
 
+describe('a whole answer the gateway cannot translate', () => {
+  it.each([
+    [
+      'tool arguments that are not JSON',
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command": "rm' } }] },
+      /`Bash`/,
+    ],
+    ['an answer that is not a chat completion', undefined, /not a chat completion/],
+  ])('(%s) is a 502 api_error the SDK raises, not a cut connection after a 200', async (_name, message, said) => {
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(message ? { id: 'chatcmpl-bad', choices: [{ index: 0, message, finish_reason: 'tool_calls' }] } : { object: 'list', data: [] }));
+    };
+    const err = (await client()
+      .messages.create(ask)
+      .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+    expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(err.status).toBe(502);
+    expect(err.type).toBe('api_error');
+    expect(err.apiMessage).toMatch(said);
+    expect(err.requestID).toBe(lastUpstreamId());
+    expect(await accessLine()).toMatchObject({ status: 502 });
+  });
+});
+
 /** The access line of the gateway's last request to the chat backend. */
 async function accessLine(): Promise<Record<string, unknown>> {
   const id = lastUpstreamId();

@@ -64,6 +64,12 @@ export interface AnswerHandler {
   /** onData may pass on other bytes than it was given (Content-Length is then dropped); absent: it only observes. */
   readonly edits?: boolean;
   /**
+   * The handler passes nothing on before its flush (it remakes a whole, non-streamed body at its end): the answer's
+   * head then waits for the body, so a body the handler fails is answered with the error (a GatewayError's status,
+   * else 502) rather than cut after a 200.
+   */
+  readonly holdsBody?: boolean;
+  /**
    * Each chunk, in order, as the handlers before this one passed it on; returns what to pass on: the chunk itself
    * to observe only; with `edits`, other bytes, fewer or none (holding some back). A throw fails the body (an error
    * event for a stream, a cut connection otherwise).

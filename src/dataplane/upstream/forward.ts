@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream';
-import { GatewayError } from '../../model/errors.js';
+import { errors, GatewayError } from '../../model/errors.js';
 import type { Routed } from '../exchange/exchange.js';
 import type { Answer, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming } from '../observe/request-timing.js';
@@ -88,7 +88,10 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   if (retell) return retellUpstreamError(res, response.statusCode, chainEnd ?? response.body.readable(), credentials.needles, call.transforms, progress);
 
   const gatewayMs = timing.gatewayMs();
-  if (!committed) {
+  const upstreamMs = timing.upstreamMs();
+  // A non-streamed answer a handler remakes whole at its end: the head waits for it, so a failure is still an error answer.
+  const holdHead = !committed && !isStream && handlers.some((h) => h.holdsBody);
+  const head = () =>
     writeResponseHead(res, response, {
       requestId: x.id,
       backend: backend.name,
@@ -97,12 +100,12 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
       decoded,
       mask: credentials.texts,
       gatewayMs,
-      upstreamMs: timing.upstreamMs(),
+      upstreamMs,
       isStream,
       heldBytes: response.body.heldBytes,
       contentType: framed ? contentType : undefined,
     });
-  }
+  if (!committed && !holdHead) head();
   // A stream's overhead is what it took to get the headers out (the rest is the model's pace); a plain answer's
   // includes relaying its body, so it is taken when the exchange ends.
   const labels = [x.family] as const;
@@ -122,10 +125,21 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     handlers,
     watch,
     keep: () => response.body.keepAfterClientLeft(),
+    head: holdHead ? head : undefined,
   });
   watch.stop();
   trace?.end({ error: failure });
   const code = errorCode(failure);
   const ours = code === 'MG_DEADLINE' || code === SHUTDOWN_CODE; // the gateway ended the body, not the upstream
   if (failure && !x.aborted && !ours) deps.health?.recordFailure(backend.id, result.attemptStartedAt);
+  if (failure && holdHead && !res.headersSent && !x.aborted) {
+    res.setHeader('x-model-gateway-backend', backend.name);
+    return failUnrelayed(res, false, result.attempts, told(failure), call.transforms, progress);
+  }
+}
+
+/** A failed body whose head had not gone out, as the error the client gets instead. */
+function told(failure: unknown): GatewayError {
+  if (failure instanceof GatewayError) return failure;
+  return errorCode(failure) === 'MG_DEADLINE' ? errors.upstreamTimeout() : errors.upstreamFailed();
 }

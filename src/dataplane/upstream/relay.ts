@@ -20,6 +20,11 @@ export interface RelayOptions {
   readonly watch: BodyDeadlines;
   /** Keeps the upstream body from the client's abort, when the relay reads on after the client left. */
   readonly keep: () => void;
+  /**
+   * Writes the answer's head, when it waits for the body (a handler holds it whole): called before the first byte
+   * goes out. A body that fails before then leaves the response untouched, for the caller to answer with an error.
+   */
+  readonly head?: (() => void) | undefined;
 }
 
 /**
@@ -107,6 +112,8 @@ class Relay implements BodySink {
   #waiting = false;
   #onDrain: (() => void) | undefined;
   #readingOn: ReadingOn | undefined;
+  /** The answer's head, while it waits for the body. */
+  #head: (() => void) | undefined;
 
   constructor(src: BodySource, dst: Response, x: Routed, o: RelayOptions, resolve: (failure: unknown) => void) {
     this.#src = src;
@@ -114,6 +121,13 @@ class Relay implements BodySink {
     this.#x = x;
     this.#o = o;
     this.#resolve = resolve;
+    this.#head = o.head;
+  }
+
+  #writeHead(): void {
+    const head = this.#head;
+    this.#head = undefined;
+    head?.();
   }
 
   data(chunk: Buffer): void {
@@ -135,6 +149,7 @@ class Relay implements BodySink {
     if (out.length === 0) return;
     this.#prevByte = out.length >= 2 ? out[out.length - 2]! : this.#lastByte;
     this.#lastByte = out[out.length - 1]!;
+    this.#writeHead();
     if (!this.#dst.write(out) && !this.#waiting) {
       this.#waiting = true;
       this.#src.pause();
@@ -167,6 +182,7 @@ class Relay implements BodySink {
       if (usage) this.#x.reportUsage(usage);
     }
     const last = o.mask ? o.mask.end(held) : held;
+    this.#writeHead();
     if (last && last.length > 0) this.#dst.end(last);
     else this.#dst.end();
     this.#settle();
@@ -179,7 +195,11 @@ class Relay implements BodySink {
     for (const h of this.#o.handlers) h.onError?.(err);
     const dst = this.#dst;
     const trailer = this.#o.trailer;
-    if (trailer && !dst.destroyed && !dst.writableEnded) {
+    if (this.#head) {
+      // Nothing went out: the caller answers with the error.
+      this.#head = undefined;
+      this.#src.destroy();
+    } else if (trailer && !dst.destroyed && !dst.writableEnded) {
       this.#src.destroy();
       // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
       // dropped: it is the start of a credential or of a cut event.

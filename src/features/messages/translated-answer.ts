@@ -3,6 +3,7 @@
 // an error answer in Anthropic's error shape (anthropic-errors.ts). Each handler returns the usage the upstream
 // reported, which the exchange settles with.
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
+import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { errorFromUpstream } from './anthropic-errors.js';
 import { chatUsage } from './answer-parts.js';
@@ -72,12 +73,14 @@ export class TranslatedStream implements AnswerHandler {
 /** Holds a whole body, up to MAX_ANSWER_BYTES, for a translation at its end. */
 abstract class WholeBody implements AnswerHandler {
   readonly edits = true;
+  readonly holdsBody = true;
   #chunks: Buffer[] = [];
   #bytes = 0;
 
   onData(chunk: Buffer): Buffer {
     this.#bytes += chunk.length;
-    if (this.#bytes > MAX_ANSWER_BYTES) throw new Error(`The upstream answer is larger than ${MAX_ANSWER_BYTES} bytes, too large to translate.`);
+    if (this.#bytes > MAX_ANSWER_BYTES)
+      throw new GatewayError(502, `The upstream answer is larger than ${MAX_ANSWER_BYTES} bytes, too large to translate.`, { code: 'upstream_error' });
     this.#chunks.push(chunk);
     return EMPTY;
   }
@@ -108,9 +111,8 @@ export class TranslatedAnswer extends WholeBody {
     }
     this.#usage = chatUsage((completion as { usage?: unknown } | undefined)?.usage);
     const answer = chatToMessages(completion, this.#ctx);
-    // The status line (200) is out already: an answer that cannot be translated fails the body (the client sees a
-    // broken answer and retries) rather than passing for a whole one.
-    if (!answer.ok) throw new Error(answer.error.error.message);
+    // The head waits for this body (holdsBody): an answer that cannot be translated is answered with its error.
+    if (!answer.ok) throw new GatewayError(answer.status, answer.error.error.message, { code: 'upstream_error' });
     return JSON.stringify(answer.value);
   }
 
