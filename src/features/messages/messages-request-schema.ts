@@ -27,7 +27,8 @@ const toolUse = z.looseObject({ type: z.literal('tool_use'), id: z.string(), nam
 const toolResult = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
-  content: z.union([z.string(), z.array(z.union([text, image, document]))]).optional(),
+  // Discriminated, as the blocks are: a block of another type (search_result…) is refused by its name.
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [text, image, document]))]).optional(),
   is_error: z.boolean().nullish(),
 });
 

@@ -401,6 +401,12 @@ describe('messagesToChat: invalid requests', () => {
     expect(msg).toBe('messages.0.content.1: content blocks of type `server_tool_use` cannot be passed to this model.');
   });
 
+  it('names a block type it cannot translate inside a tool_result too', () => {
+    const searchResult = { type: 'search_result', source: 'https://example.com', title: 'T', content: [{ type: 'text', text: 'x' }] };
+    const msg = refusal({ ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [searchResult] }] }] });
+    expect(msg).toBe('messages.0.content.0.content.0: content blocks of type `search_result` cannot be passed to this model.');
+  });
+
   it('refuses blocks in the wrong turn', () => {
     expect(refusal({ ...base, messages: [{ role: 'user', content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }] }] })).toMatch(
       /user turn cannot hold a `tool_use`/,
