@@ -273,6 +273,22 @@ describe("the gateway's refusals as the SDK's error classes", () => {
     expect(ok.type).toBe('message');
   });
 
+  it('count_tokens on a translated route refuses what create would refuse, as BadRequestError naming the member', async () => {
+    const before = chat.requests.length;
+    for (const [messages, said] of [
+      ['What is the weather?', /^messages: /],
+      [[{ role: 'user', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }], /`server_tool_use`/],
+    ] as const) {
+      const err = (await client()
+        .messages.countTokens({ model: 'claude-translated', messages } as never)
+        .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+      expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(err.type).toBe('invalid_request_error');
+      expect(err.apiMessage).toMatch(said);
+    }
+    expect(chat.requests.length).toBe(before);
+  });
+
   it('an unknown path under /v1/messages is NotFoundError in Anthropic shape', async () => {
     const res = await fetch(`${gw.origin}/v1/messages/batches`, { method: 'POST', headers: { 'x-api-key': KEYS.alice }, body: '{}' });
     expect(res.status).toBe(404);

@@ -2,9 +2,11 @@
 // native backend counts with the model's own tokenizer, so the request goes to the route's native backends (their
 // /messages/count_tokens, Vertex's count-tokens:rawPredict) when it has any; a route served only through chat
 // completions or Bedrock's InvokeModel has no such endpoint upstream, and gets the gateway's own tokenizer estimate in
-// Anthropic's answer shape, `{"input_tokens": N}`.
+// Anthropic's answer shape, `{"input_tokens": N}`, for a request the translation takes (else 400, as create).
 // It consumes nothing: usage records none and token limits never refuse it (it still counts as a request).
 import type { FamilyCall } from '../../dataplane/handlers/family-handler.js';
+import { GatewayError } from '../../model/errors.js';
+import { countTokensRefusal } from './messages-to-chat.js';
 import { countsTokens } from './messages-transform.js';
 
 export const COUNT_TOKENS_PATH = '/messages/count_tokens';
@@ -20,6 +22,9 @@ export function countTokensCall(estimate: (body: Buffer) => Promise<number>): Fa
         plan.backends = native;
         return undefined;
       }
+      // Refused as create would refuse it: Anthropic's own count_tokens checks the request too.
+      const refusal = countTokensRefusal(JSON.parse(plan.json!.toString('utf8')));
+      if (refusal) throw new GatewayError(400, refusal, { code: 'invalid_request' });
       return { input_tokens: await estimate(plan.json!) };
     },
   };

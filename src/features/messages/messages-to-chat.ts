@@ -57,6 +57,18 @@ export function messagesToChat(body: unknown, upstreamModel: string): Translated
   return { ok: true, value: out };
 }
 
+/** A count_tokens request: a Messages request without max_tokens. */
+const countTokensRequest = messagesRequest.omit({ max_tokens: true });
+
+/**
+ * Why a count_tokens body is not a Messages request the translation takes (as messagesToChat would refuse it,
+ * max_tokens aside); undefined when it is. Counting one that create would refuse would tell the client nothing true.
+ */
+export function countTokensRefusal(body: unknown): string | undefined {
+  const parsed = countTokensRequest.safeParse(body);
+  return parsed.success ? undefined : describeIssue(parsed.error.issues[0], body);
+}
+
 function chatTools(req: MessagesRequest): Translated<ChatTool[]> {
   const tools: ChatTool[] = [];
   for (const [i, t] of (req.tools ?? []).entries()) {
