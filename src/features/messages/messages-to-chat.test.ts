@@ -401,6 +401,32 @@ describe('messagesToChat: invalid requests', () => {
     expect(msg).toBe('messages.0.content.1: content blocks of type `server_tool_use` cannot be passed to this model.');
   });
 
+  it('refuses an empty turn, as Anthropic does, but for a final assistant turn', () => {
+    for (const content of ['', []]) {
+      expect(
+        refusal({
+          ...base,
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'user', content },
+          ],
+        }),
+      ).toBe('messages.1: all messages must have non-empty content except for the optional final assistant message');
+    }
+    expect(
+      messagesToChat(
+        {
+          ...base,
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'assistant', content: [] },
+          ],
+        },
+        'm',
+      ).ok,
+    ).toBe(true);
+  });
+
   it('names a block type it cannot translate inside a tool_result too', () => {
     const searchResult = { type: 'search_result', source: 'https://example.com', title: 'T', content: [{ type: 'text', text: 'x' }] };
     const msg = refusal({ ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [searchResult] }] }] });

@@ -30,6 +30,10 @@ export function messagesToChat(body: unknown, upstreamModel: string): Translated
   if (system) messages.push({ role: 'system', content: system });
   for (const [i, m] of req.messages.entries()) {
     const at = `messages.${i}`;
+    // Anthropic refuses an empty turn; left out, it would change whose turn the backend sees next.
+    if (m.content.length === 0 && !(m.role === 'assistant' && i === req.messages.length - 1)) {
+      return invalidRequest(`${at}: all messages must have non-empty content except for the optional final assistant message`);
+    }
     const turn = m.role === 'user' ? userTurn(m.content, at) : m.role === 'assistant' ? assistantTurn(m.content, at) : systemTurn(m.content, at);
     if (!turn.ok) return turn;
     messages.push(...turn.value);
