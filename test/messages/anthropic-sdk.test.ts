@@ -175,6 +175,8 @@ describe.each([native, translated])('the Messages API through the gateway, $name
       expect(seen).toEqual([]);
       expect(counted.input_tokens).toBeGreaterThan(10);
       expect(counted.input_tokens).toBeLessThan(200);
+      // The gateway's own answer names its request id where the SDK reads it.
+      expect(counted._request_id).toMatch(/^[0-9a-f-]{36}$/);
     }
   });
 
@@ -364,7 +366,9 @@ describe('routes that mix native and translated backends', () => {
 
   it('models.list() (anthropic-version sent) lists the models usable with the Messages API, in its shape', async () => {
     const ids: string[] = [];
-    for await (const m of client().models.list()) ids.push(m.id);
+    const { data: page, response } = await client().models.list().withResponse();
+    expect(response.headers.get('request-id')).toBe(response.headers.get('x-request-id'));
+    for await (const m of page) ids.push(m.id);
     expect(ids.sort()).toEqual(['claude-mixed', 'claude-native', 'claude-translated', 'claude-x-cut-native', 'claude-x-cut-translated', 'claude-x-failover']);
   });
 });

@@ -1,12 +1,15 @@
 // x-request-id on every response: a sane incoming id is honoured (so traces join up across hops), anything
-// else gets a fresh one. "Sane" is short and made of characters that cannot smuggle anything into logs.
+// else gets a fresh one. "Sane" is short and made of characters that cannot smuggle anything into logs. The
+// gateway's own answers to an Anthropic client carry it as request-id too, where Anthropic's SDKs read it.
 import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { attachExchange, Exchange, exchangeOf } from '../exchange/exchange.js';
+import { clientApiOf } from './client-api.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEADER = 'x-request-id';
+const ANTHROPIC_HEADER = 'request-id';
 
 export function chooseRequestId(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && SANE_ID.test(incoming) ? incoming : randomUUID();
@@ -33,7 +36,12 @@ export function idOnEveryHead(proto: Response): void {
     const x = this.locals ? exchangeOf(this) : undefined;
     if (x && !this.hasHeader(HEADER)) {
       const given = typeof reason === 'object' ? reason : headers;
-      if (!given || Array.isArray(given) || given[HEADER] === undefined) this.setHeader(HEADER, x.id);
+      if (!given || Array.isArray(given) || given[HEADER] === undefined) {
+        this.setHeader(HEADER, x.id);
+        const req = this.req;
+        if (!this.hasHeader(ANTHROPIC_HEADER) && clientApiOf(req.path, x.family, req.headers['anthropic-version']) === 'anthropic')
+          this.setHeader(ANTHROPIC_HEADER, x.id);
+      }
     }
     return writeHead.call(this, status, reason, headers);
   } as Response['writeHead'];
