@@ -64,8 +64,13 @@ function rateLimitedWhen(ready: Promise<void>) {
   };
 }
 
-/** An upstream Responses stream that sends three events (sequence 0..2) and then breaks its connection. */
-function cutAfterThreeEvents(_req: IncomingMessage, res: ServerResponse): void {
+/**
+ * An upstream Responses stream that sends three events (sequence 0..2), then `partial` (the start of a fourth one,
+ * if any), and breaks its connection.
+ */
+const cutAfterThreeEvents = (req: IncomingMessage, res: ServerResponse) => cutMidStream('')(req, res);
+
+const cutMidStream = (partial: string) => (_req: IncomingMessage, res: ServerResponse) => {
   const events = [
     {
       type: 'response.created',
@@ -85,8 +90,8 @@ function cutAfterThreeEvents(_req: IncomingMessage, res: ServerResponse): void {
     },
   ];
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.write(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''), () => res.socket?.destroy());
-}
+  res.write(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('') + partial, () => res.socket?.destroy());
+};
 
 function keepAliveThen429() {
   let answer!: () => void;
@@ -159,6 +164,24 @@ describe('Responses stream errors written by the gateway', () => {
       code: 'upstream_error',
       message: 'The upstream connection failed in the middle of the stream.',
     });
+  });
+
+  it('an upstream cut inside an event: the half event is dropped, and the SDK raises the error event, not a JSON error', async () => {
+    // Regression: the gateway closed the half event with a blank line, so the SDK parsed its cut JSON and threw a
+    // SyntaxError before it reached the error event.
+    const partial = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","delta":"Hel';
+    upstream.override('/v1/responses', cutMidStream(partial));
+    const rec = recordingFetch();
+    const client = new OpenAI({ apiKey: ALICE_KEY, baseURL: gw.baseURL, maxRetries: 0, fetch: rec.fetch });
+    const types: string[] = [];
+    const err = await (async () => {
+      for await (const e of await client.responses.create({ model: 'gpt-4o-mini', input: 'hi', stream: true })) types.push(e.type);
+    })().catch((e: unknown) => e);
+    expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added']);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).code).toBe('upstream_error');
+    expect(rec.seen.text).not.toContain('"Hel');
+    expect(errorEvent(rec.seen.text)).toMatchObject({ type: 'error', sequence_number: 3, code: 'upstream_error' });
   });
 
   it('an upstream error retold after keep-alives quotes the client’s id, not the upstream’s', async () => {

@@ -9,6 +9,7 @@ import type { AnswerHandler, ReadOnBound } from '../exchange/transform.js';
 import type { BodyDeadlines } from './body-deadlines.js';
 import type { CredentialMask } from './credential-mask.js';
 import type { BodySink, BodySource } from './upstream-body.js';
+import { SseEventHold } from '../stream/sse-event-hold.js';
 
 export interface RelayOptions {
   /** When the source fails (event streams): the last event to send before ending cleanly. */
@@ -107,8 +108,8 @@ class Relay implements BodySink {
   readonly #resolve: (failure: unknown) => void;
   #settled = false;
   #failure: unknown;
-  #lastByte = 0x0a;
-  #prevByte = 0x0a;
+  /** Event streams (those with a trailer): the event still incomplete, dropped if the source fails. */
+  readonly #events: SseEventHold | undefined;
   #waiting = false;
   #onDrain: (() => void) | undefined;
   #readingOn: ReadingOn | undefined;
@@ -122,6 +123,7 @@ class Relay implements BodySink {
     this.#o = o;
     this.#resolve = resolve;
     this.#head = o.head;
+    this.#events = o.trailer ? new SseEventHold() : undefined;
   }
 
   #writeHead(): void {
@@ -145,10 +147,9 @@ class Relay implements BodySink {
       this.error(err);
       return;
     }
-    const out = o.mask ? o.mask.push(chunk) : chunk;
+    const masked = o.mask ? o.mask.push(chunk) : chunk;
+    const out = this.#events && masked.length > 0 ? this.#events.push(masked) : masked;
     if (out.length === 0) return;
-    this.#prevByte = out.length >= 2 ? out[out.length - 2]! : this.#lastByte;
-    this.#lastByte = out[out.length - 1]!;
     this.#writeHead();
     if (!this.#dst.write(out) && !this.#waiting) {
       this.#waiting = true;
@@ -181,7 +182,9 @@ class Relay implements BodySink {
       // Reported before the response ends: the exchange settles with it when the response is over.
       if (usage) this.#x.reportUsage(usage);
     }
-    const last = o.mask ? o.mask.end(held) : held;
+    const masked = o.mask ? o.mask.end(held) : held;
+    const events = this.#events;
+    const last = events ? Buffer.concat([masked ? events.push(masked) : Buffer.alloc(0), events.end()]) : masked;
     this.#writeHead();
     if (last && last.length > 0) this.#dst.end(last);
     else this.#dst.end();
@@ -201,9 +204,9 @@ class Relay implements BodySink {
       this.#src.destroy();
     } else if (trailer && !dst.destroyed && !dst.writableEnded) {
       this.#src.destroy();
-      // Close a half-sent event first so the error event is parsed on its own. A tail the mask held back is
-      // dropped: it is the start of a credential or of a cut event.
-      const atBoundary = this.#prevByte === 0x0a && this.#lastByte === 0x0a;
+      // The cut event and a tail the mask held back (the start of a credential) are dropped. Only an event too
+      // large to hold went out in part: a blank line closes it, so the error event is at least parsed on its own.
+      const atBoundary = this.#events?.atBoundary ?? true;
       dst.end((atBoundary ? '' : '\n\n') + trailer(err));
     } else cut(this.#src, dst);
     this.#settle();

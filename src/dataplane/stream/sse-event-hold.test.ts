@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { SseEventHold } from './sse-event-hold.js';
+
+/** What goes out after each chunk, as text. */
+function pushAll(hold: SseEventHold, chunks: readonly string[]): string[] {
+  return chunks.map((c) => hold.push(Buffer.from(c, 'latin1')).toString('latin1'));
+}
+
+describe('SseEventHold', () => {
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ])('passes complete events (%s) and holds a partial one, at every cut', (_name, eol) => {
+    const text = `event: a${eol}data: {"x":1}${eol}${eol}data: {"y":2}${eol}${eol}data: {"z"`;
+    const complete = text.slice(0, text.lastIndexOf(eol + eol) + 2 * eol.length);
+    for (let cut = 0; cut <= text.length; cut++) {
+      const hold = new SseEventHold();
+      const out = pushAll(hold, [text.slice(0, cut), text.slice(cut)]).join('');
+      // A CR alone may end a line: the LF of a CRLF cut after its CR is what a later chunk completes.
+      expect(out, `cut at ${cut}`).toBe(complete);
+      expect(hold.atBoundary).toBe(true);
+      expect(hold.end().toString('latin1')).toBe(text.slice(complete.length));
+    }
+  });
+
+  it('a whole chunk of complete events goes out as the same buffer (no copy)', () => {
+    const hold = new SseEventHold();
+    const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');
+    expect(hold.push(chunk)).toBe(chunk);
+  });
+
+  it('an event larger than the hold goes out as it comes and is no longer at a boundary until it ends', () => {
+    const hold = new SseEventHold(8);
+    expect(pushAll(hold, ['data: 12', '3'])).toEqual(['', 'data: 123']);
+    expect(hold.atBoundary).toBe(false);
+    expect(pushAll(hold, ['45', '6\n\ndata: 7'])).toEqual(['45', '6\n\n']);
+    expect(hold.atBoundary).toBe(true);
+    expect(hold.end().toString()).toBe('data: 7');
+  });
+});
