@@ -11,6 +11,7 @@ import { exchangeOf } from '../dataplane/exchange/exchange.js';
 import { errors, toGatewayError } from '../model/errors.js';
 import { sendError } from '../dataplane/server/send-error.js';
 import { familyHandler } from '../dataplane/handlers/family-handler.js';
+import { RESPONSES_CALLS } from '../dataplane/handlers/responses-calls.js';
 import { upstreamCaller } from '../dataplane/handlers/upstream-call.js';
 import { FAMILY_PATHS } from '../model/families.js';
 import { listModels, retrieveModel } from '../dataplane/handlers/models.js';
@@ -167,6 +168,7 @@ export function createApp(deps: AppDeps): Express {
   for (const family of FAMILIES) routes.add(app, 'post', `/v1${FAMILY_PATHS[family]}`, auth, familyHandler(family, handlerDeps));
   const countTokens = countTokensCall((body) => estimateInputTokens('messages', body));
   routes.add(app, 'post', `/v1${COUNT_TOKENS_PATH}`, auth, familyHandler('messages', handlerDeps, countTokens));
+  for (const c of RESPONSES_CALLS) routes.add(app, 'post', `/v1${c.path}`, auth, familyHandler('responses', handlerDeps, c));
   registerSealedRoutes(app, routes, auth, { call, sealer, bodyLimits, budget });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.

@@ -149,6 +149,24 @@ export class ResponsesStore {
     return stored;
   }
 
+  /** The answer of POST /responses/compact: one opaque compaction item standing for the conversation so far. */
+  compaction(body: CreateBody): Record<string, unknown> {
+    const items = [...(body.previous_response_id ? (this.items.get(body.previous_response_id)?.inputItems ?? []) : []), ...normalizeInput(body.input)];
+    return {
+      id: `resp_${hex(24)}`,
+      object: 'response.compaction',
+      created_at: Math.floor(Date.now() / 1000),
+      output: [{ id: `cmp_${hex()}`, type: 'compaction', encrypted_content: Buffer.from(JSON.stringify(items)).toString('base64') }],
+      usage: {
+        input_tokens: 9,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 3,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 12,
+      },
+    };
+  }
+
   /** input_items page: `after` is an item id cursor, order defaults to desc as in the API. */
   inputItemsPage(stored: StoredResponse, query: URLSearchParams): Record<string, unknown> {
     const order = query.get('order') === 'asc' ? 'asc' : 'desc';

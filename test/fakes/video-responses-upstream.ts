@@ -204,7 +204,9 @@ export class FakeVideoResponsesUpstream {
 
   private async responsesRoute(rec: RecordedRequest, rest: string[], res: ServerResponse): Promise<void> {
     const [id, sub] = rest;
-    if (id === undefined && rec.method === 'POST') {
+    // The create, compact and input_tokens take the same request body.
+    const bodyCall = rec.method === 'POST' && (id === undefined || (sub === undefined && (id === 'compact' || id === 'input_tokens')));
+    if (bodyCall) {
       const body = (rec.json ?? {}) as CreateBody & { stream?: boolean };
       const prev = body.previous_response_id;
       if (prev && !this.responses.items.has(prev)) {
@@ -217,6 +219,8 @@ export class FakeVideoResponsesUpstream {
           },
         });
       }
+      if (id === 'input_tokens') return json(res, 200, { object: 'response.input_tokens', input_tokens: 7 });
+      if (id === 'compact') return json(res, 200, this.responses.compaction(body));
       const stored = this.responses.create(body);
       if (body.stream && !body.background) return this.sendEvents(stored.events, res);
       return json(res, 200, stored.response);

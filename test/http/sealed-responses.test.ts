@@ -1,12 +1,12 @@
 // Stored responses through the gateway with the official SDK: ids sealed in JSON and inside event streams
-// (create with stream, responses.stream(), retrieve ?stream=true), unsealed in paths and previous_response_id,
-// input_items cursors passed through unchanged.
+// (create with stream, responses.stream(), retrieve ?stream=true), unsealed in paths and previous_response_id
+// (also of compact and input_tokens), input_items cursors passed through unchanged.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdSealer } from '../../src/features/sealed-ids/sealed-id.js';
 import { FakeVideoResponsesUpstream } from '../fakes/video-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { ALICE, newKey, sealedManifests } from '../helpers/sealed-setup.js';
+import { ALICE, BOB, newKey, sealedManifests } from '../helpers/sealed-setup.js';
 
 const key = newKey();
 const sealer = new IdSealer([key]);
@@ -114,6 +114,35 @@ describe('responses through sealed ids', () => {
     const cancelled = await alice.responses.cancel(bg.id);
     expect(cancelled).toMatchObject({ id: bg.id, status: 'cancelled' });
     expect(up.requests.at(-1)!.path).toBe(`/v1/responses/${upstreamId(bg.id)}/cancel`);
+  });
+
+  it('compact and input_tokens: served on the route of their model, a sealed previous_response_id unsealed for its backend', async () => {
+    const r = await alice.responses.create({ model: 'gpt-r', input: 'remember this' });
+    const compacted = await alice.responses.compact({ model: 'gpt-r', previous_response_id: r.id, input: 'and this' });
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.output[0]!.type).toBe('compaction');
+    const sent = up.received('/v1/responses/compact').at(-1)!.json as { model: string; previous_response_id: string };
+    expect(sent).toMatchObject({ model: 'gpt-r-up', previous_response_id: upstreamId(r.id) });
+    const counted = await alice.responses.inputTokens.count({ model: 'gpt-r', previous_response_id: r.id, input: 'x' });
+    expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 7 });
+    expect((up.received('/v1/responses/input_tokens').at(-1)!.json as { previous_response_id: string }).previous_response_id).toBe(upstreamId(r.id));
+    // Another token's id, a made-up one: refused like every sealed id, nothing forwarded.
+    const before = up.requests.length;
+    const foreign = await gw
+      .client(BOB)
+      .responses.compact({ model: 'gpt-r', previous_response_id: r.id })
+      .catch((e: unknown) => e);
+    expect(foreign).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((foreign as InstanceType<typeof OpenAI.NotFoundError>).param).toBe('previous_response_id');
+    const madeUp = await alice.responses.inputTokens.count({ model: 'gpt-r', previous_response_id: 'resp_abc' }).catch((e: unknown) => e);
+    expect(madeUp).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(up.requests.length).toBe(before);
+    // An upstream error quotes the client's id, not the upstream's.
+    await alice.responses.delete(r.id);
+    const gone = await alice.responses.compact({ model: 'gpt-r', previous_response_id: r.id }).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((gone as Error).message).toContain(r.id);
+    expect((gone as Error).message).not.toContain(upstreamId(r.id));
   });
 
   it('continuing on another model: allowed on a backend sharing the store, refused otherwise', async () => {

@@ -1,7 +1,7 @@
 // The create calls that mint sealed ids, POST /v1/videos and POST /v1/responses, as exchange transforms. The
 // answer's ids are sealed with the route, the backend that answered and the calling token; a previous_response_id
-// in a new Responses request is checked like any sealed id, unsealed for the upstream, and pins the request to the
-// backend that stores the previous response.
+// in a Responses request body (the create, compact, input_tokens) is checked like any sealed id, unsealed for the
+// upstream, and pins the request to the backend that stores the previous response.
 import type { Answer, AnswerHandler, ExchangeTransform, Feature } from '../../dataplane/exchange/transform.js';
 import type { CompiledToken } from '../../model/routing-table.js';
 import type { SealContext } from './id-rewrite.js';
@@ -27,13 +27,13 @@ function sealedCreateTransforms(sealer: IdSealer): Feature['families'] {
     // A follow-up seals its answer itself (sealed-routes.ts), with the id the client presented.
     videos: (x, kind) => (kind.create ? { onResponseStart: (a) => sealStage('video', sealer, x.token, a) } : undefined),
     responses: (x, kind) => {
-      if (!kind.create) return undefined;
       let members: Readonly<Record<string, string>> | undefined;
       let known: SealContext['known'];
       const t: ExchangeTransform = {
         prepare(plan) {
           const prev = plan.member('previous_response_id');
-          // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject).
+          // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject). A follow-up's
+          // plan reads no member: it names its object in the path (sealed-routes.ts).
           if (prev === undefined) return;
           const owned = resolveOwned(x.table, x.token, sealer, 'response', prev);
           if (!owned) throw sealedErrors.notFound('response', 'previous_response_id');
@@ -46,7 +46,9 @@ function sealedCreateTransforms(sealer: IdSealer): Feature['families'] {
           plan.backends = [backend];
         },
         members: () => members,
-        onResponseStart: (a) => sealStage('response', sealer, x.token, a, known),
+        // Only the create answers with a Response; compact and input_tokens answer with objects no call names by id
+        // (their error texts still quote the client's previous_response_id). A follow-up seals its answer itself.
+        onResponseStart: (a) => sealStage(kind.create ? 'response' : 'none', sealer, x.token, a, known),
       };
       return t;
     },
