@@ -24,6 +24,11 @@ describe('SseEventHold', () => {
     }
   });
 
+  it('comment lines (keep-alives) go out at once, unless they follow a field of the event', () => {
+    const hold = new SseEventHold();
+    expect(pushAll(hold, [': ping\n', ': ping\r\ndata: 1', '\n: x\n', '\n'])).toEqual([': ping\n', ': ping\r\n', '', 'data: 1\n: x\n\n']);
+  });
+
   it('a whole chunk of complete events goes out as the same buffer (no copy)', () => {
     const hold = new SseEventHold();
     const chunk = Buffer.from('data: 1\n\ndata: 2\n\n');

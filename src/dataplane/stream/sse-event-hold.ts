@@ -1,8 +1,9 @@
 // Holds back the bytes of a server-sent event until the blank line that ends it, so a stream the upstream breaks
 // off can end at an event boundary: the half event is dropped instead of reaching the client, where a terminating
 // blank line would dispatch it and the SDKs would fail on its cut JSON before they read the gateway's error event.
-// Events come whole in one read as a rule, so this passes them on without a copy; an event larger than the hold
-// goes out as it comes (a cut inside it is then closed with a blank line, the best left to do).
+// Events come whole in one read as a rule, so this passes them on without a copy; comment lines between events
+// (keep-alives) go out at once; an event larger than the hold goes out as it comes (a cut inside it is then closed
+// with a blank line, the best left to do).
 import { type SseLineReader, SseSplitter } from './sse.js';
 
 /** Most bytes of one incomplete event held before they go out anyway (bounds the memory of a stream). */
@@ -17,6 +18,9 @@ export class SseEventHold implements SseLineReader {
   #cut = -1;
   /** Bytes of an incomplete event went out already (it outgrew the hold). */
   #midEvent = false;
+  /** The event being read has a line other than a comment: until it ends, nothing more may go out. */
+  #fields = false;
+  #lineStart = true;
 
   constructor(max = MAX_HELD_EVENT_BYTES) {
     this.#max = max;
@@ -50,10 +54,16 @@ export class SseEventHold implements SseLineReader {
     return !this.#midEvent;
   }
 
-  lineBytes(): void {}
+  lineBytes(chunk: Buffer, from: number): void {
+    if (this.#lineStart && chunk[from] !== COLON) this.#fields = true;
+    this.#lineStart = false;
+  }
 
   lineEnd(_chunk: Buffer, _at: number, next: number, blank: boolean): void {
-    if (blank) this.#cut = next;
+    this.#lineStart = true;
+    // Comment lines before any field (an upstream's keep-alives) go out at once: they dispatch nothing.
+    if (blank) this.#fields = false;
+    if (!this.#fields) this.#cut = next;
   }
 
   /** A copy: the chunk is often a small view of a larger socket buffer. */
@@ -72,3 +82,4 @@ export class SseEventHold implements SseLineReader {
 }
 
 const EMPTY = Buffer.alloc(0);
+const COLON = 0x3a;
