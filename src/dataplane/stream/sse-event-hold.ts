@@ -7,7 +7,7 @@
 import { type SseLineReader, SseSplitter } from './sse.js';
 
 /** Most bytes of one incomplete event held before they go out anyway (bounds the memory of a stream). */
-export const MAX_HELD_EVENT_BYTES = 256 * 1024;
+const MAX_HELD_EVENT_BYTES = 256 * 1024;
 
 export class SseEventHold implements SseLineReader {
   readonly #lines = new SseSplitter();
