@@ -20,6 +20,10 @@ export interface GoogleTokenServer {
   valid(token: string): boolean;
   /** Lifetime of the next tokens (default 3600 s). */
   lifetimeSeconds: number;
+  /** How the OAuth2 endpoint misbehaves: never answering a grant, or answering without expires_in. */
+  fault: 'silent' | 'no-expires-in' | undefined;
+  /** Grants received, answered or not. */
+  readonly grants: number;
   close(): Promise<void>;
 }
 
@@ -33,10 +37,11 @@ interface Options {
 export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenServer> {
   const issued: GoogleTokenServer['issued'] = [];
   const refusals: string[] = [];
-  const state = { lifetimeSeconds: 3600 };
+  const state: { lifetimeSeconds: number; fault: GoogleTokenServer['fault']; grants: number } = { lifetimeSeconds: 3600, fault: undefined, grants: 0 };
   const issue = (via: 'jwt' | 'metadata', scope: string) => {
     const token = `ya29.fake-${randomBytes(12).toString('hex')}`;
     issued.push({ token, expiresAt: Date.now() + state.lifetimeSeconds * 1000, via, scope });
+    if (state.fault === 'no-expires-in') return { access_token: token, token_type: 'Bearer' };
     return { access_token: token, expires_in: state.lifetimeSeconds, token_type: 'Bearer' };
   };
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
@@ -49,6 +54,8 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
     };
     if (o.tls) {
       if (req.method !== 'POST' || url.pathname !== '/token') return send(404, { error: 'not_found' });
+      state.grants++;
+      if (state.fault === 'silent') return; // the connection stays open, unanswered
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const why = checkJwtGrant(form, o.serviceAccount);
       if (why) {
@@ -83,6 +90,15 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
     },
     set lifetimeSeconds(v: number) {
       state.lifetimeSeconds = v;
+    },
+    get fault() {
+      return state.fault;
+    },
+    set fault(v: GoogleTokenServer['fault']) {
+      state.fault = v;
+    },
+    get grants() {
+      return state.grants;
     },
     close: loop.close,
   };

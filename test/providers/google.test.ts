@@ -10,7 +10,7 @@ import { type ProviderRequest, startProviderUpstream } from '../fakes/provider-u
 import { ALICE_KEY, startGateway } from '../helpers/gateway.js';
 import { redirectHttps } from '../support/redirect-https.js';
 import { selfSignedCert } from '../support/tls-cert.js';
-import { waitUntil } from '../support/wait.js';
+import { eventually, waitUntil } from '../support/wait.js';
 import { clientManifests } from './recipe-setup.js';
 
 const CLIENT = `\n${clientManifests()}\n`;
@@ -73,6 +73,7 @@ const chat = (baseURL: string) =>
 describe('gcp: Google access tokens', () => {
   afterEach(() => {
     oauth.lifetimeSeconds = 3600;
+    oauth.fault = undefined;
   });
 
   it('renews short-lived tokens ahead of expiry: none expired on arrival, shared, not fetched per request', async () => {
@@ -190,6 +191,53 @@ spec:
       await vertex.close();
     }
   });
+  it('a token endpoint that never answers: the fetch is given up, the route says why, and tokens flow once it answers', async () => {
+    oauth.fault = 'silent';
+    const vertex = await startProviderUpstream(liveToken(() => oauth));
+    const gw = await startGateway(
+      vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(account.privateKeyPem)),
+      {
+        tokens: { fetchTimeoutMs: 500 },
+      },
+    );
+    try {
+      const problem = await waitUntil(() => gw.identities.problems().get('default/vertex/vertex'), 5000, 'the recorded problem');
+      expect(problem).toContain('did not finish within 0.5 s');
+      const refused = await chat(gw.baseURL);
+      expect(refused.status).toBe(502);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('upstream_credentials');
+      // The endpoint answers again: a later fetch (not the silent one the library started) gets a token.
+      oauth.fault = undefined;
+      await eventually(async () => expect((await chat(gw.baseURL)).status).toBe(200), 10_000);
+      expect(vertex.refused).toEqual([]);
+      await waitUntil(() => !gw.identities.problems().has('default/vertex/vertex'), 5000, 'the problem cleared');
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  }, 20_000);
+
+  it('a token answered without expires_in lives an hour: one grant for many requests, renewed before the hour ends', async () => {
+    oauth.fault = 'no-expires-in';
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const before = oauth.grants;
+    const vertex = await startProviderUpstream(liveToken(() => oauth));
+    const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(account.privateKeyPem)));
+    try {
+      for (let i = 0; i < 10; i++) expect((await chat(gw.baseURL)).status).toBe(200);
+      expect(oauth.grants - before).toBe(1);
+      vi.advanceTimersByTime(56 * 60_000); // inside the last five minutes of the assumed hour
+      expect((await chat(gw.baseURL)).status).toBe(200);
+      await waitUntil(() => oauth.grants - before === 2, 5000, 'the renewal');
+      for (let i = 0; i < 5; i++) expect((await chat(gw.baseURL)).status).toBe(200);
+      expect(oauth.grants - before).toBe(2);
+      expect(vertex.refused).toEqual([]);
+    } finally {
+      await gw.close();
+      await vertex.close();
+      vi.useRealTimers();
+    }
+  }, 20_000);
 });
 
 describe('gcp: workload identity through the metadata server', () => {

@@ -2,17 +2,17 @@
 // secret, or, without one, workload identity (the federated token file the AKS webhook mounts, with
 // AZURE_TENANT_ID / AZURE_CLIENT_ID / AZURE_FEDERATED_TOKEN_FILE in the pod's environment).
 import type { IdentityAuth } from '../../../model/backend-auth.js';
-import type { IssuedToken } from './token-cache.js';
+import type { TokenSource } from './token-cache.js';
 
 type AzureAuth = Extract<IdentityAuth, { kind: 'azureAD' }>;
 
 interface Credential {
-  getToken(scope: string): Promise<{ token: string; expiresOnTimestamp: number } | null>;
+  getToken(scope: string, options: { abortSignal: AbortSignal }): Promise<{ token: string; expiresOnTimestamp: number } | null>;
 }
 
-export function azureTokenSource(auth: AzureAuth): () => Promise<IssuedToken> {
+export function azureTokenSource(auth: AzureAuth): TokenSource {
   let credential: Promise<Credential> | undefined;
-  return async () => {
+  return async (signal) => {
     credential ??= (async () => {
       // Loaded on first use: a gateway without Azure backends never pays for the library.
       const identity = await import('@azure/identity');
@@ -28,7 +28,13 @@ export function azureTokenSource(auth: AzureAuth): () => Promise<IssuedToken> {
     credential.catch(() => {
       credential = undefined;
     });
-    const token = await (await credential).getToken(auth.scope);
+    // A fetch the cache gave up on is aborted, and the next one starts with a new credential, whatever the library
+    // still waits for.
+    const mine = credential;
+    signal.addEventListener('abort', () => {
+      if (credential === mine) credential = undefined;
+    });
+    const token = await (await credential).getToken(auth.scope, { abortSignal: signal });
     if (!token) throw new Error('the Azure identity library returned no access token');
     return { token: token.token, expiresAt: token.expiresOnTimestamp };
   };

@@ -1,12 +1,12 @@
 // An identity whose credential is an access token sent as Bearer (Google, Microsoft Entra): the token comes from
 // its library through the cache that renews it ahead of expiry (token-cache.ts).
 import type { AddedSecret, Identity, SignableRequest } from './signed-request.js';
-import { type IssuedToken, TokenCache, type TokenCacheOptions } from './token-cache.js';
+import { TokenCache, type TokenCacheOptions, type TokenSource } from './token-cache.js';
 
 export class BearerTokenIdentity implements Identity {
   readonly #cache: TokenCache;
 
-  constructor(source: () => Promise<IssuedToken>, options?: TokenCacheOptions) {
+  constructor(source: TokenSource, options?: TokenCacheOptions) {
     this.#cache = new TokenCache(source, options);
   }
 

@@ -4,7 +4,7 @@
 import { fetch } from 'undici';
 import type { IdentityAuth } from '../../../model/backend-auth.js';
 import { tokenDispatcher } from '../egress/egress-proxy.js';
-import type { IssuedToken } from './token-cache.js';
+import type { TokenSource } from './token-cache.js';
 
 type GcpAuth = Extract<IdentityAuth, { kind: 'gcp' }>;
 
@@ -13,6 +13,9 @@ const EAGER_REFRESH_MS = 5 * 60_000;
 
 /** Where the library sends every JWT grant, whatever the key says (and the audience the grant must name). */
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+/** Lifetime taken for a token issued without expires_in: Google's usual hour. */
+const DEFAULT_LIFETIME_MS = 3_600_000;
 
 /**
  * The library's HTTP calls go through undici like the rest of the gateway's, and through the egress proxy when
@@ -23,9 +26,9 @@ const proxiedFetch = ((input: Parameters<typeof fetch>[0], init?: Parameters<typ
   return fetch(input, dispatcher === undefined ? init : { ...init, dispatcher });
 }) as never;
 
-export function googleTokenSource(auth: GcpAuth): () => Promise<IssuedToken> {
+export function googleTokenSource(auth: GcpAuth): TokenSource {
   let client: Promise<{ getAccessToken(): Promise<{ token?: string | null }>; credentials: { expiry_date?: number | null } }> | undefined;
-  return async () => {
+  return async (signal) => {
     client ??= (async () => {
       // Loaded on first use: a gateway without Google backends never pays for the library.
       const { GoogleAuth, JWT } = await import('google-auth-library');
@@ -47,11 +50,24 @@ export function googleTokenSource(auth: GcpAuth): () => Promise<IssuedToken> {
     client.catch(() => {
       client = undefined;
     });
+    // A fetch the cache gave up on stays the library's own single flight, which every later call would join: the
+    // next fetch gets a new client instead.
+    const mine = client;
+    signal.addEventListener('abort', () => {
+      if (client === mine) client = undefined;
+    });
     const c = await client;
     const { token } = await c.getAccessToken();
     if (!token) throw new Error('the Google auth library returned no access token');
-    // Metadata-server and JWT clients both set expiry_date; a missing one is treated as Google's usual hour.
-    return { token, expiresAt: c.credentials.expiry_date ?? Date.now() + 3_600_000 };
+    // A token endpoint's answer without expires_in leaves the library no expiry, or (JWT) the time of the fetch, which
+    // would have every request fetch again: it is taken as Google's usual hour, told to the library so that it
+    // renews when the cache does.
+    let expiresAt = c.credentials.expiry_date;
+    if (expiresAt == null || expiresAt <= Date.now()) {
+      expiresAt = Date.now() + DEFAULT_LIFETIME_MS;
+      c.credentials.expiry_date = expiresAt;
+    }
+    return { token, expiresAt };
   };
 }
 

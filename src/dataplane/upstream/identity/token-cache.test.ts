@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type IssuedToken, TokenCache } from './token-cache.js';
 
 /** A token source on a fake clock: each fetch issues "t1", "t2", … valid for `lifetimeMs`, resolving when told. */
@@ -110,5 +110,37 @@ describe('TokenCache', () => {
     s.advance(2_000);
     expect((await cache.get()).token).toBe('t1');
     expect(s.fetches).toBe(1);
+  });
+
+  it('gives up on a fetch that does not settle in time: its source is told, the failure held, then a new fetch', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const s = source(3_600_000);
+      const signals: AbortSignal[] = [];
+      const cache = new TokenCache(
+        (signal) => {
+          signals.push(signal);
+          return s.fetch();
+        },
+        { now: s.now, fetchTimeoutMs: 30_000, failureHoldMs: 2_000 },
+      );
+      const first = cache.get();
+      const silent = expect(first).rejects.toThrow('the token request did not finish within 30 s');
+      vi.advanceTimersByTime(29_999);
+      expect(signals[0]?.aborted).toBe(false);
+      vi.advanceTimersByTime(1);
+      await silent;
+      expect(signals[0]?.aborted).toBe(true);
+      await expect(cache.get()).rejects.toThrow('did not finish');
+      expect(signals).toHaveLength(1); // held, not fetched again by every request
+      s.advance(2_000);
+      const again = cache.get();
+      expect(signals).toHaveLength(2);
+      s.issue(); // the silent fetch answering late is not what the new one gets
+      s.issue();
+      expect((await again).token).toBe('t2');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
