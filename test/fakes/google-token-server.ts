@@ -15,7 +15,8 @@ const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 export interface GoogleTokenServer {
   readonly port: number;
   /** Grants issued, and grants refused with why. */
-  readonly issued: Array<{ token: string; expiresAt: number; via: 'jwt' | 'metadata'; scope: string }>;
+  /** `key`: which of the service account's public keys verified the grant (0: publicKeyPem, then morePublicKeyPems). */
+  readonly issued: Array<{ token: string; expiresAt: number; via: 'jwt' | 'metadata'; scope: string; key?: number | undefined }>;
   readonly refusals: string[];
   valid(token: string): boolean;
   /** Lifetime of the next tokens (default 3600 s). */
@@ -29,7 +30,7 @@ export interface GoogleTokenServer {
 
 interface Options {
   /** The service account the JWT grant accepts. */
-  readonly serviceAccount?: { readonly email: string; readonly publicKeyPem: string };
+  readonly serviceAccount?: { readonly email: string; readonly publicKeyPem: string; readonly morePublicKeyPems?: readonly string[] };
   /** TLS for the OAuth2 endpoint; without it, the server is the (plain http) metadata server. */
   readonly tls?: TestCert;
 }
@@ -38,9 +39,9 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
   const issued: GoogleTokenServer['issued'] = [];
   const refusals: string[] = [];
   const state: { lifetimeSeconds: number; fault: GoogleTokenServer['fault']; grants: number } = { lifetimeSeconds: 3600, fault: undefined, grants: 0 };
-  const issue = (via: 'jwt' | 'metadata', scope: string) => {
+  const issue = (via: 'jwt' | 'metadata', scope: string, key?: number) => {
     const token = `ya29.fake-${randomBytes(12).toString('hex')}`;
-    issued.push({ token, expiresAt: Date.now() + state.lifetimeSeconds * 1000, via, scope });
+    issued.push({ token, expiresAt: Date.now() + state.lifetimeSeconds * 1000, via, scope, key });
     if (state.fault === 'no-expires-in') return { access_token: token, token_type: 'Bearer' };
     return { access_token: token, expires_in: state.lifetimeSeconds, token_type: 'Bearer' };
   };
@@ -63,7 +64,7 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
         return send(400, { error: 'invalid_grant', error_description: why });
       }
       const scope = (JSON.parse(Buffer.from(form.get('assertion')!.split('.')[1]!, 'base64url').toString('utf8')) as { scope: string }).scope;
-      return send(200, issue('jwt', scope));
+      return send(200, issue('jwt', scope, signingKey(form.get('assertion')!, publicKeys(o.serviceAccount))));
     }
     // The metadata server: every answer carries Metadata-Flavor: Google, every request must.
     const flavor = { 'metadata-flavor': 'Google' };
@@ -105,6 +106,17 @@ export async function startGoogleTokenServer(o: Options): Promise<GoogleTokenSer
 }
 
 /** Why Google would refuse this JWT-bearer grant, or undefined. */
+/** A service account may hold several keys at once (a rotation). */
+function publicKeys(sa: Options['serviceAccount']): string[] {
+  return sa ? [sa.publicKeyPem, ...(sa.morePublicKeyPems ?? [])] : [];
+}
+
+/** Which of the keys signed this JWT, -1 for none. */
+function signingKey(jwt: string, keys: readonly string[]): number {
+  const [h, p, sig] = jwt.split('.') as [string, string, string];
+  return keys.findIndex((k) => verify('RSA-SHA256', Buffer.from(`${h}.${p}`), k, Buffer.from(sig ?? '', 'base64url')));
+}
+
 function checkJwtGrant(form: URLSearchParams, sa: Options['serviceAccount']): string | undefined {
   if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return 'wrong grant_type';
   const parts = (form.get('assertion') ?? '').split('.');
@@ -112,7 +124,7 @@ function checkJwtGrant(form: URLSearchParams, sa: Options['serviceAccount']): st
   const [h, p, sig] = parts as [string, string, string];
   const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: string };
   if (header.alg !== 'RS256') return `alg ${header.alg}`;
-  if (!sa || !verify('RSA-SHA256', Buffer.from(`${h}.${p}`), sa.publicKeyPem, Buffer.from(sig, 'base64url'))) return 'Invalid JWT Signature.';
+  if (!sa || signingKey(`${h}.${p}.${sig}`, publicKeys(sa)) < 0) return 'Invalid JWT Signature.';
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as { iss?: string; aud?: string; scope?: string; iat?: number; exp?: number };
   const now = Date.now() / 1000;
   if (claims.iss !== sa.email) return `iss ${claims.iss}`;

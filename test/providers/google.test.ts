@@ -24,6 +24,8 @@ function keyPair() {
 }
 const EMAIL = 'gateway@my-project.iam.gserviceaccount.com';
 const account = keyPair();
+/** The key the account's key is rotated to (Google holds both until the old one is deleted). */
+const rotated = keyPair();
 const serviceAccountKey = (privateKeyPem: string, more: Record<string, string> = {}) =>
   JSON.stringify({ type: 'service_account', client_email: EMAIL, private_key: privateKeyPem, private_key_id: 'k1', ...more });
 
@@ -46,7 +48,7 @@ let psc: GoogleTokenServer;
 let undoRedirect: () => void;
 beforeAll(async () => {
   const cert = selfSignedCert(['oauth2.googleapis.com', PSC_HOST]);
-  const serviceAccount = { email: EMAIL, publicKeyPem: account.publicKeyPem };
+  const serviceAccount = { email: EMAIL, publicKeyPem: account.publicKeyPem, morePublicKeyPems: [rotated.publicKeyPem] };
   oauth = await startGoogleTokenServer({ tls: cert, serviceAccount });
   psc = await startGoogleTokenServer({ tls: cert, serviceAccount });
   undoRedirect = redirectHttps({ 'oauth2.googleapis.com': oauth.port, [PSC_HOST]: psc.port }, cert.cert);
@@ -191,6 +193,42 @@ spec:
       await vertex.close();
     }
   });
+  it('a provider quoting the access token it got: the client sees it masked, though no Secret holds it', async () => {
+    // The provider refuses, quoting the Authorization header it received (some 401 pages do).
+    const vertex = await startProviderUpstream((r) => `bad credential: ${r.headers.authorization}`);
+    const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(account.privateKeyPem)));
+    try {
+      const res = await chat(gw.baseURL);
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      const token = /Bearer (ya29\.[\w-]+)/.exec(vertex.refused[0]?.reason ?? '')?.[1];
+      expect(token).toBeDefined();
+      expect(text).not.toContain(token);
+      expect(text).toContain(`Bearer ${'*'.repeat(token!.length)}`);
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  });
+
+  it('a rotated service account key: the next request gets a token granted with the new key, the old token is dropped', async () => {
+    const vertex = await startProviderUpstream(liveToken(() => oauth));
+    const route = (privateKeyPem: string) =>
+      vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(privateKeyPem));
+    const gw = await startGateway(route(account.privateKeyPem));
+    try {
+      expect((await chat(gw.baseURL)).status).toBe(200);
+      gw.load(route(rotated.privateKeyPem));
+      expect((await chat(gw.baseURL)).status).toBe(200);
+      const sent = vertex.requests.map((r) => oauth.issued.find((t) => `Bearer ${t.token}` === r.headers.authorization)?.key);
+      expect(sent).toEqual([0, 1]); // the old key's token, then the new key's
+      expect(vertex.refused).toEqual([]);
+    } finally {
+      await gw.close();
+      await vertex.close();
+    }
+  });
+
   it('a token endpoint that never answers: the fetch is given up, the route says why, and tokens flow once it answers', async () => {
     oauth.fault = 'silent';
     const vertex = await startProviderUpstream(liveToken(() => oauth));
