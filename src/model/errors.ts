@@ -84,6 +84,12 @@ export const errors = {
   upstreamUnreachable: () => new GatewayError(502, 'The upstream for this model could not be reached.', { code: 'upstream_unreachable' }),
   upstreamTimeout: () => new GatewayError(504, 'The upstream for this model did not answer in time.', { code: 'upstream_timeout' }),
   upstreamFailed: () => new GatewayError(502, 'The upstream for this model failed before answering.', { code: 'upstream_error' }),
+  upstreamCredentialRefused: (model: string, backend: string) =>
+    new GatewayError(
+      502,
+      `Backend "${truncate(backend)}" of model "${truncate(model)}" refused the gateway's own credential for it (401); your key is fine, the gateway's operator must fix the backend's.`,
+      { code: 'upstream_credentials', headers: { 'x-should-retry': 'false' } },
+    ),
   upstreamRedirect: (model: string) =>
     new GatewayError(502, `The upstream of model "${truncate(model)}" answered with a redirect, which the gateway does not follow.`, {
       code: 'upstream_error',

@@ -1,6 +1,6 @@
 // A fake cloud provider's OpenAI-compatible endpoint on 127.0.0.1: before answering, it checks what the real
 // provider checks (a key header, a query parameter, an access token, a SigV4 signature, a deployment path), through
-// a `check` the test gives it, and refuses with 401 like the provider when that fails. It answers chat completions
+// a `check` the test gives it, and refuses with 401 like the provider when that fails (or the status a test names). It answers chat completions
 // (JSON and streams, usage included) and embeddings, and records every request it received.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { listenOnLoopback } from './loopback.js';
@@ -27,7 +27,7 @@ export interface ProviderUpstream {
   close(): Promise<void>;
 }
 
-export async function startProviderUpstream(check: ProviderCheck): Promise<ProviderUpstream> {
+export async function startProviderUpstream(check: ProviderCheck, refuseWith = 401): Promise<ProviderUpstream> {
   const requests: ProviderRequest[] = [];
   const refused: Array<{ request: ProviderRequest; reason: string }> = [];
   const server: Server = createServer(async (req, res) => {
@@ -47,7 +47,7 @@ export async function startProviderUpstream(check: ProviderCheck): Promise<Provi
     const reason = check(r);
     if (reason !== undefined) {
       refused.push({ request: r, reason });
-      res.writeHead(401, { 'content-type': 'application/json' });
+      res.writeHead(refuseWith, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `refused: ${reason}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
       return;
     }

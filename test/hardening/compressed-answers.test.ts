@@ -119,10 +119,10 @@ describe('compressed upstream answers', () => {
     expect((await inputTokens()) - before).toBe(1234);
   });
 
-  it('a compressed 401 quoting the backend key is decoded and masked', async () => {
+  it('a compressed 403 quoting the backend key is decoded and masked', async () => {
     upstream.override(
       '/v1/chat/completions',
-      compressed('br', 401, 'application/json', (req) =>
+      compressed('br', 403, 'application/json', (req) =>
         JSON.stringify({
           error: { message: `bad key ${String(req.headers.authorization)}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
         }),
@@ -133,7 +133,7 @@ describe('compressed upstream answers', () => {
       headers: { authorization: `Bearer ${ALICE_KEY}`, 'content-type': 'application/json', 'accept-encoding': 'identity' },
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [] }),
     });
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(403);
     expect(res.headers.get('content-encoding')).toBeNull();
     expect(((await res.json()) as any).error.message).toBe(`bad key Bearer ${'*'.repeat(UPSTREAM_KEY.length)}`);
   });

@@ -1,8 +1,8 @@
-// An upstream that quotes the credentials it received (a 401 page repeating the Authorization header, a debug
+// An upstream that quotes the credentials it received (an error page repeating the Authorization header, a debug
 // header, an SSE event) must never show a tenant the backend's key: the gateway knows the exact bytes it sent
 // and masks them, byte for byte with '*', in every header, body and event it relays or retells.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AuthenticationError } from 'openai';
+import { InternalServerError, PermissionDeniedError } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, keepAliveRoute, standardManifests, startGateway, UPSTREAM_KEY, type TestGateway } from '../helpers/gateway.js';
@@ -25,8 +25,8 @@ afterEach(() => {
   expect(gw.logText()).not.toContain(UPSTREAM_KEY);
 });
 
-/** A 401 that repeats the Authorization it received in its body and in two headers. */
-function echo401(req: IncomingMessage, res: ServerResponse): void {
+/** A 403 that repeats the Authorization it received in its body and in two headers (401 is never relayed, below). */
+function echo403(req: IncomingMessage, res: ServerResponse): void {
   const auth = String(req.headers.authorization);
   const body = JSON.stringify({
     error: {
@@ -36,7 +36,7 @@ function echo401(req: IncomingMessage, res: ServerResponse): void {
       code: 'invalid_api_key',
     },
   });
-  res.writeHead(401, {
+  res.writeHead(403, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'www-authenticate': `Bearer realm="upstream", error="invalid_token", token="${auth.slice(7)}"`,
@@ -58,10 +58,10 @@ async function post(path: string, body: Record<string, unknown>) {
 const headerText = (h: Headers) => [...h.entries()].map(([k, v]) => `${k}: ${v}`).join('\n');
 
 describe('the backend key never reaches a client', () => {
-  it('a 401 quoting it in its body and headers: masked, with a Content-Length that still fits', async () => {
-    upstream.override('/v1/chat/completions', echo401);
+  it('a 403 quoting it in its body and headers: masked, with a Content-Length that still fits', async () => {
+    upstream.override('/v1/chat/completions', echo403);
     const r = await post('/chat/completions', { model: 'gpt-4o-mini', messages: [] });
-    expect(r.status).toBe(401);
+    expect(r.status).toBe(403);
     expect(r.text + headerText(r.headers)).not.toContain(UPSTREAM_KEY);
     expect(Number(r.headers.get('content-length'))).toBe(r.bytes.length);
     const error = JSON.parse(r.text).error;
@@ -71,16 +71,36 @@ describe('the backend key never reaches a client', () => {
     expect(r.headers.get('www-authenticate')).toContain(`token="${STARS}"`);
   });
 
-  it('the SDK sees the upstream’s 401 with the key masked', async () => {
-    upstream.override('/v1/chat/completions', echo401);
+  it('the SDK sees the upstream’s 403 with the key masked', async () => {
+    upstream.override('/v1/chat/completions', echo403);
     const err = await gw
       .client()
       .chat.completions.create({ model: 'gpt-4o-mini', messages: [] })
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AuthenticationError);
-    const e = err as AuthenticationError;
+    expect(err).toBeInstanceOf(PermissionDeniedError);
+    const e = err as PermissionDeniedError;
     expect(e.message).toContain(STARS);
     expect(JSON.stringify(e.error) + e.message + headerText(e.headers as Headers)).not.toContain(UPSTREAM_KEY);
+  });
+
+  it("a 401 refuses the gateway's key, not the client's: 502 upstream_credentials naming the backend, nothing of its body", async () => {
+    upstream.override('/v1/chat/completions', (req, res) => {
+      const auth = String(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer token="${auth.slice(7)}"` });
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${auth}.`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    });
+    const err = await gw
+      .client()
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InternalServerError);
+    const e = err as InternalServerError;
+    expect(e.status).toBe(502);
+    expect(e.code).toBe('upstream_credentials');
+    expect(e.message).toContain("refused the gateway's own credential");
+    expect(e.headers?.get('x-should-retry')).toBe('false');
+    expect(e.headers?.get('x-model-gateway-backend')).toBeTruthy();
+    expect(JSON.stringify(e.error) + e.message + headerText(e.headers as Headers)).not.toMatch(/Incorrect API key|token=/);
   });
 
   it('an SSE event quoting it, split across two upstream writes, without delaying the events before it', async () => {
@@ -124,7 +144,7 @@ describe('the backend key never reaches a client', () => {
     const answered = new Promise<void>((r) => (answer = r));
     upstream.override('/v1/chat/completions', async (req, res) => {
       await answered;
-      echo401(req, res);
+      echo403(req, res);
     });
     const res = await fetch(`${gw.baseURL}/chat/completions`, {
       method: 'POST',

@@ -2,7 +2,7 @@
 // secrets — client keys, the upstream key and the one it is rotated to, the id-sealing keys, Secret files with typos
 // that quote their value, Kubernetes Secrets and the gateway's own API-server token — driven through the ways a
 // secret could escape: wrong, partial and misplaced keys (query string, other headers, a second Authorization),
-// upstreams that echo the credential they received in a 200, 401 or 500 body, a header or an SSE event, a failover
+// upstreams that echo the credential they received in a 200, 403 or 500 body, a header or an SSE event, a failover
 // past such an answer, broken Secret files and key rotation on reload, a broken id-key file, failing status writes,
 // the metrics port, `check`, and every request sent to the API server. Nothing it lets out may carry any of them,
 // whole or in part (see canary.ts).
@@ -54,7 +54,7 @@ function echoingUpstream(): Server {
       const auth = String(req.headers.authorization ?? '');
       const quoting = { 'content-type': 'application/json', 'x-received-authorization': auth };
       const path = req.url!;
-      if (path.includes('/echo-401/')) res.writeHead(401, { ...quoting, 'www-authenticate': `Bearer realm="${auth}"` }).end(apiError(auth));
+      if (path.includes('/echo-403/')) res.writeHead(403, { ...quoting, 'www-authenticate': `Bearer realm="${auth}"` }).end(apiError(auth));
       else if (path.includes('/echo-500/')) res.writeHead(500, quoting).end(apiError(auth));
       else if (path.includes('/echo-200/')) res.writeHead(200, quoting).end(completion(`you sent ${auth}`));
       else if (path.includes('/echo-sse/'))
@@ -73,7 +73,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => upstream.close(() => r())));
 
-const ECHOES = ['echo-401', 'echo-500', 'echo-200', 'echo-sse'];
+const ECHOES = ['echo-403', 'echo-500', 'echo-200', 'echo-sse'];
 
 function routes(namespace = 'default'): object[] {
   const backend = (name: string, path: string, priority = 0) => ({
@@ -113,7 +113,7 @@ const masks = (text: string | undefined, key: Canary) => new RegExp(`(?<!\\*)\\*
 /** Resolves once the gateway sends `key` upstream (after a rotation): the echo shows its mask. */
 async function sendingKey(api: string, key: Canary): Promise<void> {
   await waitUntil(
-    async () => masks(await everythingIn(await post(api, chat('echo-401'), { authorization: `Bearer ${client.value}` })), key),
+    async () => masks(await everythingIn(await post(api, chat('echo-403'), { authorization: `Bearer ${client.value}` })), key),
     15_000,
     `the gateway to send the ${key.name} key upstream`,
   );
@@ -147,7 +147,7 @@ async function drive(api: string, sent: Canary): Promise<Record<string, string>>
   // (docs/hardening.md says so).
   // The SDK's view of the echoing upstream: its error message is what applications log.
   const sdk = new OpenAI({ baseURL: `${api}/v1`, apiKey: client.value, maxRetries: 0 });
-  for (const model of ['echo-401', 'echo-500']) {
+  for (const model of ['echo-403', 'echo-500']) {
     const failure = await sdk.chat.completions.create(chat(model) as never).then(
       () => undefined,
       (e: Error) => e,

@@ -76,6 +76,26 @@ describe('request-id on translated answers', () => {
   });
 });
 
+describe("a backend's 401 (it refused the gateway's key, not the client's)", () => {
+  it('is a 502 api_error naming the backend, never an AuthenticationError, and the SDK does not retry it', async () => {
+    answer = (_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    };
+    const before = chat.requests.length;
+    const err = (await new Anthropic({ apiKey: KEYS.alice, baseURL: gw.origin, maxRetries: 2 }).messages.create(ask).catch((e: unknown) => e)) as InstanceType<
+      typeof Anthropic.APIError
+    >;
+    expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(err).not.toBeInstanceOf(Anthropic.AuthenticationError);
+    expect(err.status).toBe(502);
+    expect(err.error).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    const told = (err.error as { error: { message: string } }).error.message;
+    expect(told).toMatch(/^Backend "vllm" of model "claude-translated" refused the gateway's own credential/);
+    expect(chat.requests.length - before).toBe(1);
+  });
+});
+
 describe("a chat backend's error page", () => {
   it('is retold as JSON in Anthropic shape, with a JSON content type, status kept', async () => {
     answer = (_req, res) => {

@@ -228,7 +228,7 @@ describe('azureAD (Microsoft Entra ID) backends, the recipe against fakes of Ent
     expect(provider.requests).toEqual([]);
   });
 
-  it('a scope for another resource: Entra issues the token, Azure OpenAI refuses it (401 passed on)', async () => {
+  it("a scope for another resource: Entra issues the token, Azure OpenAI refuses it (401: told as the backend's credential)", async () => {
     const app = recipeApp();
     const { entra, provider, verdicts } = await fakes([{ ...app }], app);
     const { yaml } = recipe(RECIPE, {
@@ -242,7 +242,8 @@ describe('azureAD (Microsoft Entra ID) backends, the recipe against fakes of Ent
     const gw = await gateway(yaml);
 
     const res = await post(gw);
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('upstream_credentials');
     expect(entra.issued.map((t) => t.scope)).toEqual(['https://management.azure.com/.default']);
     expect(verdicts.map((v) => v.reason)).toEqual(['token for scope https://management.azure.com/.default']);
   });

@@ -194,12 +194,12 @@ spec:
     }
   });
   it('a provider quoting the access token it got: the client sees it masked, though no Secret holds it', async () => {
-    // The provider refuses, quoting the Authorization header it received (some 401 pages do).
-    const vertex = await startProviderUpstream((r) => `bad credential: ${r.headers.authorization}`);
+    // The provider refuses, quoting the Authorization header it received (some error pages do; a 401 is never relayed).
+    const vertex = await startProviderUpstream((r) => `bad credential: ${r.headers.authorization}`, 403);
     const gw = await startGateway(vertexRoute(vertex.origin, '{gcp: {secretRef: {name: vertex-sa, key: key.json}}}', serviceAccountKey(account.privateKeyPem)));
     try {
       const res = await chat(gw.baseURL);
-      expect(res.status).toBe(401);
+      expect(res.status).toBe(403);
       const text = await res.text();
       const token = /Bearer (ya29\.[\w-]+)/.exec(vertex.refused[0]?.reason ?? '')?.[1];
       expect(token).toBeDefined();

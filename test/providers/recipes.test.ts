@@ -164,8 +164,8 @@ describe('provider recipes (examples/providers) against fakes of their providers
   });
 
   it('a provider quoting the key it got in an error: the client sees it masked', async () => {
-    // Gemini-style: the key is in the query; the provider refuses and quotes the URL it was asked for.
-    const provider = await startProviderUpstream((req) => `API key not valid for ${req.url} (key ${req.query.get('key')})`);
+    // Gemini-style: the key is in the query; the provider refuses (400, as Gemini does) and quotes the URL it was asked for.
+    const provider = await startProviderUpstream((req) => `API key not valid for ${req.url} (key ${req.query.get('key')})`, 400);
     const setup = recipe('gemini.yaml', { origin: provider.origin });
     const gw = await startGateway(setup.yaml);
     try {
@@ -174,7 +174,7 @@ describe('provider recipes (examples/providers) against fakes of their providers
         headers: { authorization: `Bearer ${'sk-alice-client-key-0123456789'}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] }),
       });
-      expect(res.status).toBe(401);
+      expect(res.status).toBe(400);
       const text = await res.text();
       const key = setup.secrets['apiKey']!;
       expect(provider.refused).toHaveLength(1);

@@ -76,7 +76,22 @@ describe('failover outcomes', () => {
     expect(response.headers.get('x-model-gateway-attempts')).toBe('2');
   });
 
-  for (const status of [400, 401, 403, 404, 422])
+  it("401 (the backend refused the gateway's credential) is told as 502 upstream_credentials, without failover", async () => {
+    p.setFault({
+      kind: 'status',
+      status: 401,
+      body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } },
+    });
+    const e = await caught(chat(client, 'extra-pair'));
+    expect(e.status).toBe(502);
+    expect(e.code).toBe('upstream_credentials');
+    expect(e.message).toContain('Backend "p" of model "extra-pair"');
+    expect(e.headers?.get('x-model-gateway-backend')).toBe('p');
+    expect(e.headers?.get('x-model-gateway-attempts')).toBe('1');
+    expect(s.requests).toHaveLength(0);
+  });
+
+  for (const status of [400, 403, 404, 422])
     it(`${status} passes through unchanged, without failover`, async () => {
       const body = { error: { message: `upstream refused it (${status})`, type: 'invalid_request_error', param: 'messages', code: 'custom_code' } };
       p.setFault({ kind: 'status', status, body });

@@ -128,6 +128,7 @@ describe('healthVerdict and outcomeLabel', () => {
     [status(302), 'failure', '3xx'],
     [status(308), 'failure', '3xx'],
     [status(404), 'success', '4xx'],
+    [status(401), 'success', 'credentials'], // the backend refused the gateway's credential
     [status(429), 'failure', '429'],
     [{ kind: 'response', status: 429, retryAfterMs: 5_000 }, 'rate-limited', '429'],
     [status(503), 'failure', '5xx'],

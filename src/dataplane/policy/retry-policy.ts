@@ -123,6 +123,7 @@ export function outcomeLabel(outcome: AttemptOutcome): OutcomeLabel {
   switch (outcome.kind) {
     case 'response':
       if (outcome.status === 429) return '429';
+      if (outcome.status === 401) return 'credentials'; // the backend refused the gateway's credential
       if (outcome.status >= 500) return '5xx';
       if (outcome.status >= 400) return '4xx';
       return outcome.status >= 300 ? '3xx' : '2xx';

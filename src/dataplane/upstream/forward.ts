@@ -21,7 +21,7 @@ import { CredentialMask } from './credential-mask.js';
 import { credentialsOf } from './credentials.js';
 import { failUnrelayed, retellUpstreamError, streamFailure } from './error-retelling.js';
 import { relay } from './relay.js';
-import { codingRefusal, redirectRefusal, writeResponseHead } from './response-head.js';
+import { codingRefusal, credentialRefusal, redirectRefusal, writeResponseHead } from './response-head.js';
 import { SseKeepAlive } from './sse-signals.js';
 import { streamSource } from './upstream-body.js';
 
@@ -56,10 +56,11 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   }
 
   const { response, backend } = result;
-  const redirect = redirectRefusal(response, model);
-  if (redirect) {
+  const refused = redirectRefusal(response, model) ?? credentialRefusal(response, model, backend.name);
+  if (refused) {
     response.body.destroy();
-    return failUnrelayed(res, committed, result.attempts, redirect, call.transforms, progress);
+    if (!committed) res.setHeader('x-model-gateway-backend', backend.name);
+    return failUnrelayed(res, committed, result.attempts, refused, call.transforms, progress);
   }
   const upstreamType = String(response.headers['content-type'] ?? '');
   // An event stream in the backend's own framing is a stream too, and the client gets it as SSE (a handler decodes it).

@@ -26,6 +26,14 @@ export function redirectRefusal(response: UpstreamResponse, model: string): Gate
 }
 
 /**
+ * An upstream's 401 refuses the credential the gateway sent for that backend, never the client's key (which never
+ * goes upstream): passed on, the SDKs would tell the client its own key is wrong (Claude Code asks to log in again).
+ */
+export function credentialRefusal(response: UpstreamResponse, model: string, backend: string): GatewayError | undefined {
+  return response.statusCode === 401 ? errors.upstreamCredentialRefused(model, backend) : undefined;
+}
+
+/**
  * The refusal of a body in a coding the gateway cannot decode when something must read it (a stage, the mask, a
  * retelling): relayed raw, it would carry ids unsealed or credentials unmasked.
  */
