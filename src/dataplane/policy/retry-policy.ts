@@ -76,10 +76,6 @@ export interface AttemptTimeouts {
 }
 
 /**
- * The timeouts of the next attempt, clipped to what is left of the budget so that the client never waits
- * attempts × timeout; undefined when nothing is left (no attempt should start).
- */
-/**
  * No attempt starts with less of the budget left than this. Timers fire by the event loop's cached clock, which can
  * lag the monotonic clock the budget is measured with by a millisecond or more: a clipped attempt's deadline then
  * fires with a sliver of the budget left, and a further attempt started on it could only time out (and count
@@ -87,6 +83,10 @@ export interface AttemptTimeouts {
  */
 const MIN_ATTEMPT_MS = 10;
 
+/**
+ * The timeouts of the next attempt, clipped to what is left of the budget so that the client never waits
+ * attempts × timeout; undefined when nothing is left (no attempt should start).
+ */
 export function attemptTimeouts(timeouts: RouteTimeouts, budgetMs: number, elapsedMs: number): AttemptTimeouts | undefined {
   const left = budgetMs - elapsedMs;
   if (left < MIN_ATTEMPT_MS) return undefined;
