@@ -108,6 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
 
   try {
     const pipeline = new ConfigPipeline({ tables, logger, metrics });
+    cleanups.push(async () => pipeline.stop());
     const demo = new DemoOnDemand(pipeline, (options.demo ?? true) ? startDemoUpstream : undefined, logger);
     cleanups.push(() => demo.close());
     // After config bursts, hand the compiles' memory back (memory-release.ts; needs --expose-gc, as the image runs).

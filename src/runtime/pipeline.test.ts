@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { captureLogs } from '../../test/support/log-capture.js';
 import { createMetrics } from '../observability/metrics.js';
 import { ConfigPipeline } from './pipeline.js';
@@ -108,5 +108,38 @@ describe('ConfigPipeline', () => {
     expect(text).toMatch(/^model_gateway_config_reloads_total 3$/m);
     expect(text).toMatch(/^model_gateway_config_objects\{kind="GatewayToken",ready="false"\} 1$/m);
     expect(text).toMatch(/^model_gateway_config_objects\{kind="ModelRoute",ready="true"\} 1$/m);
+  });
+
+  it('compiles the same snapshot again when a token expires, so its status says Expired without another change', () => {
+    vi.useFakeTimers({ now: Date.parse('2030-01-01T00:00:00Z') });
+    try {
+      const pipeline = new ConfigPipeline({ tables: new TableHolder(), logger: captureLogs().logger });
+      const statuses: string[] = [];
+      pipeline.onCompiled((r) => statuses.push(String(readinessCause(r.statuses.find((s) => s.name === 'alice')!)?.reason ?? 'Ready')));
+      const expiring = objects().map((o) =>
+        o.object.metadata?.name === 'alice' ? { ...o, object: { ...o.object, spec: { ...(o.object.spec as object), expiresAt: '2030-01-01T00:00:05Z' } } } : o,
+      );
+      pipeline.apply({ objects: expiring });
+      vi.advanceTimersByTime(4_999);
+      expect(statuses).toEqual(['Ready']);
+      vi.advanceTimersByTime(1);
+      expect(statuses).toEqual(['Ready', 'Expired']);
+      // Nothing left to expire: no further compiles.
+      vi.advanceTimersByTime(60_000);
+      expect(statuses).toEqual(['Ready', 'Expired']);
+      // A new snapshot replaces the timer; stop() clears it.
+      pipeline.apply({
+        objects: objects().map((o) =>
+          o.object.metadata?.name === 'alice'
+            ? { ...o, object: { ...o.object, spec: { ...(o.object.spec as object), expiresAt: '2030-01-01T00:02:00Z' } } }
+            : o,
+        ),
+      });
+      pipeline.stop();
+      vi.advanceTimersByTime(120_000);
+      expect(statuses).toEqual(['Ready', 'Expired', 'Ready']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

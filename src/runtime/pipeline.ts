@@ -7,7 +7,7 @@ import { compile, type CompileOptions, type CompileResult } from '../compile/com
 import { isReady, readinessCause, type ObjectStatus } from '../compile/conditions.js';
 import { pipelineMetrics, type PipelineMetrics } from './pipeline-metrics.js';
 import type { ConfigSnapshot } from '../sources/source.js';
-import type { TableHolder } from '../model/routing-table.js';
+import type { RoutingTable, TableHolder } from '../model/routing-table.js';
 
 export interface ConfigPipelineOptions {
   readonly tables: TableHolder;
@@ -31,6 +31,8 @@ export class ConfigPipeline {
   readonly #listeners = new Set<CompileListener>();
   #version = 0;
   #last: CompileResult | undefined;
+  #snapshot: ConfigSnapshot | undefined;
+  #expiry: NodeJS.Timeout | undefined;
 
   constructor(options: ConfigPipelineOptions) {
     this.#tables = options.tables;
@@ -64,10 +66,12 @@ export class ConfigPipeline {
   /** Compiles a snapshot and swaps the table. Bind-free: pass `pipeline.apply` straight to a source. */
   readonly apply = (snapshot: ConfigSnapshot): CompileResult => {
     const started = performance.now();
-    const result = compile(snapshot.objects, { ...this.#compileOptions, version: ++this.#version, now: this.#now() });
+    const now = this.#now();
+    const result = compile(snapshot.objects, { ...this.#compileOptions, version: ++this.#version, now });
     const seconds = (performance.now() - started) / 1000;
     this.#tables.set(result.table);
     this.#last = result;
+    this.#snapshot = snapshot;
     this.#metrics?.record(seconds, result);
     this.#log(result, seconds);
     for (const listener of this.#listeners) {
@@ -77,8 +81,30 @@ export class ConfigPipeline {
         this.#logger.error({ error: (err as Error).message }, 'a config listener failed');
       }
     }
+    this.#scheduleExpiry(result.table, now);
     return result;
   };
+
+  /** Stops the recompile at the next token expiry. */
+  stop(): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+    this.#snapshot = undefined;
+  }
+
+  /**
+   * A token's status says Expired only from a compile after its expiresAt, and nothing else may change then: so the
+   * same snapshot is compiled again at the next expiry (requests check expiry themselves; this is for the status).
+   */
+  #scheduleExpiry(table: RoutingTable, now: number): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+    const next = nextExpiry(table, now);
+    if (next === undefined) return;
+    // Node fires a delay past 2^31-1 ms (about 24.8 days) at once: wait at most that long, then look again.
+    this.#expiry = setTimeout(() => this.#snapshot && this.apply(this.#snapshot), Math.min(next - now, MAX_TIMER_MS));
+    this.#expiry.unref();
+  }
 
   #log(result: CompileResult, seconds: number): void {
     const { table, statuses } = result;
@@ -99,6 +125,17 @@ export class ConfigPipeline {
       `config version ${table.version} serving: ${table.routes.size} model(s), ${table.groups.size} group(s), ${table.tokensByDigest.size} token(s), ${notReady.length} object(s) not ready`,
     );
   }
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The earliest expiresAt of a served token still in the future, or undefined. */
+function nextExpiry(table: RoutingTable, now: number): number | undefined {
+  let next: number | undefined;
+  for (const t of table.tokensByDigest.values()) {
+    if (t.expiresAtMs !== undefined && t.expiresAtMs > now && (next === undefined || t.expiresAtMs < next)) next = t.expiresAtMs;
+  }
+  return next;
 }
 
 /** The cause, as `check` and the status's failing condition name it (SecretKeyNotFound, not RefsNotResolved). */
