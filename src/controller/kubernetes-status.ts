@@ -38,6 +38,7 @@ export class KubernetesStatus {
   readonly writer: StatusWriter;
   readonly usage: UsageStatusWriter | undefined;
   readonly elector: LeaderElector | undefined;
+  readonly #unsubscribe: () => void;
 
   constructor(o: KubernetesStatusOptions) {
     this.elector = o.leaderElection
@@ -84,6 +85,10 @@ export class KubernetesStatus {
       : undefined;
     // A new leader catches up on everything the previous one had not written.
     elector?.onChange((leading) => leading && this.writer.resync());
+    // A status changed by anyone but a compile (a hand edit, an older replica) is put back, as an operator would.
+    this.#unsubscribe = o.source.onStatusChange((object) =>
+      object?.kind ? this.writer.recheck(object.kind, object.metadata.namespace ?? '', object.metadata.name) : this.writer.resync(),
+    );
   }
 
   start(): void {
@@ -102,6 +107,7 @@ export class KubernetesStatus {
 
   /** Stops writing and, if leader, hands the Lease over. */
   async stop(): Promise<void> {
+    this.#unsubscribe();
     await this.writer.stop();
     await this.usage?.stop();
     await this.elector?.stop();

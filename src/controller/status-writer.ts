@@ -7,7 +7,7 @@ import { kubeRequest, type KubeConfig } from '../sources/kubernetes/kube-client.
 import type { Logger } from '../observability/logger.js';
 import type { ObjectStatus } from '../compile/conditions.js';
 import { RESOURCE_NAMES } from '../compile/resource-names.js';
-import { API_GROUP, API_VERSION, type Kind } from '../compile/resources.js';
+import { API_GROUP, API_VERSION, type Kind, objectRef } from '../compile/resources.js';
 import { Backoff } from '../sources/kubernetes/backoff.js';
 import type { KubeObject } from '../sources/kubernetes/kube-object.js';
 import { desiredStatus, statusDiffers, statusPatch } from './status-diff.js';
@@ -91,15 +91,30 @@ export class StatusWriter {
   resync(): void {
     if (this.#stop.signal.aborted) return;
     const now = this.#now();
-    for (const [key, s] of this.#desired) {
-      // A queued object is compared again when its turn comes (#write), against the then latest status.
-      if (this.#queue.has(key)) continue;
-      const current = this.#o.lookup(s.kind as Kind, s.namespace, s.name);
-      if (!current || this.#equal.get(s) === current) continue;
-      if (statusDiffers(current.status, desiredStatus(s, current.status, now))) this.#queue.add(key);
-      else this.#equal.set(s, current);
-    }
+    for (const [key, s] of this.#desired) this.#check(key, s, now);
     this.#kick();
+  }
+
+  /**
+   * Queues one object if its stored status differs from the desired one: its status changed without a new
+   * compile (edited by hand, or written by another replica or an older version), and the gateway owns it.
+   */
+  recheck(kind: string, namespace: string, name: string): void {
+    if (this.#stop.signal.aborted) return;
+    const key = objectRef(kind, namespace, name);
+    const s = this.#desired.get(key);
+    if (!s) return;
+    this.#check(key, s, this.#now());
+    this.#kick();
+  }
+
+  #check(key: string, s: ObjectStatus, now: Date): void {
+    // A queued object is compared again when its turn comes (#write), against the then latest status.
+    if (this.#queue.has(key)) return;
+    const current = this.#o.lookup(s.kind as Kind, s.namespace, s.name);
+    if (!current || this.#equal.get(s) === current) return;
+    if (statusDiffers(current.status, desiredStatus(s, current.status, now))) this.#queue.add(key);
+    else this.#equal.set(s, current);
   }
 
   /** Number of objects waiting to be written. */

@@ -45,6 +45,7 @@ export class KubernetesSource implements ConfigSource {
   #stopped = false;
   #firstSync: { resolve: () => void; reject: (e: Error) => void } | undefined;
   #snapshots = 0;
+  readonly #statusListeners = new Set<(object: KubeObject | undefined) => void>();
 
   constructor(options: KubernetesSourceOptions) {
     this.#o = options;
@@ -68,7 +69,7 @@ export class KubernetesSource implements ConfigSource {
           collection,
           watch,
           logger,
-          onChange: (significant) => significant && this.#schedule(),
+          onChange: (significant, object) => (significant ? this.#schedule() : this.#statusChanged(object)),
           backoff: new Backoff(this.#o.backoff),
           reconnect,
           ...(this.#o.relistIntervalMs !== undefined ? { relistIntervalMs: this.#o.relistIntervalMs } : {}),
@@ -109,6 +110,15 @@ export class KubernetesSource implements ConfigSource {
     return undefined;
   }
 
+  /**
+   * Called when only an object's status changed (the gateway's own writes, or anyone else's): `object` is that
+   * object, or undefined when a relist may have changed several. Returns an unsubscribe function.
+   */
+  onStatusChange(listener: (object: KubeObject | undefined) => void): () => void {
+    this.#statusListeners.add(listener);
+    return () => this.#statusListeners.delete(listener);
+  }
+
   /** Per-reflector counters, for tests and debugging. */
   stats(): { resource: string; stats: ReflectorStats }[] {
     return this.#reflectors.map((r) => ({ resource: r.collection.description, stats: { ...r.stats } }));
@@ -118,6 +128,11 @@ export class KubernetesSource implements ConfigSource {
     if (this.#stopped || this.#timer || !this.synced) return;
     // A fixed window from the first change (not reset by later ones) bounds the latency under a stream of changes.
     this.#timer = setTimeout(() => this.#deliver(), this.#delivered ? (this.#o.debounceMs ?? 50) : 0);
+  }
+
+  #statusChanged(object: KubeObject | undefined): void {
+    if (this.#stopped || !this.#delivered) return;
+    for (const l of this.#statusListeners) l(object);
   }
 
   #deliver(): void {

@@ -42,8 +42,11 @@ interface WatchClient {
 export interface ReflectorOptions {
   readonly collection: ResourceCollection;
   readonly watch: WatchClient;
-  /** Called after the cache changed; `significant` is false for changes compile does not read (status only). */
-  readonly onChange: (significant: boolean) => void;
+  /**
+   * Called after the cache changed; `significant` is false for changes compile does not read (status only), and
+   * `object` is the one object a watch event changed (undefined after a relist).
+   */
+  readonly onChange: (significant: boolean, object?: KubeObject) => void;
   readonly logger?: Logger;
   readonly pageSize?: number;
   /** Periodic relist (ms); each reflector jitters it by up to +50% so replicas and resources spread out. */
@@ -294,7 +297,7 @@ export class Reflector {
     } else if (phase === 'ADDED' || phase === 'MODIFIED') {
       if (prev?.metadata.resourceVersion !== o.metadata.resourceVersion || !prev) {
         this.#cache.set(k, o);
-        this.#o.onChange(!prev || significantChange(prev, o));
+        this.#o.onChange(!prev || significantChange(prev, o), o);
       }
     }
     if (rv) this.#rv = rv;
