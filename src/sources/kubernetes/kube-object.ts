@@ -6,23 +6,25 @@
 export type KubeObject = {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; generation?: number; [k: string]: unknown };
+  metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; generation?: number; [k: string]: unknown };
   [k: string]: unknown;
 };
 
 /**
- * A copy of `item` with only the fields compile and the status writer read — metadata name, namespace,
- * resourceVersion, generation, creationTimestamp (managedFields, annotations, labels, uid, … are dropped); a
+ * A copy of `item` with only the fields compile and the status writer read — metadata name, namespace, uid (a
+ * re-created object has a new one, while its generation starts again at 1), resourceVersion, generation,
+ * creationTimestamp (managedFields, annotations, labels, … are dropped); a
  * Secret's type and data, or a custom resource's spec and status — plus apiVersion and kind (lists of core kinds omit them per item,
  * so the collection's are filled in, and when equal the collection's strings are kept: one copy, not one per object).
  * The result is never mutated afterwards; compile caches by its identity.
  */
 export function slimObject(item: KubeObject, defaults?: { apiVersion: string; kind: string }): KubeObject {
   const m = item.metadata;
-  // One literal: the five fields in the object itself, not four there and the fifth in a separate property array.
+  // One literal: the fields in the object itself, not some there and the rest in a separate property array.
   const metadata = {
     name: m.name,
     namespace: m.namespace,
+    uid: m.uid,
     resourceVersion: m.resourceVersion,
     generation: m.generation,
     creationTimestamp: m.creationTimestamp,

@@ -315,9 +315,11 @@ function key(namespace: string | undefined, name: string): string {
 
 /**
  * Whether compile could see a difference: objects with a generation (the custom resources) change their spec
- * only with a new generation, so a status-only update (our own status writes) is not significant.
+ * only with a new generation, so a status-only update (our own status writes) is not significant. An object
+ * deleted and created again while a relist was due (after 410) starts again at generation 1: its uid tells.
  */
 function significantChange(prev: KubeObject, next: KubeObject): boolean {
+  if (prev.metadata.uid !== next.metadata.uid) return true;
   const g1 = prev.metadata.generation;
   const g2 = next.metadata.generation;
   if (typeof g1 === 'number' && typeof g2 === 'number') return g1 !== g2;

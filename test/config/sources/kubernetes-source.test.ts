@@ -113,7 +113,7 @@ describe('KubernetesSource', () => {
       expect(x.metadata.managedFields).toBeUndefined();
       expect(x.metadata.name).toBeDefined();
       expect(x.metadata.resourceVersion).toBeDefined();
-      expect(x.metadata.uid).toBeUndefined();
+      expect(x.metadata.uid).toBeDefined(); // tells a re-created object from the old one
       expect(x.metadata.creationTimestamp).toBeDefined();
     };
     const g = find(rec.latest!, 'Group', 'g', NS) as any;
@@ -213,6 +213,22 @@ describe('KubernetesSource', () => {
       for (const s of rec.snapshots.slice(seen)) expect(names(s, 'Group')).toEqual(expect.arrayContaining(['b', 'c']));
     });
   }
+
+  it('a relist after 410 sees an object deleted and created again (same generation, new spec) while it was away', async () => {
+    const { api, source, rec } = await setup({}, { expiredWatch: 'http' });
+    apply(o.group('g', ['old-*']));
+    await source.start(rec.onSnapshot);
+    api.dropWatches();
+    api.setUnreachable(true);
+    await waitUntil(() => source.stats().some((s) => s.stats.errors > 0));
+    // kubectl replace --force, or delete and apply: a new object with the same name, again at generation 1.
+    api.remove('Group', NS, 'g');
+    apply(o.group('g', ['new-*']));
+    expect(api.get('Group', NS, 'g')!.metadata.generation).toBe(1);
+    api.store.compact();
+    api.setUnreachable(false);
+    await rec.waitFor((s) => (find(s, 'Group', 'g', NS) as any)?.spec.models[0] === 'new-*', 5000, "the re-created Group's spec");
+  });
 
   it('an ERROR 410 event on a live watch triggers a relist', async () => {
     const { api, source, rec } = await setup();
