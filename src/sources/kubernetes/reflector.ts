@@ -153,9 +153,17 @@ export class Reflector {
         this.#outageFailures = outage;
         const delay = backoff.next();
         if (isGone(err)) this.#rv = undefined;
+        // Before its first list there is no snapshot to keep: the gateway stays not ready until every list succeeds.
         logger?.warn(
-          { resource: collection.description, err: describe(err), retryInMs: delay },
-          'kubernetes list/watch failed; keeping the last snapshot and retrying',
+          {
+            resource: collection.description,
+            err: describe(err),
+            retryInMs: delay,
+            ...(codeOf(err) === 403 ? { hint: `forbidden: the gateway's RBAC does not allow list and watch of ${collection.description}` } : {}),
+          },
+          this.#synced
+            ? 'kubernetes list/watch failed; keeping the last snapshot and retrying'
+            : 'kubernetes list failed; not ready until every initial list succeeds; retrying',
         );
         await this.#pause(delay, outage);
       }
@@ -335,15 +343,23 @@ function diff(old: Map<string, KubeObject>, fresh: Map<string, KubeObject>): boo
   return false;
 }
 
-function isGone(err: unknown): boolean {
+/** The HTTP status of a failed list or watch, if it had one. */
+function codeOf(err: unknown): number | undefined {
   const e = err as { code?: unknown; statusCode?: unknown } | undefined;
-  return e?.code === 410 || e?.statusCode === 410;
+  const code = e?.code ?? e?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+function isGone(err: unknown): boolean {
+  return codeOf(err) === 410;
 }
 
 /** An error for logs: never the response body (it could echo an object). */
 function describe(err: unknown): string {
-  const e = err as { code?: unknown; statusCode?: unknown; message?: unknown; cause?: { code?: unknown } };
-  const code = e?.code ?? e?.statusCode;
+  const e = err as { message?: unknown; cause?: { code?: unknown } };
+  const code = codeOf(err);
   const msg = typeof e?.message === 'string' ? e.message.split('\n')[0]!.slice(0, 200) : String(err);
-  return [typeof code === 'number' ? `HTTP ${code}` : undefined, msg, e?.cause?.code].filter(Boolean).join(': ');
+  // The list's own errors already end in "HTTP 403": the status is not said twice.
+  const status = code !== undefined && !msg.includes(`HTTP ${code}`) ? `HTTP ${code}` : undefined;
+  return [status, msg, e?.cause?.code].filter(Boolean).join(': ');
 }

@@ -7,6 +7,7 @@ import { kubeConfigFor } from '../../fake-apiserver/kubeconfig.js';
 import type { KubeObj } from '../../fake-apiserver/store.js';
 import { contractObjects, find, SnapshotRecorder } from '../source-contract.js';
 import { waitUntil } from '../../support/wait.js';
+import { captureLogs } from '../../support/log-capture.js';
 import { applyEveryKind, changeEveryKind, comeBack, goDown, type Outage } from './outage.js';
 
 const NS = 'team-a';
@@ -160,6 +161,21 @@ describe('KubernetesSource', () => {
     await started;
     expect(source.synced).toBe(true);
     expect(names(rec.snapshots[0]!, 'Group')).toEqual(['g']);
+  });
+
+  it('tells the operator which list its RBAC forbids (403), and that the gateway stays not ready until it succeeds', async () => {
+    const logs = captureLogs();
+    const { api, source, rec } = await setup({ logger: logs.logger });
+    api.failRequests({ resource: 'secrets', verb: 'list' }, 403, 2);
+    await source.start(rec.onSnapshot);
+    const warnings = logs.records.filter((r) => r.level === 40);
+    expect(warnings.length).toBeGreaterThanOrEqual(2);
+    expect(warnings[0]).toMatchObject({
+      msg: 'kubernetes list failed; not ready until every initial list succeeds; retrying',
+      resource: `secrets (modelgateway.io/secret=true) in ${NS}`,
+      err: `GET /api/v1/namespaces/${NS}/secrets: HTTP 403`,
+      hint: `forbidden: the gateway's RBAC does not allow list and watch of secrets (modelgateway.io/secret=true) in ${NS}`,
+    });
   });
 
   it('keeps the last snapshot while the API server is unreachable, then catches up', async () => {
