@@ -39,7 +39,9 @@ export async function runCheck(args: string[], io: CheckIo = PROCESS_IO): Promis
   const input = await readInputs(options.paths, io.readStdin);
   // The current time, so a token past its expiresAt shows as Expired: the gateway would refuse it now.
   const { statuses } = compile(input.objects, { assumeSecretsPresent: options.assumeSecrets, now: Date.now() });
-  const secrets = input.objects.filter((o) => o.object.kind === 'Secret' && o.object.apiVersion === 'v1').length;
+  // Secrets are judged only when invalid (then they have a status); the others are neither judged nor ignored.
+  const secrets =
+    input.objects.filter((o) => o.object.kind === 'Secret' && o.object.apiVersion === 'v1').length - statuses.filter((s) => s.kind === 'Secret').length;
   const report = buildReport({
     statuses,
     errors: input.errors,

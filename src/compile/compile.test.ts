@@ -188,6 +188,33 @@ describe('compile', () => {
     expect(cond(r, 'ModelRoutes/default/m', 'Accepted')?.message).toContain('unknown kind "ModelRoutes"');
   });
 
+  it('judges a Secret whose data kubectl would refuse (not padded base64) instead of calling it missing', () => {
+    const yaml = [
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: plain}\ndata:\n  token: sk-plain-text-key',
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: exact}\ndata: {token: c2stYWJj}\n',
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: short}\ndata: {token: c2stYW}',
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: wrapped}\ndata:\n  token: |\n    c2stYWJj\n    ZGVm\n',
+      'apiVersion: modelgateway.io/v1alpha1\nkind: Group\nmetadata: {name: g}\nspec: {models: ["*"]}',
+      ...['plain', 'exact', 'short', 'wrapped'].map(
+        (n) => `apiVersion: modelgateway.io/v1alpha1\nkind: GatewayToken\nmetadata: {name: ${n}}\nspec: {group: g, secretRef: {name: ${n}, key: token}}`,
+      ),
+    ].join('\n---\n');
+    const r = compile(parseManifests(yaml, 's.yaml').objects, { now: 0 });
+    const plain = cond(r, 'Secret/default/plain', 'Accepted');
+    expect(plain).toMatchObject({ status: 'False', reason: 'InvalidSpec' });
+    expect(plain!.message).toBe('data.token (line 5): not base64 (kubectl refuses it too); write plain text under stringData');
+    expect(cond(r, 'GatewayToken/default/plain', 'ResolvedRefs')).toMatchObject({
+      reason: 'SecretNotFound',
+      message: 'Secret "plain" in namespace default is invalid (see its own message)',
+    });
+    expect(cond(r, 'Secret/default/short', 'Accepted')?.status).toBe('False');
+    // Valid base64 stays quiet (no status of its own), line breaks included, as the API server decodes it.
+    expect(r.statuses.filter((x) => x.kind === 'Secret').map((x) => x.name)).toEqual(['plain', 'short']);
+    expect(r.table.tokensByDigest.has(sha256Hex('sk-abc'))).toBe(true);
+    expect(r.table.tokensByDigest.has(sha256Hex('sk-abcdef'))).toBe(true);
+    expect(JSON.stringify(r.statuses)).not.toContain('sk-plain-text-key');
+  });
+
   it('names the line of each schema issue when parsed from YAML, and keeps statuses plain data', () => {
     const yaml = [
       'apiVersion: modelgateway.io/v1alpha1', // 1

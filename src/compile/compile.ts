@@ -72,6 +72,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
   const now = options.now ?? Date.now();
   const statuses: ObjectStatus[] = [];
   const secrets = new Map<string, Secret>();
+  const invalidSecrets = new Set<string>();
   const valid = { ModelRoute: [] as Validated<ModelRoute>[], Group: [] as Validated<Group>[], GatewayToken: [] as Validated<GatewayToken>[] };
   const seen = new Set<string>();
 
@@ -80,6 +81,15 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
     if (o.kind === 'Secret' && o.apiVersion === 'v1') {
       const secret = validateCached(SecretSchema, o);
       if (!(secret instanceof Invalid)) secrets.set(nsName(secret.metadata.namespace, secret.metadata.name), secret);
+      else {
+        // Only a file can hold one (the API server refuses what kubectl apply would): it says what is wrong, and the
+        // objects referencing it say it is invalid rather than missing.
+        const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
+        const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
+        invalidSecrets.add(nsName(namespace, name));
+        const base = { ref: objectRef('Secret', namespace, name), kind: 'Secret', namespace, name, generation: undefined, source: sourced.source };
+        statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(secret.error, sourced.source?.lineOf)) }));
+      }
       continue;
     }
     const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
@@ -126,7 +136,7 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
     (valid[kind] as Validated<unknown>[]).push({ value, sourced, ref });
   }
 
-  const ctx: RefContext = { secrets, assumeSecretsPresent: options.assumeSecretsPresent ?? false };
+  const ctx: RefContext = { secrets, invalidSecrets, assumeSecretsPresent: options.assumeSecretsPresent ?? false };
   const routes = compileRoutes(valid.ModelRoute, ctx, options.demoBaseURL, statuses);
   const groups = compileGroups(valid.Group, routes, statuses);
   const tokensByDigest = compileTokens(valid.GatewayToken, groups, ctx, now, statuses);
@@ -365,12 +375,17 @@ function compileToken(
 
 interface RefContext {
   secrets: Map<string, Secret>;
+  /** Secrets present but invalid (namespace/name), which have a status of their own. */
+  invalidSecrets: Set<string>;
   assumeSecretsPresent: boolean;
 }
 
 function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
   const secret = ctx.secrets.get(nsName(namespace, ref.name));
   if (!secret) {
+    if (ctx.invalidSecrets.has(nsName(namespace, ref.name))) {
+      return { ok: false, reason: 'SecretNotFound', message: `Secret "${ref.name}" in namespace ${namespace} is invalid (see its own message)` };
+    }
     if (ctx.assumeSecretsPresent) return { ok: true, value: undefined };
     return { ok: false, reason: 'SecretNotFound', message: `Secret "${ref.name}" not found in namespace ${namespace}` };
   }

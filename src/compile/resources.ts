@@ -492,13 +492,21 @@ export type ModelRoute = z.infer<typeof ModelRouteSchema>;
 export type Group = z.infer<typeof GroupSchema>;
 export type GatewayToken = z.infer<typeof GatewayTokenSchema>;
 
+/** Padded standard base64, as the API server decodes a Secret's data (line breaks aside). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 export const SecretSchema = z
   .object({
     apiVersion: z.literal('v1'),
     kind: z.literal('Secret'),
     metadata: ObjectMetaSchema,
     type: z.string().optional(),
-    data: z.record(z.string(), z.string().regex(/^[A-Za-z0-9+/=\s]*$/, 'base64')).optional(),
+    data: z
+      .record(
+        z.string(),
+        z.string().refine((v) => BASE64.test(v.replace(/[\r\n]/g, '')), 'not base64 (kubectl refuses it too); write plain text under stringData'),
+      )
+      .optional(),
     stringData: z.record(z.string(), z.string()).optional(),
   })
   .passthrough();

@@ -43,6 +43,15 @@ function row(stdout: string, kind: string, name: string): string[] | undefined {
 const fixture = (name: string) => `${FIXTURES}/${name}`;
 
 describe('model-gateway check', () => {
+  it('fails a Secret whose data kubectl would refuse, and counts it as judged, not ignored', async () => {
+    const yaml =
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: k}\ndata: {token: sk-plain}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: ok}\nstringData: {token: x}\n';
+    const { code, report } = await checkJson(['-'], yaml);
+    expect(code).toBe(1);
+    expect(report.summary).toMatchObject({ objects: 1, ready: 0, notReady: 1, ignored: 0 });
+    expect(report.objects[0]).toMatchObject({ key: 'Secret/default/k', reason: 'InvalidSpec' });
+  });
+
   it('passes a clean set: every object Ready, Secrets resolved, other kinds ignored, no secret printed', async () => {
     const table = await check([fixture('clean')]);
     expect(table.stderr).toBe('');
