@@ -188,6 +188,23 @@ describe('compile', () => {
     expect(cond(r, 'ModelRoutes/default/m', 'Accepted')?.message).toContain('unknown kind "ModelRoutes"');
   });
 
+  it('does not call a token Ready whose Secret key is empty (no client can send it), nor let two such tokens conflict', () => {
+    const r = run([
+      secret('empty', { token: '  \n' }),
+      group('g', ['*']),
+      token('a', { group: 'g', secretRef: { name: 'empty', key: 'token' } }),
+      token('b', { group: 'g', secretRef: { name: 'empty', key: 'token' } }),
+    ]);
+    for (const name of ['a', 'b']) {
+      expect(cond(r, `GatewayToken/default/${name}`, 'ResolvedRefs')).toMatchObject({
+        status: 'False',
+        reason: 'SecretKeyNotFound',
+        message: 'Secret "empty" has an empty key "token"',
+      });
+    }
+    expect(r.table.tokensByDigest.size).toBe(0);
+  });
+
   it('judges a Secret whose data kubectl would refuse (not padded base64) instead of calling it missing', () => {
     const yaml = [
       'apiVersion: v1\nkind: Secret\nmetadata: {name: plain}\ndata:\n  token: sk-plain-text-key',

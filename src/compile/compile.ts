@@ -399,12 +399,17 @@ function resolveKeyDigest(ctx: RefContext, secretName: string, namespace: string
   const secret = ctx.secrets.get(secretName);
   if (!secret) return resolveSecret(ctx, namespace, ref);
   const digest = cachedKeyDigest(secret, ref.key, () => {
-    const value = secretValue(secret, ref.key);
-    return value === undefined ? undefined : sha256Hex(value.trim());
+    const value = secretValue(secret, ref.key)?.trim();
+    return value === undefined ? undefined : value === '' ? EMPTY_KEY : sha256Hex(value);
   });
   if (digest === undefined) return resolveSecret(ctx, namespace, ref);
+  // `--from-literal=token=$KEY` with KEY unset: no client can send an empty key, so the token must not look Ready.
+  if (digest === EMPTY_KEY) return { ok: false, reason: 'SecretKeyNotFound', message: `Secret "${ref.name}" has an empty key "${ref.key}"` };
   return { ok: true, value: digest };
 }
+
+/** Stands for an empty key among digests (a SHA-256 digest is never empty). */
+const EMPTY_KEY = '';
 
 /** The patterns (of a Group or a narrowing token) that match none of `models`: each is worth a warning. */
 function unmatchedPatterns(patterns: readonly string[], models: readonly string[]): string[] {
