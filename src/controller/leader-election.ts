@@ -21,13 +21,17 @@ interface Lease {
   };
 }
 
-/** get / create / replace of one Lease; a rejection's `code` is the HTTP status (404, 409). */
-function leaseApi(kc: KubeConfig, namespace: string, name: string) {
+/**
+ * get / create / replace of one Lease; a rejection's `code` is the HTTP status (404, 409). Each request gives up
+ * after `timeoutMs`: an answer later than the renew deadline is of no use, and a silent connection must not hold
+ * the election's round (and stop()) for as long as the HTTP client would wait.
+ */
+function leaseApi(kc: KubeConfig, namespace: string, name: string, timeoutMs: number) {
   const collection = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`;
   return {
-    read: () => kubeRequest<Lease>(kc, `${collection}/${name}`),
-    create: (body: Lease) => kubeRequest<Lease>(kc, collection, { method: 'POST', body }),
-    replace: (body: Lease) => kubeRequest<Lease>(kc, `${collection}/${name}`, { method: 'PUT', body }),
+    read: () => kubeRequest<Lease>(kc, `${collection}/${name}`, { timeoutMs }),
+    create: (body: Lease) => kubeRequest<Lease>(kc, collection, { method: 'POST', body, timeoutMs }),
+    replace: (body: Lease) => kubeRequest<Lease>(kc, `${collection}/${name}`, { method: 'PUT', body, timeoutMs }),
   };
 }
 
@@ -55,12 +59,13 @@ export class LeaderElector {
   #observedRV: string | undefined;
   #observedAt = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** Steps down at the renew deadline unless a renewal came first. */
+  #deadline: NodeJS.Timeout | undefined;
   #stopped = false;
   #tick: Promise<void> | undefined;
   readonly #listeners = new Set<(leading: boolean) => void>();
 
   constructor(options: LeaderElectionOptions) {
-    this.#api = leaseApi(options.kubeConfig, options.namespace, options.name);
     this.#o = {
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
@@ -70,10 +75,15 @@ export class LeaderElector {
       logger: options.logger,
     };
     if (this.#o.renewDeadlineMs >= this.#o.leaseDurationMs) throw new Error('renewDeadline must be shorter than leaseDuration');
+    this.#api = leaseApi(options.kubeConfig, options.namespace, options.name, this.#o.renewDeadlineMs);
   }
 
+  /**
+   * The clock decides too: past the renew deadline of the last renewal this replica is no leader, even before a
+   * round or a timer says so (the process or its event loop was paused), since a standby may hold the Lease soon.
+   */
   isLeader(): boolean {
-    return this.#leading;
+    return this.#leading && Date.now() - this.#lastRenew <= this.#o.renewDeadlineMs;
   }
 
   /** Called with true on becoming leader and false on losing it. Returns an unsubscribe function. */
@@ -91,6 +101,7 @@ export class LeaderElector {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#deadline);
     await this.#tick;
     if (this.#leading) {
       await this.#release().catch((err) => this.#o.logger?.warn({ err: describe(err) }, 'could not release the leader lease'));
@@ -110,6 +121,8 @@ export class LeaderElector {
   }
 
   async #round(): Promise<void> {
+    // The Lease says renewed at about this time (its renewTime is taken after), so the deadline counts from here.
+    const started = Date.now();
     let won = false;
     try {
       won = await this.#tryAcquireOrRenew();
@@ -117,17 +130,25 @@ export class LeaderElector {
       this.#o.logger?.warn({ err: describe(err), lease: this.#o.name }, 'leader election: lease request failed');
     }
     if (this.#stopped) return;
-    const now = Date.now();
-    if (won) {
-      this.#lastRenew = now;
+    const { renewDeadlineMs } = this.#o;
+    if (won && Date.now() - started <= renewDeadlineMs) {
+      // A lapse since the last renewal (a pause) ended that term: listeners see it end and the new one begin.
+      this.#stepDownIfLate();
+      this.#lastRenew = started;
+      clearTimeout(this.#deadline);
+      this.#deadline = setTimeout(() => this.#stepDownIfLate(), renewDeadlineMs + 1);
+      this.#deadline.unref();
       if (!this.#leading) {
         this.#o.logger?.info({ lease: `${this.#o.namespace}/${this.#o.name}`, identity: this.#o.identity }, 'became leader');
         this.#set(true);
       }
-    } else if (this.#leading && now - this.#lastRenew > this.#o.renewDeadlineMs) {
-      this.#o.logger?.warn({ lease: `${this.#o.namespace}/${this.#o.name}` }, 'lost leadership (could not renew the lease in time)');
-      this.#set(false);
-    }
+    } else this.#stepDownIfLate();
+  }
+
+  #stepDownIfLate(): void {
+    if (!this.#leading || Date.now() - this.#lastRenew <= this.#o.renewDeadlineMs) return;
+    this.#o.logger?.warn({ lease: `${this.#o.namespace}/${this.#o.name}` }, 'lost leadership (could not renew the lease in time)');
+    this.#set(false);
   }
 
   async #tryAcquireOrRenew(): Promise<boolean> {

@@ -94,6 +94,26 @@ describe('LeaderElector', () => {
     expect(Date.now() - cutAt).toBeGreaterThanOrEqual(1000);
     expect(changes).toEqual([false]);
   });
+  it('a leader whose renewal hangs stops being leader at its renew deadline, before a standby may take over', async () => {
+    await fake();
+    const a = elector('a');
+    a.start();
+    await waitUntil(() => a.isLeader());
+    const b = elector('b');
+    b.start();
+    // a's Lease requests go unanswered (a silent connection): its round never ends, so only the clock can tell.
+    const release = api.stallRequests({ user: 'token-a', resource: 'leases' });
+    cleanups.push(async () => release());
+    const stalledAt = Date.now();
+    await waitUntil(() => !a.isLeader(), 3000, 'a to step down');
+    expect(Date.now() - stalledAt).toBeLessThan(1200); // within the renew deadline (0.8 s) of its last renewal
+    await waitUntil(() => b.isLeader(), 5000, 'b to take over');
+    expect(a.isLeader()).toBe(false);
+    // Once a's requests are answered again it follows the Lease: b holds it, a stays a standby.
+    release();
+    await new Promise((r) => setTimeout(r, 300));
+    expect([a.isLeader(), b.isLeader()]).toEqual([false, true]);
+  });
 });
 
 describe('two gateway instances', () => {

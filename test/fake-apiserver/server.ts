@@ -108,6 +108,7 @@ export class FakeApiServer {
   #accepted = 0;
   #watches = new Set<OpenWatch>();
   #unreachable = false;
+  readonly #stalls: { match: FailureRule['match']; released: Promise<void> }[] = [];
   #port = 0;
   #bookmarkTimer: NodeJS.Timeout | undefined;
   #snapshots = new Map<string, { rv: number; items: KubeObj[] }>();
@@ -175,6 +176,17 @@ export class FakeApiServer {
     const rule: FailureRule = { match, status, remaining: count };
     this.failures.push(rule);
     return rule;
+  }
+
+  /** Leaves matching requests unanswered (a connection gone silent) until the returned function is called. */
+  stallRequests(match: FailureRule['match']): () => void {
+    let release = () => {};
+    const stall = { match, released: new Promise<void>((resolve) => (release = resolve)) };
+    this.#stalls.push(stall);
+    return () => {
+      this.#stalls.splice(this.#stalls.indexOf(stall), 1);
+      release();
+    };
   }
 
   clearFailures(): void {
@@ -273,6 +285,8 @@ export class FakeApiServer {
       rule.remaining--;
       return sendStatus(res, rule.status, rule.status === 403 ? 'Forbidden' : 'InternalError', `injected failure ${rule.status}`);
     }
+    const stall = this.#stalls.find((f) => Object.entries(f.match).every(([k, v]) => record[k as keyof RecordedRequest] === v));
+    if (stall) await stall.released;
     try {
       const body = ['POST', 'PUT', 'PATCH'].includes(req.method ?? '') ? await readJson(req) : undefined;
       record.body = body;

@@ -73,6 +73,8 @@ export interface KubeRequest {
   readonly body?: unknown;
   /** Content type of the body (default application/json; application/merge-patch+json for merge patches). */
   readonly contentType?: string;
+  /** Gives up after this long (a request whose answer is no use later, such as a Lease renewal). */
+  readonly timeoutMs?: number;
 }
 
 /** One JSON request to the API server of `kc`'s current cluster, authenticated by the client. */
@@ -95,6 +97,7 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req
       headers: ctx.getHeaders(),
       dispatcher: lease.dispatcher,
       ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+      ...(req.timeoutMs !== undefined ? { signal: AbortSignal.timeout(req.timeoutMs) } : {}),
     });
     if (res.status < 200 || res.status > 299) {
       // Only the status goes into the error (and from there into logs): the body may echo an object.
