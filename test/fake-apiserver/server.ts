@@ -178,14 +178,18 @@ export class FakeApiServer {
     return rule;
   }
 
-  /** Leaves matching requests unanswered (a connection gone silent) until the returned function is called. */
-  stallRequests(match: FailureRule['match']): () => void {
+  /**
+   * Leaves matching requests unanswered (a connection gone silent) until the returned function is called: then
+   * later ones are answered again, and the stalled ones too unless `answer` is false (they never are).
+   */
+  stallRequests(match: FailureRule['match']): (answer?: boolean) => void {
     let release = () => {};
     const stall = { match, released: new Promise<void>((resolve) => (release = resolve)) };
     this.#stalls.push(stall);
-    return () => {
-      this.#stalls.splice(this.#stalls.indexOf(stall), 1);
-      release();
+    return (answer = true) => {
+      const i = this.#stalls.indexOf(stall);
+      if (i >= 0) this.#stalls.splice(i, 1);
+      if (answer) release();
     };
   }
 

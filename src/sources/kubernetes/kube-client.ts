@@ -73,9 +73,15 @@ export interface KubeRequest {
   readonly body?: unknown;
   /** Content type of the body (default application/json; application/merge-patch+json for merge patches). */
   readonly contentType?: string;
-  /** Gives up after this long (a request whose answer is no use later, such as a Lease renewal). */
+  /** Gives up after this long (default REQUEST_TIMEOUT_MS; shorter for an answer of no use later, a Lease renewal). */
   readonly timeoutMs?: number;
 }
+
+/**
+ * How long a request may go unanswered: the API server's own request timeout (60 s), after which it answers 504
+ * itself. Longer means no answer is coming (a connection gone silent), and undici alone would wait five minutes.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /** One JSON request to the API server of `kc`'s current cluster, authenticated by the client. */
 export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req: KubeRequest = {}): Promise<T> {
@@ -84,6 +90,7 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);
   for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
   const method = req.method ?? 'GET';
+  const timeoutMs = req.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const ctx = new RequestContext(url.toString(), HttpMethod[method]);
   ctx.setHeaderParam('Accept', 'application/json');
   if (req.body !== undefined) ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
@@ -97,7 +104,7 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req
       headers: ctx.getHeaders(),
       dispatcher: lease.dispatcher,
       ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
-      ...(req.timeoutMs !== undefined ? { signal: AbortSignal.timeout(req.timeoutMs) } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     if (res.status < 200 || res.status > 299) {
       // Only the status goes into the error (and from there into logs): the body may echo an object.
@@ -105,6 +112,11 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req
       throw new KubeApiError(`${method} ${url.pathname}: HTTP ${res.status}`, res.status);
     }
     return (await res.json()) as T;
+  } catch (err) {
+    // An AbortSignal timeout is a DOMException whose numeric `code` (23) would pass for an HTTP status: say what it is.
+    if ((err as Error).name === 'TimeoutError')
+      throw Object.assign(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+    throw err;
   } finally {
     lease.release();
   }

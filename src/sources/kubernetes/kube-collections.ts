@@ -9,8 +9,8 @@ import type { KubeObject } from './kube-object.js';
 
 type RawList = { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
 
-async function listPage(kc: KubeConfig, path: string, query: Record<string, string | number | undefined>): Promise<ListPage> {
-  const list = await kubeRequest<RawList>(kc, path, { query });
+async function listPage(kc: KubeConfig, path: string, query: Record<string, string | number | undefined>, timeoutMs: number | undefined): Promise<ListPage> {
+  const list = await kubeRequest<RawList>(kc, path, { query, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
   return {
     // The reflector cuts each item down (kube-object.ts) as it takes the page, so the full objects die young.
     items: list.items ?? [],
@@ -20,7 +20,7 @@ async function listPage(kc: KubeConfig, path: string, query: Record<string, stri
 }
 
 /** One of the three custom kinds in one namespace, or in all namespaces when `namespace` is undefined. */
-export function customResourceCollection(kc: KubeConfig, kind: Kind, namespace: string | undefined): ResourceCollection {
+export function customResourceCollection(kc: KubeConfig, kind: Kind, namespace: string | undefined, timeoutMs?: number): ResourceCollection {
   const plural = RESOURCE_NAMES[kind].plural;
   const path = namespace ? `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${plural}` : `/apis/${API_GROUP}/${API_VERSION}/${plural}`;
   return {
@@ -28,12 +28,12 @@ export function customResourceCollection(kc: KubeConfig, kind: Kind, namespace: 
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     description: `${plural} in ${namespace ?? 'all namespaces'}`,
     watchPath: path,
-    list: ({ limit, continue: cont }) => listPage(kc, path, { limit, continue: cont }),
+    list: ({ limit, continue: cont }) => listPage(kc, path, { limit, continue: cont }, timeoutMs),
   };
 }
 
 /** Secrets carrying the label selector (never every Secret), in one namespace or all. */
-export function secretCollection(kc: KubeConfig, namespace: string | undefined, labelSelector: string): ResourceCollection {
+export function secretCollection(kc: KubeConfig, namespace: string | undefined, labelSelector: string, timeoutMs?: number): ResourceCollection {
   const path = namespace ? `/api/v1/namespaces/${namespace}/secrets` : '/api/v1/secrets';
   return {
     kind: 'Secret',
@@ -41,6 +41,6 @@ export function secretCollection(kc: KubeConfig, namespace: string | undefined, 
     description: `secrets (${labelSelector}) in ${namespace ?? 'all namespaces'}`,
     watchPath: path,
     labelSelector,
-    list: ({ limit, continue: cont }) => listPage(kc, path, { labelSelector, limit, continue: cont }),
+    list: ({ limit, continue: cont }) => listPage(kc, path, { labelSelector, limit, continue: cont }, timeoutMs),
   };
 }

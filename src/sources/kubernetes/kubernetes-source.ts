@@ -31,6 +31,8 @@ export interface KubernetesSourceOptions {
   readonly watchTimeoutSeconds?: readonly [number, number];
   /** Client-side inactivity timeout of a watch (ms); must exceed the server's bookmark interval (about 1 min). */
   readonly watchIdleTimeoutMs?: number;
+  /** How long a list page may go unanswered (ms; default REQUEST_TIMEOUT_MS) before the reflector lists again. */
+  readonly requestTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
   /** The outage probe and wake-up timings (see reconnect-signal.ts). */
   readonly reconnect?: Omit<ReconnectSignalOptions, 'logger'>;
@@ -61,7 +63,11 @@ export class KubernetesSource implements ConfigSource {
     (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = this.#o.watchIdleTimeoutMs ?? 120_000;
     const scopes: (string | undefined)[] = namespaces === 'all' ? [undefined] : [...namespaces];
     const selector = this.#o.secretSelector ?? DEFAULT_SECRET_SELECTOR;
-    const collections = scopes.flatMap((ns) => [...KINDS.map((kind) => customResourceCollection(kc, kind, ns)), secretCollection(kc, ns, selector)]);
+    const timeout = this.#o.requestTimeoutMs;
+    const collections = scopes.flatMap((ns) => [
+      ...KINDS.map((kind) => customResourceCollection(kc, kind, ns, timeout)),
+      secretCollection(kc, ns, selector, timeout),
+    ]);
     const reconnect = new ReconnectSignal({ ...this.#o.reconnect, ...(logger ? { logger } : {}) });
     this.#reflectors = collections.map(
       (collection) =>

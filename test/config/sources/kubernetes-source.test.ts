@@ -246,6 +246,22 @@ describe('KubernetesSource', () => {
     await rec.waitFor((s) => (find(s, 'Group', 'g', NS) as any)?.spec.models[0] === 'new-*', 5000, "the re-created Group's spec");
   });
 
+  it('gives up on a list left unanswered (a silent connection) and lists again, instead of waiting for minutes', async () => {
+    const { api, source, rec } = await setup({ requestTimeoutMs: 500 });
+    apply(o.group('a', []));
+    await source.start(rec.onSnapshot);
+    await waitUntil(() => api.openWatches === 4);
+    // The Groups relist after a 410 goes unanswered; the connection it went out on is never heard from again.
+    const unstall = api.stallRequests({ resource: 'groups', verb: 'list' });
+    const lists = api.recorded('list').length;
+    api.sendWatchError(410, 'Group');
+    await waitUntil(() => api.recorded('list').length > lists);
+    apply(o.group('b', []));
+    await new Promise((r) => setTimeout(r, 100));
+    unstall(false);
+    await rec.waitFor((s) => names(s, 'Group').join() === 'a,b', 5000, 'the Group applied while the list hung');
+  });
+
   it('an ERROR 410 event on a live watch triggers a relist', async () => {
     const { api, source, rec } = await setup();
     apply(o.group('a', []));
