@@ -1,6 +1,7 @@
 // What `kubectl get` shows must stay what the gateway does, also when no spec changes: on a real API server, the
-// leader puts back a status someone edited by hand (the status subresource is writable to anyone allowed to), and a
-// token turns Ready=False Expired when its expiresAt passes, not only at the next unrelated change.
+// leader puts back a status someone edited by hand (the status subresource is writable to anyone allowed to), a
+// Secret's key renamed shows on the token and stops the key at once, and a token turns Ready=False Expired when
+// its expiresAt passes, not only at the next unrelated change.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/model/digest.js';
 import { startGateway, type GatewayHandle } from '../../src/gateway/main.js';
@@ -10,7 +11,7 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { captureLogs } from '../support/log-capture.js';
 import { waitUntil } from '../support/wait.js';
 import { describeEnvtest, type Envtest, kubectlOk, sharedEnvtest } from './envtest.js';
-import { apply, getResource, installCrds, type Obj, readyAtGeneration, tenantObjects } from './gateway-cluster.js';
+import { apply, clientKey, getResource, installCrds, type Obj, readyAtGeneration, tenantObjects } from './gateway-cluster.js';
 
 const NS = 'status-upkeep';
 const GV = 'modelgateway.io/v1alpha1';
@@ -89,6 +90,30 @@ describeEnvtest('status kept true to what the gateway does, on a real API server
     expect(await written()).toBe(before);
   });
 
+  it("a Secret's key renamed: the token says SecretKeyNotFound and its key is refused at once; renamed back, both recover", { timeout: 30_000 }, async () => {
+    const models = async () => (await fetch(`${gateway!.apiURL}/v1/models`, { headers: { authorization: `Bearer ${clientKey(NS)}` } })).status;
+    const refs = async () => (await getResource(server, 'gatewaytokens', NS, 'client'))?.status?.conditions?.find((c: Obj) => c.type === 'ResolvedRefs');
+    expect(await models()).toBe(200);
+    const move = (from: string, to: string) =>
+      kubectlOk(server, [
+        '-n',
+        NS,
+        'patch',
+        'secret',
+        'client-key',
+        '--type=json',
+        '-p',
+        JSON.stringify([{ op: 'move', from: `/data/${from}`, path: `/data/${to}` }]),
+      ]);
+    move('token', 'renamed');
+    await waitUntil(async () => (await models()) === 401, 5_000, 'the key refused');
+    const missing = await waitUntil(async () => ((await refs())?.status === 'False' ? refs() : undefined), 10_000, 'ResolvedRefs=False');
+    expect(missing).toMatchObject({ reason: 'SecretKeyNotFound', message: 'Secret "client-key" has no key "token"' });
+    move('renamed', 'token');
+    await waitUntil(async () => (await models()) === 200, 5_000, 'the key accepted again');
+    await waitUntil(async () => readyAtGeneration(await getResource(server, 'gatewaytokens', NS, 'client')), 10_000, 'Ready again');
+  });
+
   it('turns a token Ready=False Expired when its expiresAt passes, with nothing else changing', { timeout: 30_000 }, async () => {
     const key = `sk-${NS}-expiring`;
     const expiresAt = new Date(Date.now() + 4_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -106,6 +131,11 @@ describeEnvtest('status kept true to what the gateway does, on a real API server
     );
     expect(expired).toMatchObject({ reason: 'Expired', message: `the token expired at ${expiresAt}` });
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+    // What `kubectl get gwt` prints from it (the CRD's printer columns): READY False, and with -o wide the reason.
+    const table = kubectlOk(server, ['-n', NS, 'get', 'gwt', 'expiring', '-o', 'wide']).trim().split('\n');
+    const cells = (line: string) => line.split(/\s{2,}/);
+    const row = Object.fromEntries(cells(table[0]!).map((h, i) => [h, cells(table[1]!)[i]]));
+    expect(row).toMatchObject({ NAME: 'expiring', GROUP: 'team', READY: 'False', EXPIRES: expiresAt, REASON: 'Expired' });
     const models = await fetch(`${gateway!.apiURL}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
     expect(models.status).toBe(401);
   });
