@@ -13,6 +13,37 @@ describe('parseManifests', () => {
     ]);
   });
 
+  it('merges `<<: *anchor` keys as kubectl does (its YAML is 1.1, where merge keys are standard)', () => {
+    const text = [
+      'apiVersion: modelgateway.io/v1alpha1',
+      'kind: ModelRoute',
+      'metadata: {name: m}',
+      'spec:',
+      '  backends:',
+      '  - &base',
+      '    name: a',
+      '    baseURL: http://127.0.0.1:9/v1',
+      '    weight: 2',
+      '  - <<: *base',
+      '    name: b',
+      '  - <<: *base',
+      '    baseURL: http://127.0.0.1:8/v1',
+      '    name: c',
+      '',
+    ].join('\n');
+    const r = parseManifests(text, 'x.yaml');
+    expect(r.errors).toEqual([]);
+    expect((r.objects[0]!.object as { spec: unknown }).spec).toEqual({
+      backends: [
+        { name: 'a', baseURL: 'http://127.0.0.1:9/v1', weight: 2 },
+        { name: 'b', baseURL: 'http://127.0.0.1:9/v1', weight: 2 },
+        { name: 'c', baseURL: 'http://127.0.0.1:8/v1', weight: 2 },
+      ],
+    });
+    // Field lines still resolve inside a merged mapping.
+    expect(r.objects[0]!.source?.lineOf?.(['spec', 'backends', 2, 'baseURL'])).toBe(13);
+  });
+
   it('reports YAML errors with file and line', () => {
     const r = parseManifests('apiVersion: v1\nkind: Secret\nmetadata:\n  name: [unclosed\n', 'bad.yaml');
     expect(r.errors[0]).toMatchObject({ file: 'bad.yaml' });

@@ -16,6 +16,12 @@ export interface ParsedManifests {
 }
 
 /**
+ * `<<: *anchor` merge keys, which kubectl reads (its YAML is 1.1) and YAML 1.2 does not: without them a manifest
+ * kubectl applies would be refused here with "Unrecognized key".
+ */
+const YAML_OPTIONS = { merge: true } as const;
+
+/**
  * Parses one multi-document YAML file. `kind: List` documents are flattened as kubectl does. A document that
  * fails (syntax, an alias to no anchor, an alias bomb) is one error with its line; the others still parse.
  * Messages never quote the file's text (see parser-messages.ts): the file may be a Secret.
@@ -28,7 +34,7 @@ export function parseManifests(text: string, file: string): ParsedManifests {
   // Documents are composed one at a time and dropped once converted, so a 10,000-document file never has
   // 10,000 YAML trees alive at once (the peak would stay in the process's RSS long after loading).
   let index = -1;
-  for (const doc of new Composer().compose(new Parser(lineCounter.addNewLine).parse(text))) {
+  for (const doc of new Composer(YAML_OPTIONS).compose(new Parser(lineCounter.addNewLine).parse(text))) {
     index++;
     const line = (offset: number | undefined) => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
     if (doc.errors.length > 0) {
@@ -128,7 +134,7 @@ function lazyDocuments(text: string): () => { docs: Document[]; lineCounter: Lin
     let parsed = ref?.deref();
     if (!parsed) {
       const lineCounter = new LineCounter();
-      parsed = { docs: parseAllDocuments(text, { lineCounter, prettyErrors: false }) as Document[], lineCounter };
+      parsed = { docs: parseAllDocuments(text, { ...YAML_OPTIONS, lineCounter, prettyErrors: false }) as Document[], lineCounter };
       ref = new WeakRef(parsed);
     }
     return parsed;
