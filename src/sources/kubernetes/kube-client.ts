@@ -81,7 +81,7 @@ export interface KubeRequest {
  * How long a request may go unanswered: the API server's own request timeout (60 s), after which it answers 504
  * itself. Longer means no answer is coming (a connection gone silent), and undici alone would wait five minutes.
  */
-export const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 
 /** One JSON request to the API server of `kc`'s current cluster, authenticated by the client. */
 export async function kubeRequest<T = unknown>(kc: KubeConfig, path: string, req: KubeRequest = {}): Promise<T> {
