@@ -85,6 +85,30 @@ export function parseNamespaces(t: string): readonly string[] | '*' {
   return [...new Set(list)];
 }
 
+/**
+ * A Redis URL the client can connect with. ioredis throws on a URL it cannot parse only once the gateway is
+ * listening, with a bare "Invalid URL"; checked here instead. Messages never echo the URL: it may hold a password.
+ */
+export function parseRedisUrl(t: string): string {
+  const text = t.trim();
+  let url: URL;
+  try {
+    if (!/^rediss?:\/\/\S+$/.test(text)) throw new Error();
+    url = new URL(text);
+  } catch {
+    throw new Error('must be a redis:// or rediss:// URL such as redis://redis:6379/0');
+  }
+  if (url.hostname === '') throw new Error('names no host (redis://HOST:PORT/DB)');
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw new Error('has a user or password that is not valid percent-encoding (write % as %25)');
+  }
+  if (!/^(\/\d*)?$/.test(url.pathname)) throw new Error('has a path that is not a database number (redis://HOST:PORT/0)');
+  return text;
+}
+
 export function parseDnsName(t: string): string {
   if (t.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(t)) throw new Error(`must be a lowercase DNS name (got "${t}")`);
   return t;

@@ -25,8 +25,27 @@ describe('serve options', () => {
     expect(error(['--lease-duration', '1s'])).toBe('--lease-duration must be a duration from 3s to 5m (got "1s")');
     expect(options(['--usage-metrics-per-token'])).toMatchObject({ usageMetricsPerToken: true });
     const bad = parseServeArgs(['--redis-url', 'http://redis:6379'], {});
-    expect(bad).toEqual({ kind: 'error', message: '--redis-url must be a redis:// or rediss:// URL' });
+    expect(bad).toEqual({ kind: 'error', message: '--redis-url must be a redis:// or rediss:// URL such as redis://redis:6379/0' });
     expect(parseServeArgs(['--limits-store-timeout', '1m'], {}).kind).toBe('error');
+  });
+
+  it('refuses a Redis URL the client could not use, naming the flag and never echoing the URL (it may hold a password)', () => {
+    const cases: [string, RegExp][] = [
+      ['redis://:s3cret@redis:notaport', /must be a redis:\/\/ or rediss:\/\/ URL/],
+      ['redis://:s3cret@[redis', /must be a redis:\/\/ or rediss:\/\/ URL/],
+      ['rediss://user:s3cret%zz@redis', /password that is not valid percent-encoding/],
+      ['redis://:s3cret@redis:6379/cache', /path that is not a database number/],
+      ['redis:///0', /names no host/],
+    ];
+    for (const [url, message] of cases) {
+      const m = error([], { MG_REDIS_URL: url });
+      expect(m, url).toMatch(/^MG_REDIS_URL \(--redis-url\) /);
+      expect(m, url).toMatch(message);
+      expect(m, url).not.toContain('s3cret');
+    }
+    for (const url of ['redis://redis:6379', 'rediss://:p%40ss@redis.svc:6380/2', 'redis://[::1]:6379/', 'redis://u:p@h:1/15?family=6']) {
+      expect(options(['--redis-url', url]).redisUrl, url).toBe(url);
+    }
   });
 
   it('takes the currency as an ISO 4217 code (default USD) and refuses anything else', () => {

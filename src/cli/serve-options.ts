@@ -15,6 +15,7 @@ import {
   parseInteger,
   parseNamespaces,
   parsePort,
+  parseRedisUrl,
   parseSelector,
   parseSize,
 } from './option-values.js';
@@ -301,10 +302,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'redisUrl',
     description:
       'Redis (redis:// or rediss://, a single primary) holding the counters of Group, GatewayToken and backend limits, shared by every replica. Without it each process counts alone: N replicas admit up to N times each limit.',
-    parse: (t) => {
-      if (!/^rediss?:\/\/\S+$/.test(t.trim())) throw new Error('must be a redis:// or rediss:// URL');
-      return t.trim();
-    },
+    parse: parseRedisUrl,
   }),
   spec({
     flag: 'limits-store-timeout',
