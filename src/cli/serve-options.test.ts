@@ -134,6 +134,11 @@ describe('serve options', () => {
   it('parses durations, sizes, booleans and namespace lists', () => {
     expect(options(['--drain-timeout', '1m30s']).drainTimeoutMs).toBe(90_000);
     expect(options(['--drain-timeout', '5']).drainTimeoutMs).toBe(5_000);
+    // Fractions as Go's time.ParseDuration takes them, and a bare number of seconds likewise.
+    expect(options(['--drain-timeout', '1.5m']).drainTimeoutMs).toBe(90_000);
+    expect(options([], { MG_DRAIN_TIMEOUT: '2.5' }).drainTimeoutMs).toBe(2_500);
+    expect(options(['--limits-store-timeout', '0.5s']).limitsStoreTimeoutMs).toBe(500);
+    expect(options(['--lease-duration', '1m0.5s']).leaseDurationMs).toBe(60_500);
     expect(options(['--max-json-body', '512kb']).maxJsonBody).toBe(512 * 1024);
     expect(parseSize('1.5mb')).toBe(1.5 * 1024 * 1024);
     expect(options([], { MG_MAX_BUFFERED_BYTES: '256mb' }).maxBufferedBytes).toBe(256 * 1024 * 1024);
@@ -151,6 +156,7 @@ describe('serve options', () => {
     expect(error(['--source', 'etcd'])).toBe('--source must be one of file, kubernetes (got "etcd")');
     expect(error(['--log-level', 'loud'])).toMatch(/^--log-level must be one of fatal, error/);
     expect(error(['--drain-timeout', '10 minutes'])).toMatch(/^--drain-timeout must be a duration/);
+    for (const bad of ['1.5.2s', '1,5s', '1e3', '5 s']) expect(error(['--drain-timeout', bad]), bad).toMatch(/^--drain-timeout must be a duration/);
     expect(error(['--max-upload-body', '12 parsecs'])).toMatch(/^--max-upload-body must be a size/);
     expect(error(['--namespaces', 'Bad_NS'])).toMatch(/^--namespaces must be \* or a comma-separated list/);
     expect(error(['--namespaces', 'a,*'])).toMatch(/^--namespaces must be \* or a comma-separated list/); // "*" is alone or not at all
