@@ -168,6 +168,30 @@ describe('compile', () => {
     expect(JSON.stringify(r.statuses)).not.toContain('sk-very-secret');
   });
 
+  it('says why a Secret in the input is unusable (plain text in data), by field and line, instead of "not found"', () => {
+    const yaml = [
+      'apiVersion: v1', // 1
+      'kind: Secret',
+      'metadata: {name: alice-key}',
+      'data:',
+      '  token: sk-plain-text-key', // 5: "-" is no base64 character
+      '---',
+      'apiVersion: modelgateway.io/v1alpha1',
+      'kind: GatewayToken',
+      'metadata: {name: alice}',
+      'spec: {group: g, secretRef: {name: alice-key, key: token}}',
+      '',
+    ].join('\n');
+    const { objects } = parseManifests(yaml, 'x.yaml');
+    for (const assumeSecretsPresent of [false, true]) {
+      const r = compile([...objects, { object: group('g', []) }], { assumeSecretsPresent });
+      const refs = cond(r, 'GatewayToken/default/alice', 'ResolvedRefs');
+      expect(refs).toMatchObject({ status: 'False', reason: 'SecretNotFound' });
+      expect(refs?.message).toBe('Secret "alice-key" in namespace default is invalid: data.token (line 5): not base64 (kubectl refuses it too); write plain text under stringData');
+      expect(JSON.stringify(r.statuses)).not.toContain('sk-plain-text-key');
+    }
+  });
+
   it('keeps serving the valid objects when one is broken', () => {
     const r = run([route('good', { backends: [backend] }), route('bad', { backends: [] })]);
     expect([...r.table.routes.keys()]).toEqual(['good']);
@@ -222,7 +246,7 @@ describe('compile', () => {
     expect(plain!.message).toBe('data.token (line 5): not base64 (kubectl refuses it too); write plain text under stringData');
     expect(cond(r, 'GatewayToken/default/plain', 'ResolvedRefs')).toMatchObject({
       reason: 'SecretNotFound',
-      message: 'Secret "plain" in namespace default is invalid (see its own message)',
+      message: expect.stringMatching(/^Secret "plain" in namespace default is invalid: data\.\w+ \(line \d+\): not base64/),
     });
     expect(cond(r, 'Secret/default/short', 'Accepted')?.status).toBe('False');
     // Valid base64 stays quiet (no status of its own), line breaks included, as the API server decodes it.

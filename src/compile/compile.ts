@@ -72,7 +72,9 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
   const now = options.now ?? Date.now();
   const statuses: ObjectStatus[] = [];
   const secrets = new Map<string, Secret>();
-  const invalidSecrets = new Set<string>();
+  // A Secret the API server would refuse (data that is not base64) is no Secret, but a reference to it should
+  // say why rather than "not found": what is wrong with each, by namespace/name.
+  const invalidSecrets = new Map<string, string>();
   const valid = { ModelRoute: [] as Validated<ModelRoute>[], Group: [] as Validated<Group>[], GatewayToken: [] as Validated<GatewayToken>[] };
   const seen = new Set<string>();
 
@@ -83,12 +85,13 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       if (!(secret instanceof Invalid)) secrets.set(nsName(secret.metadata.namespace, secret.metadata.name), secret);
       else {
         // Only a file can hold one (the API server refuses what kubectl apply would): it says what is wrong, and the
-        // objects referencing it say it is invalid rather than missing.
+        // objects referencing it say it is invalid, and why, rather than missing.
         const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
         const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
-        invalidSecrets.add(nsName(namespace, name));
+        const why = describeIssues(secret.error, sourced.source?.lineOf);
+        invalidSecrets.set(nsName(namespace, name), why);
         const base = { ref: objectRef('Secret', namespace, name), kind: 'Secret', namespace, name, generation: undefined, source: sourced.source };
-        statuses.push(status(base, { accepted: fail('InvalidSpec', describeIssues(secret.error, sourced.source?.lineOf)) }));
+        statuses.push(status(base, { accepted: fail('InvalidSpec', why) }));
       }
       continue;
     }
@@ -375,17 +378,17 @@ function compileToken(
 
 interface RefContext {
   secrets: Map<string, Secret>;
-  /** Secrets present but invalid (namespace/name), which have a status of their own. */
-  invalidSecrets: Set<string>;
+  /** Secrets present but invalid (namespace/name → what is wrong), which have a status of their own. */
+  invalidSecrets: Map<string, string>;
   assumeSecretsPresent: boolean;
 }
 
 function resolveSecret(ctx: RefContext, namespace: string, ref: SecretKeyRef): Resolved {
   const secret = ctx.secrets.get(nsName(namespace, ref.name));
   if (!secret) {
-    if (ctx.invalidSecrets.has(nsName(namespace, ref.name))) {
-      return { ok: false, reason: 'SecretNotFound', message: `Secret "${ref.name}" in namespace ${namespace} is invalid (see its own message)` };
-    }
+    // In the input but unusable: assuming it present would hide the mistake (--assume-secrets is for Secrets kept elsewhere).
+    const invalid = ctx.invalidSecrets.get(nsName(namespace, ref.name));
+    if (invalid !== undefined) return { ok: false, reason: 'SecretNotFound', message: `Secret "${ref.name}" in namespace ${namespace} is invalid: ${invalid}` };
     if (ctx.assumeSecretsPresent) return { ok: true, value: undefined };
     return { ok: false, reason: 'SecretNotFound', message: `Secret "${ref.name}" not found in namespace ${namespace}` };
   }
