@@ -20,6 +20,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
+import { protocolAnswerLog } from '../dataplane/observe/access-log.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 
 interface SourceContext {
@@ -162,6 +163,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       host,
       port: options.port ?? 8080,
       prototypes: { request: app.request, response: app.response },
+      onProtocolAnswer: protocolAnswerLog(logger, metrics),
       ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });

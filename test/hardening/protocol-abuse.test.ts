@@ -2,14 +2,13 @@
 // node refuses before express sees it must still be answered in OpenAI's shape, slow clients are cut by the
 // header and request timeouts, and none of it disturbs the requests around it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayHandle } from '../../src/gateway/main.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';
 import { expectOpenAIError, httpRequest, rawRequest } from './support.js';
 
 let upstream: RecordingUpstream;
-let gw: GatewayHandle;
+let gw: Awaited<ReturnType<typeof startServedGateway>>;
 const chat = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
 const auth = { Authorization: `Bearer ${ALICE_KEY}`, 'Content-Type': 'application/json' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -55,6 +54,26 @@ describe('requests node refuses before routing (regression: a bare status line, 
   });
 });
 
+describe('the access log of requests node refuses (regression: no line, so the x-request-id the client got was nowhere)', () => {
+  it.each([
+    ['a garbage request line', 'HELLO THERE\r\n\r\n', 400],
+    ['headers over the size limit', httpRequest('GET', '/v1/models', { ...auth, 'X-Big': 'a'.repeat(20_000) }), 431],
+    ['an HTTP/1.1 request without Host', 'GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n', 400],
+  ])('%s: one request line with its id and status, counted as family other', async (_name, bytes, status) => {
+    const counted = async () =>
+      (await gw.metrics.registry.getSingleMetric('model_gateway_requests_total')?.get())?.values.find(
+        (v) => v.labels['family'] === 'other' && v.labels['model'] === 'unknown' && v.labels['status_class'] === '4xx',
+      )?.value ?? 0;
+    const before = await counted();
+    const r = await rawRequest(gw.apiURL, [bytes]);
+    expect(r.status).toBe(status);
+    const id = r.headers['x-request-id'];
+    const lines = gw.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['reqId'] === id);
+    expect(lines).toEqual([expect.objectContaining({ msg: 'request', status, family: 'other', model: 'unknown', group: 'none' })]);
+    expect(await counted()).toBe(before + 1);
+  });
+});
+
 describe('slow clients', () => {
   it('headers trickled in slower than the headers timeout → 408, connection closed', async () => {
     const started = Date.now();
@@ -62,6 +81,8 @@ describe('slow clients', () => {
     const r = await rawRequest(gw.apiURL, trickle, { gapMs: 100, waitMs: 5_000 });
     expectClosedWith(r, 408, 'request_timeout');
     expect(Date.now() - started).toBeLessThan(3_000);
+    const logged = gw.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['reqId'] === r.headers['x-request-id']);
+    expect(logged).toEqual([expect.objectContaining({ msg: 'request', status: 408 })]);
   });
 
   it('a body trickled in slower than the request timeout → 408, nothing reaches the upstream', async () => {

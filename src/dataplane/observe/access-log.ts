@@ -71,3 +71,14 @@ export function accessLog(logger: Logger, metrics: Metrics) {
     next();
   };
 }
+
+/**
+ * The access line and request count of a request the server answered before any handler saw it (a malformed
+ * request, headers too large or too slow): its request id and status only, since its method and path may be garbage.
+ */
+export function protocolAnswerLog(logger: Logger, metrics: Metrics) {
+  return ({ status, requestId }: { status: number; requestId: string }): void => {
+    metrics.requests.inc(['other', UNKNOWN, NONE, statusClass(status)]);
+    logger.info({ reqId: requestId, status, family: 'other', model: UNKNOWN, group: NONE }, 'request');
+  };
+}

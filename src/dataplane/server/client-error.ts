@@ -43,17 +43,25 @@ function errorAnswer(error: GatewayError, requestId: string): { headers: Record<
  * whether a response on this connection has already started (its bytes are on the wire, so another status line
  * would corrupt it): then only close.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, responding: boolean): void {
+/** What the server answered on its own, for the access log: the handler never saw the request. */
+export interface ProtocolAnswer {
+  readonly status: number;
+  readonly requestId: string;
+}
+
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, responding: boolean): ProtocolAnswer | undefined {
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || responding) {
     socket.destroy();
-    return;
+    return undefined;
   }
   const error = clientErrorFor(err.code);
-  const { headers, body } = errorAnswer(error, randomUUID());
+  const requestId = randomUUID();
+  const { headers, body } = errorAnswer(error, requestId);
   const head = [`HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   // end() waits for the peer to read; a peer that never reads must not keep the socket forever.
   setTimeout(() => socket.destroy(), 5_000).unref();
+  return { status: error.status, requestId };
 }
 
 /**
@@ -66,10 +74,12 @@ export function lacksHost(req: IncomingMessage): boolean {
 
 const MISSING_HOST = new GatewayError(400, 'HTTP/1.1 requests must carry a Host header.', { code: 'invalid_request' });
 
-export function answerMissingHost(req: IncomingMessage, res: ServerResponse): void {
+export function answerMissingHost(req: IncomingMessage, res: ServerResponse): ProtocolAnswer {
   if (lingerForUnreadBody(req)) closeAfterDraining(req, res);
-  const { headers, body } = errorAnswer(MISSING_HOST, chooseRequestId(req.headers['x-request-id']));
+  const requestId = chooseRequestId(req.headers['x-request-id']);
+  const { headers, body } = errorAnswer(MISSING_HOST, requestId);
   res.writeHead(MISSING_HOST.status, headers).end(body);
+  return { status: MISSING_HOST.status, requestId };
 }
 
 const STATUS_TEXT: Record<number, string> = {

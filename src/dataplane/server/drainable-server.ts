@@ -3,7 +3,7 @@
 // they go idle, and responses started during the drain ask the client to close the connection.
 import { createServer, IncomingMessage, type RequestListener, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerClientError, answerMissingHost, lacksHost } from './client-error.js';
+import { answerClientError, answerMissingHost, lacksHost, type ProtocolAnswer } from './client-error.js';
 
 export interface DrainResult {
   /** True when every in-flight request finished before the deadline. */
@@ -47,6 +47,8 @@ export interface ListenOptions {
    * the prototype of a live request or response makes V8 rebuild its map, twice per request.
    */
   readonly prototypes?: { readonly request: IncomingMessage; readonly response: ServerResponse };
+  /** Told of each request the server answered itself (node's parser refused it, or no Host), which the handler never logs. */
+  readonly onProtocolAnswer?: (answer: ProtocolAnswer) => void;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
@@ -84,12 +86,15 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
         if (responding.get(req.socket) === res) responding.delete(req.socket);
       });
       if (draining) res.setHeader('connection', 'close');
-      if (lacksHost(req)) answerMissingHost(req, res);
+      if (lacksHost(req)) options.onProtocolAnswer?.(answerMissingHost(req, res));
       else handler(req, res);
     },
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    answerClientError(err, socket, responding.get(socket as Socket)?.headersSent === true);
+    const inHandler = responding.get(socket as Socket);
+    const answer = answerClientError(err, socket, inHandler?.headersSent === true);
+    // A request the handler has (a body too slow: 408) gets its access line from the handler.
+    if (answer && inHandler === undefined) options.onProtocolAnswer?.(answer);
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
