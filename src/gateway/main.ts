@@ -21,6 +21,7 @@ import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listenDrainable, type DrainResult } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
 import { protocolAnswerLog } from '../dataplane/observe/access-log.js';
+import { requestIdOf } from '../dataplane/request/request-id.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 
 interface SourceContext {
@@ -164,6 +165,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       port: options.port ?? 8080,
       prototypes: { request: app.request, response: app.response },
       onProtocolAnswer: protocolAnswerLog(logger, metrics),
+      requestIdOf,
       ...(options.headersTimeoutMs !== undefined ? { headersTimeoutMs: options.headersTimeoutMs } : {}),
       ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, standardManifests } from '../helpers/gateway.js';
 import { startServedGateway } from './served-gateway.js';
+import { waitUntil } from '../support/wait.js';
 import { expectOpenAIError, httpRequest, rawRequest } from './support.js';
 
 let upstream: RecordingUpstream;
@@ -93,6 +94,9 @@ describe('slow clients', () => {
     expectClosedWith(r, 408, 'request_timeout');
     expect(Date.now() - started).toBeLessThan(3_500);
     expect(upstream.requests.length).toBe(before);
+    // Its access line (written by the handler, which had the request) carries the id the 408 was answered with.
+    const id = r.headers['x-request-id'];
+    await waitUntil(() => gw.logLines.some((l) => l.includes(`"reqId":"${id}"`)), 2_000, 'the access line of the 408');
   });
 
   it('a body completed right after the 408 is not forwarded', async () => {

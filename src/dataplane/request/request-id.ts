@@ -21,6 +21,12 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   next();
 }
 
+/** The id of a request the app is handling (undefined before its exchange exists), for answers written past the app. */
+export function requestIdOf(res: ServerResponse): string | undefined {
+  const locals = (res as Response).locals as Response['locals'] | undefined;
+  return locals ? exchangeOf(res as Response)?.id : undefined;
+}
+
 type Head = OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined;
 
 /**

@@ -49,13 +49,17 @@ export interface ProtocolAnswer {
   readonly requestId: string;
 }
 
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, responding: boolean): ProtocolAnswer | undefined {
+export function answerClientError(
+  err: NodeJS.ErrnoException,
+  socket: Duplex,
+  responding: boolean,
+  requestId: string = randomUUID(),
+): ProtocolAnswer | undefined {
   if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || !socket.writable || responding) {
     socket.destroy();
     return undefined;
   }
   const error = clientErrorFor(err.code);
-  const requestId = randomUUID();
   const { headers, body } = errorAnswer(error, requestId);
   const head = [`HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);

@@ -49,6 +49,8 @@ export interface ListenOptions {
   readonly prototypes?: { readonly request: IncomingMessage; readonly response: ServerResponse };
   /** Told of each request the server answered itself (node's parser refused it, or no Host), which the handler never logs. */
   readonly onProtocolAnswer?: (answer: ProtocolAnswer) => void;
+  /** The id the handler gave a request still in progress: a 408 for its body too slow carries it, as its access line does. */
+  readonly requestIdOf?: (res: ServerResponse) => string | undefined;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
@@ -92,7 +94,8 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
   );
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     const inHandler = responding.get(socket as Socket);
-    const answer = answerClientError(err, socket, inHandler?.headersSent === true);
+    const id = inHandler && options.requestIdOf?.(inHandler);
+    const answer = answerClientError(err, socket, inHandler?.headersSent === true, ...(id ? [id] : []));
     // A request the handler has (a body too slow: 408) gets its access line from the handler.
     if (answer && inHandler === undefined) options.onProtocolAnswer?.(answer);
   });
