@@ -43,4 +43,32 @@ describe('SseEventHold', () => {
     expect(hold.atBoundary).toBe(true);
     expect(hold.end().toString()).toBe('data: 7');
   });
+
+  it('any chunking of a stream with mixed line ends lets out exactly its complete events, in order', () => {
+    // Where output may stop: after the line end of a blank line or of a comment outside an event (the CR of a CRLF
+    // counts: a CR may end a line before its LF comes).
+    const BOUNDARIES = new Set([0, 5, 6, 15, 35, 36, 41, 42, 51, 60, 61]);
+    const text = ': ka\r\ndata: 1\n\nevent: e\r\ndata: 2\r\n\r\n: ka\n\ndata: 3\r\rdata: 4\n\r\ndata: 5';
+    const complete = text.slice(0, text.lastIndexOf('data: 5'));
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let run = 0; run < 500; run++) {
+      const chunks: string[] = [];
+      for (let at = 0; at < text.length; ) {
+        const size = 1 + Math.floor(random() * 12);
+        chunks.push(text.slice(at, at + size));
+        at += size;
+      }
+      const hold = new SseEventHold();
+      const outs = pushAll(hold, chunks);
+      // After every chunk, what went out so far ends where an event (or a comment line) ends, never inside one.
+      let sent = 0;
+      for (const out of outs) {
+        sent += out.length;
+        expect(BOUNDARIES.has(sent), `${sent} in ${JSON.stringify(chunks)}`).toBe(true);
+      }
+      expect(outs.join(''), JSON.stringify(chunks)).toBe(complete);
+      expect(hold.end().toString('latin1')).toBe('data: 5');
+    }
+  });
 });

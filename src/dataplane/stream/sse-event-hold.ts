@@ -28,6 +28,12 @@ export class SseEventHold implements SseLineReader {
 
   /** The bytes that can go out now: every complete event so far. */
   push(chunk: Buffer): Buffer {
+    // The common case, unread: nothing held, and the chunk ends with a blank line, so it holds whole events only.
+    if (this.#heldBytes === 0 && !this.#midEvent && this.#lines.atLineStart && endsEvent(chunk)) {
+      this.#fields = false;
+      this.#lineStart = true;
+      return chunk;
+    }
     this.#cut = -1;
     this.#lines.push(chunk, this);
     const cut = this.#cut;
@@ -81,5 +87,14 @@ export class SseEventHold implements SseLineReader {
   }
 }
 
+/** Whether a chunk read from a line start ends with a blank line: LF LF, or CR LF after a line end. */
+function endsEvent(chunk: Buffer): boolean {
+  const n = chunk.length;
+  if (n < 2 || chunk[n - 1] !== LF) return false;
+  return chunk[n - 2] === LF || (n >= 3 && chunk[n - 2] === CR && chunk[n - 3] === LF);
+}
+
 const EMPTY = Buffer.alloc(0);
 const COLON = 0x3a;
+const LF = 0x0a;
+const CR = 0x0d;

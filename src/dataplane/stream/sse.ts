@@ -27,6 +27,11 @@ export class SseSplitter {
   /** The current line has bytes already (so a line end now does not end the event). */
   #lineHasBytes = false;
 
+  /** No line in progress and no line end to complete: a chunk read now starts a new line. */
+  get atLineStart(): boolean {
+    return !this.#afterCR && !this.#lineHasBytes;
+  }
+
   push(chunk: Buffer, reader: SseLineReader): void {
     const n = chunk.length;
     let i = 0;
