@@ -187,7 +187,9 @@ describe('compile', () => {
       const r = compile([...objects, { object: group('g', []) }], { assumeSecretsPresent });
       const refs = cond(r, 'GatewayToken/default/alice', 'ResolvedRefs');
       expect(refs).toMatchObject({ status: 'False', reason: 'SecretNotFound' });
-      expect(refs?.message).toBe('Secret "alice-key" in namespace default is invalid: data.token (line 5): not base64 (kubectl refuses it too); write plain text under stringData');
+      expect(refs?.message).toBe(
+        'Secret "alice-key" in namespace default is invalid: data.token (line 5): not base64 (kubectl refuses it too); write plain text under stringData',
+      );
       expect(JSON.stringify(r.statuses)).not.toContain('sk-plain-text-key');
     }
   });
