@@ -57,6 +57,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         outputTokens: u?.outputTokens,
         cachedInputTokens: u?.cachedInputTokens,
         cacheWriteInputTokens: u?.cacheWriteInputTokens,
+        cacheWrite1hInputTokens: u?.cacheWrite1hInputTokens,
         reasoningTokens: u?.reasoningTokens,
         seconds: u?.seconds,
         characters: u?.characters,

@@ -33,6 +33,25 @@ describe('messagesAnswerUsage', () => {
     });
   });
 
+  it('takes the cache writes for an hour from the cache_creation split, which the 1-hour price applies to', () => {
+    const usage = {
+      input_tokens: 10,
+      cache_creation_input_tokens: 1500,
+      cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 500 },
+      cache_read_input_tokens: 8000,
+      output_tokens: 7,
+    };
+    expect(messagesAnswerUsage(bytesOf({ type: 'message', usage }))).toEqual({
+      inputTokens: 9510,
+      cachedInputTokens: 8000,
+      cacheWriteInputTokens: 1500,
+      cacheWrite1hInputTokens: 500,
+      outputTokens: 7,
+      reasoningTokens: 0,
+      estimated: false,
+    });
+  });
+
   it('treats absent and null cache counts as 0, and an answer without usage as unreported', () => {
     expect(messagesAnswerUsage(bytesOf({ usage: { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: null } }))).toEqual({
       inputTokens: 5,
@@ -125,6 +144,14 @@ describe('NativeStreamUsage', () => {
     expect(final.usage.cache_read_input_tokens).toBe(usage!.cachedInputTokens);
     expect(final.usage.cache_creation_input_tokens).toBe(usage!.cacheWriteInputTokens);
     expect(final.usage.output_tokens).toBe(usage!.outputTokens);
+  });
+
+  it('keeps the 1-hour cache writes of message_start when message_delta repeats the counts without the split', () => {
+    const counts = new NativeStreamUsage();
+    const usage = { input_tokens: 4, cache_creation_input_tokens: 300, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 } };
+    counts.observe({ type: 'message_start', message: { usage: { ...usage, output_tokens: 1 } } });
+    counts.observe({ type: 'message_delta', usage: { input_tokens: 4, cache_creation_input_tokens: 300, output_tokens: 12 } });
+    expect(counts.usage()).toMatchObject({ inputTokens: 304, cacheWriteInputTokens: 300, cacheWrite1hInputTokens: 300, outputTokens: 12 });
   });
 
   it('counts what it saw when the stream was cut after message_start', () => {

@@ -63,6 +63,8 @@ export class NativeStreamUsage {
   private output: number | undefined;
   private cacheRead = 0;
   private cacheWrite = 0;
+  /** The part of cacheWrite written for an hour (usage.cache_creation's split), priced apart from 5-minute writes. */
+  private cacheWrite1h = 0;
   private thinking = 0;
 
   /** One parsed event of the stream; only message_start and message_delta carry usage. */
@@ -81,6 +83,7 @@ export class NativeStreamUsage {
       outputTokens,
       cachedInputTokens: this.cacheRead,
       cacheWriteInputTokens: this.cacheWrite,
+      ...(this.cacheWrite1h > 0 ? { cacheWrite1hInputTokens: Math.min(this.cacheWrite1h, this.cacheWrite) } : {}),
       reasoningTokens: Math.min(this.thinking, outputTokens),
       estimated: false,
     };
@@ -92,6 +95,7 @@ export class NativeStreamUsage {
     this.output = count(field(usage, 'output_tokens')) ?? this.output;
     this.cacheRead = count(field(usage, 'cache_read_input_tokens')) ?? this.cacheRead;
     this.cacheWrite = count(field(usage, 'cache_creation_input_tokens')) ?? this.cacheWrite;
+    this.cacheWrite1h = count(field(field(usage, 'cache_creation'), 'ephemeral_1h_input_tokens')) ?? this.cacheWrite1h;
     this.thinking = count(field(field(usage, 'output_tokens_details'), 'thinking_tokens')) ?? this.thinking;
   }
 }
