@@ -136,6 +136,25 @@ describe('a whole answer the gateway cannot translate', () => {
     expect(err.requestID).toBe(lastUpstreamId());
     expect(await accessLine()).toMatchObject({ status: 502 });
   });
+
+  it('records the usage the backend reported in it: the backend charged for the answer the client did not get', async () => {
+    const message = { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"cmd' } }] };
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-bad',
+          choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+          usage: { prompt_tokens: 1234, completion_tokens: 56 },
+        }),
+      );
+    };
+    const err = await client()
+      .messages.create(ask)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+    expect(await accessLine()).toMatchObject({ status: 502, inputTokens: 1234, outputTokens: 56, estimated: false });
+  });
 });
 
 /** The access line of the gateway's last request to the chat backend. */

@@ -171,16 +171,13 @@ class Relay implements BodySink {
       try {
         held = handlersRest(o.handlers);
       } catch (err) {
+        // The whole body came, and the upstream charged for it: its usage counts though the client gets the error.
+        this.#reportUsage();
         this.error(err);
         return;
       }
-      // A handler that fails to read its usage leaves it to the estimate; the client's answer is complete.
-      let usage: Usage | undefined;
-      try {
-        usage = handlersUsage(o.handlers);
-      } catch {}
       // Reported before the response ends: the exchange settles with it when the response is over.
-      if (usage) this.#x.reportUsage(usage);
+      this.#reportUsage();
     }
     const masked = o.mask ? o.mask.end(held) : held;
     const events = this.#events;
@@ -255,18 +252,23 @@ class Relay implements BodySink {
 
   /** The body completed after the client left: the usage the handlers return is reported, as at a normal end. */
   #readOnEnd(): void {
-    const handlers = this.#o.handlers;
     try {
-      handlersRest(handlers);
+      handlersRest(this.#o.handlers);
     } catch (err) {
+      this.#reportUsage();
       return this.#stopReadingOn(err);
     }
+    this.#reportUsage();
+    this.#doneReadingOn();
+  }
+
+  /** The usage the handlers return for a body that completed; a handler that fails to read it leaves it to the estimate. */
+  #reportUsage(): void {
     let usage: Usage | undefined;
     try {
-      usage = handlersUsage(handlers);
+      usage = handlersUsage(this.#o.handlers);
     } catch {}
     if (usage) this.#x.reportUsage(usage);
-    this.#doneReadingOn();
   }
 
   /** The bound passed, or the body failed: cut, and the exchange settles with its estimate. */
