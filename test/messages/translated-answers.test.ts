@@ -157,6 +157,57 @@ describe('a whole answer the gateway cannot translate', () => {
   });
 });
 
+describe('a chat backend that answers a stream request with a whole completion', () => {
+  it("is sent as Anthropic's events, which the SDK assembles into the answer (text, tool use, stop reason, usage)", async () => {
+    const message = {
+      role: 'assistant',
+      content: 'Checking.',
+      tool_calls: [{ id: 'call_w', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    };
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-whole',
+          choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+          usage: { prompt_tokens: 40, completion_tokens: 9 },
+        }),
+      );
+    };
+    const stream = client().messages.stream(ask);
+    const final = await stream.finalMessage();
+    expect(final.content).toEqual([
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'call_w', name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    expect(final).toMatchObject({ stop_reason: 'tool_use', usage: { input_tokens: 40, output_tokens: 9 } });
+    expect(await accessLine()).toMatchObject({ status: 200, inputTokens: 40, outputTokens: 9, estimated: false });
+
+    const res = await fetch(`${gw.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEYS.alice, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ask, stream: true }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = [...(await res.text()).matchAll(/^event: (\S+)$/gm)].map((m) => m[1]);
+    expect(events[0]).toBe('message_start');
+    expect(events.slice(-2)).toEqual(['message_delta', 'message_stop']);
+  });
+
+  it('that cannot be translated is the 502 api_error the SDK raises', async () => {
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [] }));
+    };
+    const err = await client()
+      .messages.stream(ask)
+      .finalMessage()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.InternalServerError);
+    expect((err as InstanceType<typeof Anthropic.APIError>).apiMessage).toMatch(/not a chat completion/);
+  });
+});
+
 /** The access line of the gateway's last request to the chat backend. */
 async function accessLine(): Promise<Record<string, unknown>> {
   const id = lastUpstreamId();

@@ -22,6 +22,7 @@ import { TranslatedAnswer, TranslatedError, TranslatedStream } from './translate
 
 const CHAT_PATH = '/chat/completions';
 const JSON_TYPE = 'application/json';
+const SSE_TYPE = 'text/event-stream';
 
 /** The Messages family's transform; reads `max_tokens` (required by the API, and what limits reserve). */
 export function messagesFeature(): Feature {
@@ -60,6 +61,8 @@ class MessagesExchange implements ExchangeTransform {
   /** The request as chat completions, when a backend of the plan needs it (its model set per backend). */
   #chat: ChatRequest | undefined;
   #ctx: AnswerContext | undefined;
+  /** The client asked for an event stream. */
+  #stream = false;
   #bodies: Map<string, OutgoingBody> | undefined;
   /** The request laid out for each cloud backend of the plan (by backend id). */
   #clouds: Map<string, OutgoingBody> | undefined;
@@ -70,6 +73,7 @@ class MessagesExchange implements ExchangeTransform {
   }
 
   prepare(plan: RequestPlan): void {
+    this.#stream = plan.stream;
     if (this.#create) {
       // Anthropic requires max_tokens, and limits reserve it: a request without it is refused before any upstream.
       const max = plan.integer('max_tokens');
@@ -139,8 +143,9 @@ class MessagesExchange implements ExchangeTransform {
     if (a.statusCode >= 300) return translatedError(a);
     const ctx = this.#ctx!;
     if (a.isStream) return new TranslatedStream(ctx);
-    a.headers['content-type'] = JSON_TYPE;
-    return new TranslatedAnswer(ctx);
+    // A backend that ignored `stream` and answered whole: sent as events all the same, which is all a stream's client parses.
+    a.headers['content-type'] = this.#stream ? SSE_TYPE : JSON_TYPE;
+    return new TranslatedAnswer(ctx, this.#stream);
   }
 
   errorEvent(e: SseError): string {

@@ -6,6 +6,7 @@ import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { errorFromUpstream } from './anthropic-errors.js';
+import { answerEvents } from './answer-events.js';
 import { chatUsage } from './answer-parts.js';
 import { ChatStreamToMessages } from './chat-stream-to-messages.js';
 import { type AnswerContext, chatToMessages } from './chat-to-messages.js';
@@ -92,14 +93,16 @@ abstract class WholeBody implements AnswerHandler {
   protected abstract translate(text: string): string;
 }
 
-/** A whole chat completion as a Messages answer. */
+/** A whole chat completion as a Messages answer; as its events when the client asked for a stream (`asEvents`). */
 export class TranslatedAnswer extends WholeBody {
   readonly #ctx: AnswerContext;
+  readonly #asEvents: boolean;
   #usage: Usage | undefined;
 
-  constructor(ctx: AnswerContext) {
+  constructor(ctx: AnswerContext, asEvents = false) {
     super();
     this.#ctx = ctx;
+    this.#asEvents = asEvents;
   }
 
   protected translate(text: string): string {
@@ -113,7 +116,7 @@ export class TranslatedAnswer extends WholeBody {
     const answer = chatToMessages(completion, this.#ctx);
     // The head waits for this body (holdsBody): an answer that cannot be translated is answered with its error.
     if (!answer.ok) throw new GatewayError(answer.status, answer.error.error.message, { code: 'upstream_error' });
-    return JSON.stringify(answer.value);
+    return this.#asEvents ? answerEvents(answer.value) : JSON.stringify(answer.value);
   }
 
   onEnd(): Usage | undefined {
