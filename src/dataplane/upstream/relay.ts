@@ -171,8 +171,7 @@ class Relay implements BodySink {
       try {
         held = handlersRest(o.handlers);
       } catch (err) {
-        // The whole body came, and the upstream charged for it: its usage counts though the client gets the error.
-        this.#reportUsage();
+        this.#reportFailedUsage();
         this.error(err);
         return;
       }
@@ -255,11 +254,20 @@ class Relay implements BodySink {
     try {
       handlersRest(this.#o.handlers);
     } catch (err) {
-      this.#reportUsage();
+      this.#reportFailedUsage();
       return this.#stopReadingOn(err);
     }
     this.#reportUsage();
     this.#doneReadingOn();
+  }
+
+  /**
+   * A whole answer that a handler failed at its end (one it cannot translate) came, and the upstream charged for it:
+   * its usage counts though the client gets an error. A stream failing there was cut short (a frame left incomplete):
+   * its counts are partial, left to the estimate.
+   */
+  #reportFailedUsage(): void {
+    if (!this.#o.trailer) this.#reportUsage();
   }
 
   /** The usage the handlers return for a body that completed; a handler that fails to read it leaves it to the estimate. */
