@@ -1,7 +1,7 @@
 // What a chat completions backend's answers become on a translated route, through the real HTTP stack, with
 // @anthropic-ai/sdk as the judge: the answers a scripted conversation does not play (error pages, answers the
 // gateway cannot translate, a client that leaves mid-stream). The fake chat backend answers each request as the
-// test sets it.
+// test sets it; behind a native backend too (claude-x-scripted-native), for a native refusal relayed as sent.
 import Anthropic from '@anthropic-ai/sdk';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +22,9 @@ let gw: TestGateway;
 beforeAll(async () => {
   chat = await startRecordingServer((req, res, seen) => answer(req, res, seen.body));
   anthropic = await startAnthropicUpstream(anthropicTurns);
-  gw = await startGateway(messagesManifests({ anthropic: anthropic.baseURL, chat: chat.baseURL }));
+  gw = await startGateway(
+    messagesManifests({ anthropic: anthropic.baseURL, chat: chat.baseURL, extra: { 'claude-x-scripted-native': ['anthropic', chat.baseURL] } }),
+  );
 });
 
 afterAll(async () => {
@@ -205,6 +207,35 @@ describe('a chat backend that answers a stream request with a whole completion',
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.InternalServerError);
     expect((err as InstanceType<typeof Anthropic.APIError>).apiMessage).toMatch(/not a chat completion/);
+  });
+});
+
+describe("a native backend's refusal, its only backend", () => {
+  it.each([
+    [429, 'rate_limit_error', Anthropic.RateLimitError],
+    [529, 'overloaded_error', Anthropic.InternalServerError],
+  ])('%i reaches the SDK as %s with its body, retry-after and anthropic-ratelimit-* headers as sent', async (status, type, errorClass) => {
+    const body = JSON.stringify({ type: 'error', error: { type, message: `upstream says ${type}` }, request_id: 'req_upstream_1' });
+    const headers = {
+      'content-type': 'application/json',
+      'retry-after': '13',
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-tokens-reset': '2026-01-01T00:00:13Z',
+      'request-id': 'req_upstream_1',
+    };
+    answer = (_req, res) => {
+      res.writeHead(status, headers);
+      res.end(body);
+    };
+    const err = (await client()
+      .messages.create({ ...ask, model: 'claude-x-scripted-native' })
+      .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+    expect(err).toBeInstanceOf(errorClass);
+    expect(err.status).toBe(status);
+    expect(err.error).toEqual(JSON.parse(body));
+    expect(err.requestID).toBe('req_upstream_1');
+    for (const [name, value] of Object.entries(headers)) if (name !== 'content-type') expect(err.headers?.get(name)).toBe(value);
+    expect(chat.requests.at(-1)!.path).toBe('/v1/messages');
   });
 });
 
