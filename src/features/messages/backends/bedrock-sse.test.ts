@@ -89,6 +89,20 @@ describe('Bedrock event stream to Anthropic SSE', () => {
     expect(String((err as APIError).message)).toContain('Too many tokens');
   });
 
+  it.each([
+    ['validationException', {}, 'invalid_request_error'],
+    ['modelTimeoutException', {}, 'api_error'],
+    ['throttlingException', {}, 'rate_limit_error'],
+    ['serviceUnavailableException', {}, 'overloaded_error'],
+    ['internalServerException', {}, 'api_error'],
+    ['modelStreamErrorException', { originalStatusCode: 529, originalMessage: 'Overloaded' }, 'overloaded_error'],
+    ['someNewException', {}, 'api_error'],
+  ])('tells a %s as the error type of its status', (type, detail, expected) => {
+    const sse = decode([chunkMessage(EVENTS[0]!), exceptionMessage(type, { message: 'it failed', ...detail })]);
+    const [, data] = /event: error\ndata: (.*)\n\n$/.exec(sse)!;
+    expect(JSON.parse(data!)).toEqual({ type: 'error', error: { type: expected, message: `${type}: it failed` } });
+  });
+
   it('throws a clear error on a corrupt message: the data plane fails the body with an error event', () => {
     const bad = Buffer.from(STREAM);
     bad[bad.length - 1]! ^= 0xff; // the last message's CRC
