@@ -95,9 +95,14 @@ without a cluster assumes its own client version: pass --kube-version (Argo CD a
 {{- .Files.Get "files/rbac-rules.yaml" -}}
 {{- end -}}
 
+{{/* The in-chart Redis's Deployment and Service: the full name cut to leave room for "-redis" in a Service name's 63. */}}
+{{- define "model-gateway.redisFullname" -}}
+{{- printf "%s-redis" (include "model-gateway.fullname" . | trunc 57 | trimSuffix "-") -}}
+{{- end -}}
+
 {{/* The in-chart Redis's pods: a name of their own, so the gateway's Service, PDB and spread never select them. */}}
 {{- define "model-gateway.redisSelectorLabels" -}}
-app.kubernetes.io/name: {{ include "model-gateway.name" . }}-redis
+app.kubernetes.io/name: {{ include "model-gateway.name" . | trunc 57 | trimSuffix "-" }}-redis
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
