@@ -3,6 +3,7 @@
 // here fails when a snapshot is older than the chart, so these checks can never run against stale output.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { detectResources, envDetector } from '@opentelemetry/resources';
 import { describe, expect, it } from 'vitest';
 import { chartInputsHash, SNAPSHOT_HEADER } from '../../scripts/chart-inputs.js';
 import { REQUIRED_RULES } from '../../src/sources/kubernetes/kubernetes-rbac.js';
@@ -85,6 +86,18 @@ function preStopSeconds(container: Obj): number {
   const ms = /^setTimeout\(\(\) => \{\}, (\d+)\)$/.exec(script!)?.[1];
   expect(ms, script).toBeDefined();
   return Number(ms) / 1000;
+}
+
+/** The attributes the OpenTelemetry SDK's environment detector (the one the gateway uses) reads from this value. */
+function resourceAttributesOf(value: string): Obj {
+  const saved = process.env.OTEL_RESOURCE_ATTRIBUTES;
+  process.env.OTEL_RESOURCE_ATTRIBUTES = value;
+  try {
+    return detectResources({ detectors: [envDetector] }).attributes;
+  } finally {
+    if (saved === undefined) delete process.env.OTEL_RESOURCE_ATTRIBUTES;
+    else process.env.OTEL_RESOURCE_ATTRIBUTES = saved;
+  }
 }
 
 function load(name: string, file = `${RENDERED}/${name}.yaml`) {
@@ -184,7 +197,10 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
     expect(env.OTEL_EXPORTER_OTLP_PROTOCOL.value).toBe('http/protobuf');
     expect(env.OTEL_TRACES_SAMPLER.value).toBe('parentbased_traceidratio');
     expect(env.OTEL_TRACES_SAMPLER_ARG.value).toBe('0.25');
-    expect(env.OTEL_RESOURCE_ATTRIBUTES.value).toBe('deployment.environment.name=prod,k8s.cluster.name=east');
+    // As the gateway's resource detector reads it: a ',' or '=' left unencoded would make it drop every attribute.
+    expect(resourceAttributesOf(env.OTEL_RESOURCE_ATTRIBUTES.value)).toEqual(
+      readYaml<Obj>('charts/model-gateway/ci/full-values.yaml').tracing.resourceAttributes,
+    );
     expect(env.OTEL_EXPORTER_OTLP_HEADERS.valueFrom.secretKeyRef).toEqual({ name: 'otel-headers', key: 'headers' });
     expect(env.MG_TRACE_CONTENT.value).toBe('true');
   });

@@ -114,11 +114,21 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: model-gateway
 {{- end -}}
 
-{{/* OTEL_RESOURCE_ATTRIBUTES from a map: key=value pairs, comma-separated, in key order. */}}
+{{/*
+OTEL_RESOURCE_ATTRIBUTES from a map: key=value pairs, comma-separated, in key order. ',' '=' and '%' are
+percent-encoded, as the variable's format requires: the SDK drops every attribute when one pair does not parse.
+*/}}
 {{- define "model-gateway.resourceAttributes" -}}
 {{- $pairs := list -}}
 {{- range $k, $v := . -}}
-{{- $pairs = append $pairs (printf "%s=%s" $k $v) -}}
+{{- $encode := list (list "%" "%25") (list "," "%2C") (list "=" "%3D") -}}
+{{- $key := $k -}}
+{{- $value := toString $v -}}
+{{- range $encode -}}
+{{- $key = replace (index . 0) (index . 1) $key -}}
+{{- $value = replace (index . 0) (index . 1) $value -}}
+{{- end -}}
+{{- $pairs = append $pairs (printf "%s=%s" $key $value) -}}
 {{- end -}}
 {{- join "," $pairs -}}
 {{- end -}}
