@@ -14,6 +14,8 @@ export const ENVTEST_KUBE_VERSION = '1.26.0';
 export interface ChartCopies {
   /** `helm template` of charts/<chart> for ENVTEST_KUBE_VERSION as release `release` (default: the chart's name). */
   template(chart: 'model-gateway' | 'model-gateway-crds', args?: string[], release?: string): string;
+  /** The directory of the lowered copy of charts/<chart>, for helm install and upgrade. */
+  path(chart: 'model-gateway' | 'model-gateway-crds'): string;
   remove(): void;
 }
 
@@ -37,6 +39,7 @@ export function chartCopiesForEnvtest(): ChartCopies {
       if (r.status !== 0) throw new Error(`helm template ${chart} ${args.join(' ')} failed: ${r.stderr}`);
       return r.stdout;
     },
+    path: (chart) => join(dir, chart),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
