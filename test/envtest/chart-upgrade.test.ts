@@ -39,11 +39,21 @@ describeEnvtest('helm install and upgrade of the gateway chart on a real API ser
     const key = idKeys();
     const template = deployment().spec.template;
     expect(key.length).toBeGreaterThan(40);
-    helm('upgrade', ['--reuse-values', '--set', 'podDisruptionBudget.maxUnavailable=2']);
+    // Settings the gateway process never reads: the PDB, the in-chart Redis's own memory, the Secret's keep policy.
+    helm('upgrade', [
+      '--reuse-values',
+      '--set',
+      'podDisruptionBudget.maxUnavailable=2',
+      '--set',
+      'redis.inChart.maxmemory=300mb',
+      '--set',
+      'idKeys.keepOnUninstall=false',
+    ]);
     expect(deployment().spec.template).toEqual(template);
-    helm('upgrade', ['--reuse-values', '--set', 'gateway.logLevel=debug']);
+    // A setting in the ConfigMap, and a Redis URL, which changes only the content of a Secret of unchanged name.
+    helm('upgrade', ['--reuse-values', '--set', 'gateway.logLevel=debug', '--set', 'redis.enabled=true', '--set', 'redis.url=redis://redis:6379/0']);
     const annotations = deployment().spec.template.metadata.annotations;
-    expect(annotations['checksum/config']).not.toBe(template.metadata.annotations['checksum/config']);
+    for (const k of ['checksum/config', 'checksum/redis']) expect(annotations[k], k).not.toBe(template.metadata.annotations[k]);
     expect(idKeys()).toBe(key);
   });
 
