@@ -19,6 +19,14 @@ export interface SeriesMetricConfig {
   readonly registers?: readonly Registry<RegistryContentType>[];
 }
 
+export interface SeriesCounterConfig extends SeriesMetricConfig {
+  /**
+   * Counted in whole 1/scale units and rendered divided by scale (a cost counted in micro-units, shown in units):
+   * integer sums are exact, where adding decimal fractions as doubles drifts (0.1 + 0.2 = 0.30000000000000004).
+   */
+  readonly scale?: number;
+}
+
 export interface SeriesHistogramConfig extends SeriesMetricConfig {
   /** Upper bounds, ascending; +Inf is added. */
   readonly buckets: readonly number[];
@@ -123,9 +131,11 @@ interface CounterSeries {
 
 export class SeriesCounter<V extends LabelTuple> extends SeriesMetric<CounterSeries> {
   readonly type = 'counter';
+  private readonly scale: number;
 
-  constructor(config: SeriesMetricConfig) {
+  constructor(config: SeriesCounterConfig) {
     super(config);
+    this.scale = config.scale ?? 1;
     register(this, config.registers);
   }
 
@@ -138,7 +148,7 @@ export class SeriesCounter<V extends LabelTuple> extends SeriesMetric<CounterSer
 
   async get(): Promise<Rendered> {
     const values: RenderedValue[] = [];
-    for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: s.value });
+    for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: this.scale === 1 ? s.value : s.value / this.scale });
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 }

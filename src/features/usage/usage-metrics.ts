@@ -30,12 +30,13 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
       })
     : undefined;
   // Cost by the same bounded labels as tokens (a group and a public model come from the configuration, not from
-  // requests). In the currency's units, as Prometheus counts in base units; unknown costs are counted apart,
-  // never added as 0.
+  // requests). Summed in micro-units, exactly as the records' costs add up, and shown in the currency's units, as
+  // Prometheus counts in base units; unknown costs are counted apart, never added as 0.
   const cost = sharedMetric<readonly [group: string, model: string]>(registry, SeriesCounter, {
     name: 'model_gateway_cost_total',
     help: "Cost of requests at their backends' prices, in the gateway's currency (serve --currency), by group and public model. Requests of unknown cost are not in it (model_gateway_cost_unknown_total).",
     labelNames: ['group', 'model'],
+    scale: 1e6,
   });
   const unknown = sharedMetric<readonly [group: string, model: string]>(registry, SeriesCounter, {
     name: 'model_gateway_cost_unknown_total',
@@ -46,7 +47,7 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
     const group = x.token.group.name; // as on the request metrics
     const model = x.route.model;
     if (u.cost?.known) {
-      if (u.cost.micros > 0) cost.inc([group, model], u.cost.micros / 1e6);
+      if (u.cost.micros > 0) cost.inc([group, model], u.cost.micros);
     } else if (u.cost) unknown.inc([group, model], 1);
     const estimated = u.estimated ? 'true' : 'false';
     const add = (type: Type, n: number) => {
