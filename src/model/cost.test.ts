@@ -110,6 +110,23 @@ describe('costOf', () => {
     expect(costOf(usage({ images: { count: 1 } }), gptImage, 'images.generations')).toMatchObject({ known: false, missing: ['imagePer'] });
   });
 
+  it('prices a request by the unit alone when its backend sets that price, though the model also reports tokens', () => {
+    // gpt-image-1 reports tokens for every image; an operator who prices it per image is billed per image.
+    const perImage: Pricing = { imagePer: [{ size: '1024x1024', quality: 'high', price: µ('0.167') }] };
+    const u = usage({ inputTokens: 50, outputTokens: 4_160, images: { count: 2, size: '1024x1024', quality: 'high' } });
+    // 2 × 0.167 = 0.334 = 334,000 µ (not unknown for want of token prices)
+    expect(costOf(u, perImage, 'images.generations')).toMatchObject({ micros: 334_000, known: true, missing: [] });
+    // With token prices set as well, the image is still billed once: its tokens are the same bill in other terms.
+    const both: Pricing = { ...perImage, inputPerMTok: µ('5.00'), outputPerMTok: µ('40.00') };
+    expect(costOf(u, both, 'images.generations').micros).toBe(334_000);
+    // A transcription model that reports tokens and its seconds, on a backend priced by the second:
+    // 30 s × 0.0001 = 0.003 = 3,000 µ
+    const whisper: Pricing = { audioInputPerSecond: µ('0.0001'), inputPerMTok: µ('2.50'), outputPerMTok: µ('10.00') };
+    expect(costOf(usage({ inputTokens: 300, outputTokens: 40, seconds: 30 }), whisper, 'audio.transcriptions').micros).toBe(3_000);
+    // Without its seconds, the same answer is priced by its tokens: 300 × 2.50 + 40 × 10.00 = 1,150 µ
+    expect(costOf(usage({ inputTokens: 300, outputTokens: 40 }), whisper, 'audio.transcriptions').micros).toBe(1_150);
+  });
+
   it('prices audio input and video by the second (to the millisecond) and speech by the character', () => {
     // whisper at 0.0001 a second (0.006 a minute): 62.35 s = 62,350 ms × 100 µ / 1,000 = 6,235 µ
     const whisper: Pricing = { audioInputPerSecond: µ('0.0001') };

@@ -55,6 +55,15 @@ const M = 1_000_000;
 export function costOf(usage: Usage, pricing: Pricing | undefined, family: Family): Cost {
   if (!pricing) return unpriced(usage.estimated);
   const sum = new Sum();
+  // A request its backend prices by the unit is billed by the unit alone: the tokens a model billed that way also
+  // reports (gpt-image-1, gpt-4o-transcribe) are the same bill in other terms, and pricing both would charge it twice.
+  if (!pricedByUnit(pricing, family, usage)) addTokens(sum, pricing, usage);
+  const byTokens = usage.inputTokens > 0 || usage.outputTokens > 0;
+  addMeasured(sum, pricing, family, usage, byTokens);
+  return sum.cost(usage.estimated, 'half-up');
+}
+
+function addTokens(sum: Sum, pricing: Pricing, usage: Usage): void {
   const cached = count(usage.cachedInputTokens);
   const writes = count(usage.cacheWriteInputTokens ?? 0);
   const writes1h = Math.min(count(usage.cacheWrite1hInputTokens ?? 0), writes);
@@ -67,9 +76,16 @@ export function costOf(usage: Usage, pricing: Pricing | undefined, family: Famil
   sum.add('cacheWritePerMTok', writes - writes1h, pricing.cacheWritePerMTok, M);
   sum.add('cacheWrite1hPerMTok', writes1h, pricing.cacheWrite1hPerMTok, M);
   sum.add('outputPerMTok', count(usage.outputTokens), pricing.outputPerMTok, M);
-  const byTokens = usage.inputTokens > 0 || usage.outputTokens > 0;
-  addMeasured(sum, pricing, family, usage, byTokens);
-  return sum.cost(usage.estimated, 'half-up');
+}
+
+/** Whether the backend sets the per-unit price of what this request measured (images, audio or video seconds, characters). */
+function pricedByUnit(pricing: Pricing, family: Family, u: Usage): boolean {
+  if (count(u.images?.count ?? 0) > 0 && pricing.imagePer !== undefined) return true;
+  if (count((u.seconds ?? 0) * 1000) > 0) {
+    if (AUDIO_INPUT.has(family)) return pricing.audioInputPerSecond !== undefined;
+    if (family === 'videos') return pricing.videoPerSecond !== undefined;
+  }
+  return count(u.characters ?? 0) > 0 && pricing.speechPerMChars !== undefined;
 }
 
 /**
@@ -92,8 +108,9 @@ export function maxCostOf(reservation: CostReservation, pricing: Pricing | undef
 
 /**
  * Images, audio and video seconds and speech characters. A model billed by tokens (gpt-image-1, gpt-4o-transcribe)
- * reports tokens: when its backend sets no per-unit price, those tokens are its price and the unit is not a line.
- * With neither tokens nor a price the cost is unknown. An imagePer list that matches no entry is unknown too.
+ * reports tokens: when its backend sets no per-unit price, those tokens are its price and the unit is not a line
+ * (when it sets one, the unit is the price and the tokens are not lines, see costOf). With neither tokens nor a
+ * price the cost is unknown. An imagePer list that matches no entry is unknown too.
  */
 function addMeasured(sum: Sum, pricing: Pricing, family: Family, m: { seconds?: number; characters?: number; images?: ImageCount }, byTokens: boolean): void {
   const per = (name: Exclude<keyof Pricing, 'imagePer'>, quantity: number, price: number | undefined, unit: number) => {

@@ -15,7 +15,7 @@ import { waitUntil } from '../support/wait.js';
 /** Prices as the manifests write them, here in micro-units per million tokens ("0.15" per MTok is 150,000 µ). */
 const CHAT = { input: 150_000, cached: 75_000, output: 600_000 };
 const EMBED = { input: 20_000 };
-const IMAGE = { input: 5_000_000, output: 40_000_000, perImage: 167_000 }; // imagePer 1024x1024 high: "0.167"
+const IMAGE = { perImage: 167_000 }; // imagePer 1024x1024 high: "0.167" (token prices set too, not applied)
 const WHISPER = { input: 2_500_000, output: 10_000_000 };
 
 const manifests = (upstream: string) => {
@@ -105,9 +105,12 @@ function expectCost(reqId: string, family: 'chat' | 'embed' | 'image' | 'whisper
   let cost: number;
   if (family === 'chat') cost = rounded(uncached * CHAT.input + u!.cachedInputTokens * CHAT.cached + u!.outputTokens * CHAT.output);
   else if (family === 'embed') cost = rounded(u!.inputTokens * EMBED.input);
-  // One image (the fake answers one) at the 1024x1024 high price, plus the tokens gpt-image-1 reports.
-  else if (family === 'image') cost = rounded(u!.inputTokens * IMAGE.input + u!.outputTokens * IMAGE.output + IMAGE.perImage * 1_000_000);
-  else cost = rounded(u!.inputTokens * WHISPER.input + u!.outputTokens * WHISPER.output);
+  // One image (the fake answers one) at the 1024x1024 high price: priced per image, the tokens gpt-image-1 also
+  // reports are not charged again (docs: a per-unit price, where set, is the price).
+  else if (family === 'image') {
+    expect(u!.outputTokens).toBeGreaterThan(0);
+    cost = rounded(IMAGE.perImage * 1_000_000);
+  } else cost = rounded(u!.inputTokens * WHISPER.input + u!.outputTokens * WHISPER.output);
   expected.set(reqId, cost);
   return cost;
 }
