@@ -179,12 +179,15 @@ describe('the cost of every request, two replicas on one Redis', { shuffle: fals
             case 3:
               await checked(idOf(await c.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] }).withResponse()), 'embed');
               return;
-            case 4:
-              await checked(
+            case 4: {
+              const r = await checked(
                 idOf(await c.images.generate({ model: 'gpt-image-1', prompt: 'a fox', size: '1024x1024', quality: 'high' }).withResponse()),
                 'image',
               );
+              // The record holds what the image was priced by, for a warehouse to check the cost against the prices.
+              expect(r).toMatchObject({ images: 1, imageSize: '1024x1024', imageQuality: 'high' });
               return;
+            }
             default:
               await checked(
                 idOf(await c.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await toFile(Buffer.alloc(64, 1), 'a.mp3') }).withResponse()),
