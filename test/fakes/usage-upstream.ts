@@ -193,7 +193,21 @@ function answer(
     case '/v1/audio/translations': {
       const seconds = u.inputTokens / 10;
       report({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, seconds });
-      return send(res, { task: 'translate', language: 'english', duration: seconds, text: 'translated', segments: [] });
+      // As OpenAI orders a verbose answer: its duration first, then the text and segments (many, for a long audio:
+      // prompt "long").
+      const segments = Array.from({ length: json['prompt'] === 'long' ? 400 : 0 }, (_, id) => ({
+        id,
+        seek: id * 500,
+        start: id * 5,
+        end: id * 5 + 5,
+        text: ' And so the speaker went on, for another five seconds of audio.',
+        tokens: [50364, 400, 370, 264, 8688, 1437, 322, 11, 337, 1071, 1732, 3949, 295, 6278, 13, 50614],
+        temperature: 0,
+        avg_logprob: -0.25,
+        compression_ratio: 1.4,
+        no_speech_prob: 0.01,
+      }));
+      return send(res, { task: 'translate', language: 'english', duration: seconds, text: 'translated', segments });
     }
     case '/v1/audio/speech':
       report({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 });

@@ -109,6 +109,12 @@ describe('the usage record of each family', () => {
       .withResponse();
     const tr = await exact(t.response.headers.get('x-request-id'));
     expect(tr['seconds']).toBeGreaterThan(0);
+    // A long audio's verbose answer: its duration comes first, long before the end of its segments.
+    const long = await client.audio.translations
+      .create({ model: 'whisper-1', file: await toFile(Buffer.alloc(64, 2), 'a.mp3'), response_format: 'verbose_json', prompt: 'long' })
+      .withResponse();
+    expect(JSON.stringify(long.data).length).toBeGreaterThan(100_000);
+    await exact(long.response.headers.get('x-request-id'));
     const s = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Héllo wörld 👋' });
     await s.arrayBuffer();
     const sr = await record(s.headers.get('x-request-id')!);

@@ -87,8 +87,9 @@ export function toUsage(r: Reported, estimated: boolean): Usage {
 const SECONDS = /"(?:seconds|duration)"\s*:\s*"?(\d{1,9}(?:\.\d{1,9})?)"?/g;
 
 /**
- * Length in seconds named at the end of a JSON answer: a video's `seconds` ("8", as the API writes it) or a
- * verbose transcription's `duration`. The last one wins (segments come before the top-level duration).
+ * Length in seconds named in a JSON answer's text: a video's `seconds` ("8", as the API writes it), a transcription's
+ * `usage.seconds`, or a verbose transcription's `duration` (which OpenAI writes first, before the text and segments:
+ * a long answer's head holds it, not its tail). The last one wins.
  */
 export function lastSeconds(text: string): number | undefined {
   let found: string | undefined;

@@ -9,6 +9,7 @@ import type { CompiledBackend } from '../../model/routing-table.js';
 import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
+import { AnswerHead } from './answer-head.js';
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { ImageCounter } from './image-count.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
@@ -25,6 +26,8 @@ const MEASURED = new Set<Family>(['audio.speech', 'videos']);
 const IMAGES = new Set<Family>(['images.generations', 'images.edits']);
 /** Families measured in time rather than tokens when the upstream reports no tokens. */
 const TIMED = new Set<Family>(['audio.transcriptions', 'audio.translations', 'videos']);
+/** The head kept of a timed answer: its top-level length (a verbose transcription's duration) is among its first members. */
+const HEAD_BYTES = 4096;
 /** Text answers are kept whole up to this size for an estimate; a longer one is estimated from its tail, scaled. */
 const KEEP_FOR_ESTIMATE = 2 * SAMPLE_BYTES;
 
@@ -74,6 +77,7 @@ class UsageTap implements ExchangeTransform {
   #streamOptions: string | undefined;
   #answer: Answer | undefined;
   #bytes: AnswerBytes | undefined;
+  #head: AnswerHead | undefined;
   /** The usage object of the usage-only chunk taken out of a chat stream. */
   #taken: Record<string, unknown> | undefined;
   #images: ImageCounter | undefined;
@@ -104,8 +108,9 @@ class UsageTap implements ExchangeTransform {
     this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0);
     const filter = this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined;
     if (IMAGES.has(this.#x.family)) this.#images = new ImageCounter(a.isStream);
+    if (TIMED.has(this.#x.family)) this.#head = new AnswerHead(HEAD_BYTES);
     // Media that is measured from the request (speech, videos) has no usage at its end to read on for.
-    return new UsageReader(this, this.#bytes, filter, this.#images, MEASURED.has(this.#x.family) ? undefined : this.#readOn);
+    return new UsageReader(this, this.#bytes, filter, this.#images ?? this.#head, MEASURED.has(this.#x.family) ? undefined : this.#readOn);
   }
 
   /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
@@ -115,7 +120,8 @@ class UsageTap implements ExchangeTransform {
     const usage = this.#taken ?? lastUsageObject(tail);
     const reported: Reported = usage ? reportedCounts(usage) : {};
     if (!isEmpty(reported)) return this.#withMeasures(toUsage(reported, false));
-    const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? this.#requestedSeconds()) : undefined;
+    const head = this.#head;
+    const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? (head && lastSeconds(head.text())) ?? this.#requestedSeconds()) : undefined;
     if (seconds !== undefined || x.family === 'audio.speech') return this.#withMeasures(toUsage({ seconds }, false));
     // Images without token usage (a model priced per image): the images counted are exact.
     if ((this.#images?.count ?? 0) > 0) return this.#withMeasures(toUsage({}, false));
@@ -185,13 +191,20 @@ class UsageReader implements AnswerHandler {
   readonly #tap: UsageTap;
   readonly #bytes: AnswerBytes;
   readonly #filter: UsageChunkFilter | undefined;
-  readonly #images: ImageCounter | undefined;
+  /** What else sees the answer's bytes: an image counter, or the head of a timed answer. */
+  readonly #observer: { push(chunk: Buffer): void } | undefined;
 
-  constructor(tap: UsageTap, bytes: AnswerBytes, filter: UsageChunkFilter | undefined, images: ImageCounter | undefined, readOn: ReadOnBound | undefined) {
+  constructor(
+    tap: UsageTap,
+    bytes: AnswerBytes,
+    filter: UsageChunkFilter | undefined,
+    observer: { push(chunk: Buffer): void } | undefined,
+    readOn: ReadOnBound | undefined,
+  ) {
     this.#tap = tap;
     this.#bytes = bytes;
     this.#filter = filter;
-    this.#images = images;
+    this.#observer = observer;
     this.edits = filter !== undefined;
     this.readOn = readOn;
   }
@@ -199,7 +212,7 @@ class UsageReader implements AnswerHandler {
   onData(chunk: Buffer): Buffer {
     const out = this.#filter ? this.#filter.push(chunk) : chunk;
     if (out.length > 0) this.#bytes.push(out);
-    this.#images?.push(out);
+    this.#observer?.push(out);
     return out;
   }
 
