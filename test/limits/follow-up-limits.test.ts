@@ -96,6 +96,23 @@ describe('follow-up calls under limits', () => {
     expect(upstream!.requests.length).toBe(sent);
   });
 
+  it('a background Responses create is recorded when it is answered (queued): its input estimated, nothing generated; retrieving it records nothing', async () => {
+    const alice = await setup('{requestsPerMinute: 100}');
+    const { data: r, response } = await alice.responses.create({ model: 'gpt-r', input: 'hello there', background: true }).withResponse();
+    expect(r.status).toBe('queued');
+    const reqId = response.headers.get('x-request-id');
+    const created = await waitUntil(() => gw!.logs.find((l) => l['msg'] === 'request' && l['reqId'] === reqId), 5_000, 'the record of the create');
+    expect(created).toMatchObject({ family: 'responses', estimated: true, outputTokens: 0 });
+    expect(created['inputTokens']).toBeGreaterThan(0);
+    const got = await alice.responses.retrieve(r.id).withResponse();
+    const retrieved = await waitUntil(
+      () => gw!.logs.find((l) => l['msg'] === 'request' && l['reqId'] === got.response.headers.get('x-request-id')),
+      5_000,
+      'the access line of the retrieve',
+    );
+    expect(retrieved['inputTokens']).toBeUndefined();
+  });
+
   it('concurrentRequests counts a follow-up in flight: a held download takes the slot until it ends', async () => {
     const alice = await setup('{concurrentRequests: 1}');
     const v = await create(alice);
