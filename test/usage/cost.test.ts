@@ -219,7 +219,17 @@ describe('the cost of every request, two replicas on one Redis', { shuffle: fals
     expect(expected.size).toBe(25);
     let metric = 0;
     for (const g of gateways) {
-      for (const v of (await g.metrics.registry.getSingleMetric('model_gateway_cost_total')!.get()).values) metric += v.value;
+      // Each replica's series is exactly the sum of the costs its records show (summed in micro-units).
+      const recorded = new Map<string, number>();
+      for (const l of g.logs.filter((l) => l['msg'] === 'request' && l['cost'] !== undefined)) {
+        const series = `${l['group']}/${l['model']}`;
+        recorded.set(series, (recorded.get(series) ?? 0) + micros(l['cost']));
+      }
+      const values = (await g.metrics.registry.getSingleMetric('model_gateway_cost_total')!.get()).values;
+      expect(Object.fromEntries(values.map((v) => [`${v.labels['group']}/${v.labels['model']}`, v.value]))).toEqual(
+        Object.fromEntries([...recorded].filter(([, m]) => m > 0).map(([series, m]) => [series, m / 1e6])),
+      );
+      for (const v of values) metric += v.value;
     }
     expect(metric).toBeCloseTo(total / 1e6, 9);
     // Spend reaches Redis with each replica's next sync (every second); either replica reads both replicas' spend.
