@@ -12,7 +12,7 @@ import type { Registry, RegistryContentType } from 'prom-client';
 /** Label values in the order of the metric's label names. */
 export type LabelTuple = readonly string[];
 
-export interface SeriesMetricConfig {
+interface SeriesMetricConfig {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
