@@ -65,6 +65,11 @@ describe('tracingConfig', () => {
     expect(() => tracingConfig({ ...ON, OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY=soon/);
     expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' })).toThrow(/COMPRESSION=zstd is not supported; use gzip or none/);
     expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '0' })).toThrow(/TRACES_TIMEOUT=0 must be at least 1/);
+    // A batch size of 0 would export empty batches in a busy loop until the heap ran out.
+    for (const name of ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'OTEL_BSP_MAX_QUEUE_SIZE', 'OTEL_BSP_EXPORT_TIMEOUT']) {
+      expect(() => tracingConfig({ ...ON, [name]: '0' })).toThrow(`${name}=0 must be at least 1`);
+    }
+    expect(tracingConfig({ ...ON, OTEL_BSP_SCHEDULE_DELAY: '0' })?.batch.scheduledDelayMillis).toBe(0);
     expect(() => tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_TIMEOUT: '10s' })).toThrow(/OTEL_EXPORTER_OTLP_TIMEOUT=10s must be a whole number/);
     expect(tracingConfig({ ...ON, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip', OTEL_EXPORTER_OTLP_TIMEOUT: '500' })).toBeDefined();
   });

@@ -60,9 +60,7 @@ export function tracingConfig(env: Env, read: ReadFile = readFileSync): TracingC
     const c = text(env[name]);
     if (c !== undefined && c !== 'gzip' && c !== 'none') throw new Error(`${name}=${c} is not supported; use gzip or none`);
   }
-  for (const name of ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT']) {
-    if (count(env, name) === 0) throw new Error(`${name}=0 must be at least 1 (milliseconds)`);
-  }
+  for (const name of ['OTEL_EXPORTER_OTLP_TIMEOUT', 'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT']) atLeastOne(env, name);
   const sampler = (text(env.OTEL_TRACES_SAMPLER) ?? 'parentbased_always_on').toLowerCase() as SamplerName;
   if (!SAMPLERS.includes(sampler)) throw new Error(`OTEL_TRACES_SAMPLER=${sampler} is not supported; use one of ${SAMPLERS.join(', ')}`);
   const arg = text(env.OTEL_TRACES_SAMPLER_ARG);
@@ -74,9 +72,11 @@ export function tracingConfig(env: Env, read: ReadFile = readFileSync): TracingC
     ratio,
     batch: {
       scheduledDelayMillis: count(env, 'OTEL_BSP_SCHEDULE_DELAY'),
-      exportTimeoutMillis: count(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
-      maxQueueSize: count(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
-      maxExportBatchSize: count(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+      // 0 is no setting the processor survives: a batch size of 0 exports empty batches in a busy loop until the
+      // heap runs out, a queue of 0 drops every span, a timeout of 0 fails every export.
+      exportTimeoutMillis: atLeastOne(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+      maxQueueSize: atLeastOne(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+      maxExportBatchSize: atLeastOne(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
     },
     tls: tlsFiles(env, read),
   };
@@ -111,5 +111,11 @@ function count(env: Env, name: string): number | undefined {
   if (t === undefined) return undefined;
   const n = Number(t);
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name}=${t} must be a whole number`);
+  return n;
+}
+
+function atLeastOne(env: Env, name: string): number | undefined {
+  const n = count(env, name);
+  if (n === 0) throw new Error(`${name}=0 must be at least 1`);
   return n;
 }
