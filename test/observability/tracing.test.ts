@@ -360,6 +360,27 @@ describe('traces', () => {
     expect(server.attributes).toMatchObject({ 'model_gateway.attempts': 2, 'model_gateway.backend': 'backup', 'gen_ai.response.model': 'upstream-b' });
   });
 
+  it('marks an upstream 4xx an error on the attempt (HTTP client conventions) but not on the server span', async () => {
+    const gw = await start();
+    primary.setFault({ kind: 'status', status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } });
+    await expect(
+      gw
+        .client(CLIENT_KEY.value)
+        .chat.completions.create(
+          { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] },
+          { headers: { traceparent: traceparent(TRACE, PARENT, true) }, maxRetries: 0 },
+        ),
+    ).rejects.toMatchObject({ status: 400 });
+    const spans = await spansOf(TRACE, 2);
+    const server = spans.find((s) => s.kind === SERVER)!;
+    const attempt = spans.find((s) => s.kind === CLIENT)!;
+    expect(attempt.attributes).toMatchObject({ 'http.response.status_code': 400, 'error.type': '400' });
+    expect(attempt.statusCode).toBe(ERROR);
+    expect(server.attributes['http.response.status_code']).toBe(400);
+    expect(server.attributes['error.type']).toBeUndefined();
+    expect(server.statusCode).not.toBe(ERROR);
+  });
+
   it('records the time to the first chunk of a stream on the server span and on the attempt, as the conventions name it', async () => {
     const gw = await start();
     const stream = await gw

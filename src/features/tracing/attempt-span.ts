@@ -28,7 +28,8 @@ export class AttemptSpan implements AttemptTrace {
     const span = this.#span;
     span.setAttribute(A.outcome, label);
     if (status !== undefined) span.setAttribute(A.status, status);
-    if (status === undefined || status >= 500) {
+    // HTTP client conventions: a 4xx is an error of the client span too (only server spans leave it unset).
+    if (status === undefined || status >= 400) {
       span.setAttribute(A.errorType, status === undefined ? label : String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
