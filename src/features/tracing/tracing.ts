@@ -55,7 +55,11 @@ export class Tracing {
       .merge(detectResources({ detectors: [envDetector] }));
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
     const exporter = this.#report.wrap(otlpExporter(config, options.version));
-    this.#provider = new TracerProvider({ resource, sampler: samplerOf(config), spanProcessors: [new BatchSpanProcessor({ exporter, ...batch })] });
+    this.#provider = new TracerProvider({
+      resource,
+      sampler: samplerOf(config),
+      spanProcessors: [new BatchSpanProcessor({ exporter, ...batch, selfObsMeterProvider: this.#report.meterProvider })],
+    });
     const tracer: Tracer = this.#provider.getTracer('model-gateway', options.version);
     this.#tools = { tracer, propagator: new W3CTraceContextPropagator(), content: options.content ?? false };
   }
