@@ -24,6 +24,9 @@ import { protocolAnswerLog } from '../dataplane/observe/access-log.js';
 import { requestIdOf } from '../dataplane/request/request-id.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 
+/** The last spans get at least this long to reach the collector, even when the drain used its whole deadline. */
+const MIN_TRACE_FLUSH_MS = 1_000;
+
 interface SourceContext {
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -202,6 +205,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       closing ??= (async () => {
         draining = true;
         const timeoutMs = o.timeoutMs ?? drainTimeoutMs;
+        const deadline = performance.now() + timeoutMs;
         logger.info({ inFlight: api.inFlight(), timeoutMs }, 'draining: not ready, no new connections, waiting for in-flight requests');
         // At the deadline the upstream requests still running are ended first (closeApp destroys the pools): streams
         // then end with an error event and waiting requests with a 503, which SDKs report as errors of their own,
@@ -215,8 +219,10 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         );
         await source.stop().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'stopping the config source failed'));
         memory.stop();
-        // Spans still queued are exported now (bounded by the exporter's timeout), before the process ends.
-        await options.tracing?.shutdown().catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'exporting the last spans failed'));
+        // Spans still queued are exported now, before the process ends: within what is left of the drain deadline (a
+        // moment at least), so that a collector that hangs does not hold the exit past it.
+        const left = Math.max(deadline - performance.now(), MIN_TRACE_FLUSH_MS);
+        await options.tracing?.shutdown(left).catch((err: unknown) => logger.warn({ error: (err as Error).message }, 'exporting the last spans failed'));
         await ready.catch(() => undefined);
         await demo.close();
         await metricsServer?.drain(1_000);

@@ -68,6 +68,8 @@ export interface OtlpReceiverOptions {
   readonly busyFirst?: number;
   /** Answer every export with this status (a collector that refuses everything), its spans not taken. */
   readonly refuseWith?: number;
+  /** Never answer an export (a collector that hangs): kept in `requests`, its connection left open until close. */
+  readonly hang?: boolean;
 }
 
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
@@ -87,6 +89,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       res.writeHead(404).end();
       return;
     }
+    if (options.hang) return;
     if (options.refuseWith !== undefined) {
       res.writeHead(options.refuseWith, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 3, message: 'refused by the test' }));
       return;
@@ -117,7 +120,11 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     spans,
     requests,
     rawText: () => requests.map((r) => r.body.toString('utf8')).join('\n'),
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 

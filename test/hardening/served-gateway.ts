@@ -6,7 +6,10 @@ import { parseManifests } from '../../src/compile/manifests.js';
 import { startGateway, type GatewayHandle, type GatewayOptions } from '../../src/gateway/main.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 
-export type ServedOptions = Pick<GatewayOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'bodyLimits' | 'drainTimeoutMs' | 'usage' | 'maxBufferedBytes'>;
+export type ServedOptions = Pick<
+  GatewayOptions,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'bodyLimits' | 'drainTimeoutMs' | 'usage' | 'maxBufferedBytes' | 'tracing'
+>;
 
 export async function startServedGateway(yaml: string, options: ServedOptions = {}): Promise<GatewayHandle & { logLines: string[] }> {
   const parsed = parseManifests(yaml, 'inline.yaml');

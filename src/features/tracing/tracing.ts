@@ -95,10 +95,24 @@ export class Tracing {
     this.#report.attach(logger, registry);
   }
 
-  /** Exports what is still queued, then stops. */
-  async shutdown(): Promise<void> {
-    await this.#provider.shutdown();
-    this.#report.flush();
+  /**
+   * Exports what is still queued, then stops; gives up after `timeoutMs` (a collector that hangs would hold the exit
+   * for the exporter's whole timeout, past the drain deadline). What was lost is written to the log either way.
+   */
+  async shutdown(timeoutMs?: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late =
+      timeoutMs === undefined
+        ? undefined
+        : new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`the collector did not take the last spans within ${timeoutMs} ms`)), timeoutMs);
+          });
+    try {
+      await (late ? Promise.race([this.#provider.shutdown(), late]) : this.#provider.shutdown());
+    } finally {
+      clearTimeout(timer);
+      this.#report.flush();
+    }
   }
 }
 
