@@ -3,7 +3,7 @@
 // the spans, their parents across the client → gateway → upstream hops, the GenAI and gateway attributes,
 // failover attempts, a stream cut mid-way, sampling, exemplars, the access log, and that no secret is in a span.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -379,6 +379,32 @@ describe('traces', () => {
     expect(server.attributes['http.response.status_code']).toBe(400);
     expect(server.attributes['error.type']).toBeUndefined();
     expect(server.statusCode).not.toBe(ERROR);
+  });
+
+  it('names a method HTTP does not define _OTHER, and its span HTTP, as the HTTP conventions ask', async () => {
+    const gw = await start();
+    const send = (method: string, traceId: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(`${gw.origin}/v1/models`);
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method, headers: { traceparent: traceparent(traceId, PARENT, true) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
+        req.on('error', reject).end();
+      });
+    const other = '3cf7651916cd43dd8448eb211c80319c';
+    await send('PROPFIND', other);
+    await send('GET', TRACE);
+    const [webdav] = await spansOf(other, 1);
+    expect(webdav!.name).toBe('HTTP /v1/models');
+    expect(webdav!.attributes).toMatchObject({ 'http.request.method': '_OTHER', 'http.request.method_original': 'PROPFIND' });
+    const [get] = await spansOf(TRACE, 1);
+    expect(get!.name).toBe('GET /v1/models');
+    expect(get!.attributes['http.request.method']).toBe('GET');
+    expect(get!.attributes['http.request.method_original']).toBeUndefined();
   });
 
   it('records the time to the first chunk of a stream on the server span and on the attempt, as the conventions name it', async () => {

@@ -109,15 +109,18 @@ export class ExchangeSpans implements ExchangeTrace {
     return this.#tools.content;
   }
 
-  /** At the exchange's end: the last attributes, then the spans end (an attempt still open ends with it). */
-  end(method: string, status: number, route: string | undefined, usage?: Usage): void {
+  /**
+   * At the exchange's end: the last attributes, then the spans end (an attempt still open ends with it). `name`: the
+   * span's name before its route, the request's method (or `HTTP`).
+   */
+  end(name: string, status: number, route: string | undefined, usage?: Usage): void {
     const x = this.#x;
     const span = this.#span;
     this.#attempt?.end();
     span.setAttribute(A.status, status);
     if (route !== undefined) {
       span.setAttribute(A.route, route);
-      span.updateName(`${method} ${route}`);
+      span.updateName(`${name} ${route}`);
     }
     if (x.token) {
       span.setAttributes({ [A.group]: x.token.group.name, [A.tokenNamespace]: x.token.namespace, [A.tokenName]: x.token.name });

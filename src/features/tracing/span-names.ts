@@ -17,10 +17,17 @@ export const OPERATION: Readonly<Record<Family, string>> = {
   messages: 'chat',
 };
 
+/**
+ * The methods HTTP defines (RFC 9110, and PATCH): the only values http.request.method takes. Any other (node's parser
+ * takes WebDAV's, SEARCH, …) is `_OTHER`, its name kept in http.request.method_original, and the span named `HTTP`.
+ */
+export const KNOWN_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
+
 /** The attribute keys the gateway sets. */
 export const A = {
   // HTTP
   method: 'http.request.method',
+  methodOriginal: 'http.request.method_original',
   status: 'http.response.status_code',
   route: 'http.route',
   urlPath: 'url.path',

@@ -26,7 +26,7 @@ import type { Logger } from '../../observability/logger.js';
 import { ExchangeSpans, type SpanTools } from './exchange-trace.js';
 import { ExportReport } from './export-report.js';
 import { otlpExporter } from './otlp-exporter.js';
-import { A } from './span-names.js';
+import { A, KNOWN_METHODS } from './span-names.js';
 import type { TracingConfig } from './tracing-config.js';
 import { tracingTransform } from './tracing-transform.js';
 import { UnsampledTrace } from './unsampled-trace.js';
@@ -71,13 +71,22 @@ export class Tracing {
     const x = exchangeOf(res);
     const tools = this.#tools;
     const parent: Context = tools.propagator.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
-    // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`.
-    const span = tools.tracer.startSpan(req.method, { kind: SpanKind.SERVER }, parent);
+    // Named `{method}` until the route is known (HTTP conventions), then `{method} {http.route}`; `HTTP` for a method
+    // HTTP does not define.
+    const known = KNOWN_METHODS.has(req.method);
+    const name = known ? req.method : 'HTTP';
+    const span = tools.tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) {
       x.trace = new UnsampledTrace(tools.propagator, span);
       return next();
     }
-    span.setAttributes({ [A.method]: req.method, [A.urlPath]: path.length > 256 ? path.slice(0, 256) : path, [A.urlScheme]: 'http', [A.requestId]: x.id });
+    if (!known) span.setAttribute(A.methodOriginal, req.method);
+    span.setAttributes({
+      [A.method]: known ? req.method : '_OTHER',
+      [A.urlPath]: path.length > 256 ? path.slice(0, 256) : path,
+      [A.urlScheme]: 'http',
+      [A.requestId]: x.id,
+    });
     const spans = new ExchangeSpans(tools, x, span, trace.setSpan(parent, span));
     x.trace = spans;
     x.onSettled((usage) => {
@@ -85,7 +94,7 @@ export class Tracing {
       // Settled: the request's usage is recorded. A turn of the event loop later the attempt in flight has been
       // ended by forwarding with what it knows (a body cut mid-way can close the response before the relay's
       // promise resumes forwarding).
-      endNextTurn(() => spans.end(req.method, status, routeOf(x.family, path), usage));
+      endNextTurn(() => spans.end(name, status, routeOf(x.family, path), usage));
     });
     next();
   };
