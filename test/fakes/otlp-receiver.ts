@@ -68,6 +68,8 @@ export interface OtlpReceiverOptions {
   readonly busyFirst?: number;
   /** Answer every export with this status (a collector that refuses everything), its spans not taken. */
   readonly refuseWith?: number;
+  /** Take every export but answer it with an OTLP partial success rejecting this many of its spans. */
+  readonly rejectSpans?: number;
   /** Never answer an export (a collector that hangs): kept in `requests`, its connection left open until close. */
   readonly hang?: boolean;
 }
@@ -105,6 +107,15 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 3, message: (err as Error).message }));
       return;
     }
+    if (options.rejectSpans !== undefined) {
+      const partialSuccess = { rejectedSpans: options.rejectSpans, errorMessage: 'rejected by the test' };
+      if (json)
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ partialSuccess: { ...partialSuccess, rejectedSpans: String(options.rejectSpans) } }));
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(ExportTraceServiceResponse.encode({ partialSuccess }).finish());
+      return;
+    }
     // An empty ExportTraceServiceResponse: {} in JSON, an empty message in protobuf.
     if (json) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
@@ -131,11 +142,14 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
 /** The part of the generated root used here (its declaration file types it as a bare protobufjs Root). */
 interface ProtoType {
   decode(body: Uint8Array): unknown;
+  encode(message: Record<string, unknown>): { finish(): Uint8Array };
   toObject(message: unknown, options: Record<string, unknown>): Record<string, unknown>;
 }
-/** ExportTraceServiceRequest from the official definitions. */
-const { ExportTraceServiceRequest } = (
-  definitions as unknown as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } } }
+/** ExportTraceServiceRequest and ExportTraceServiceResponse from the official definitions. */
+const { ExportTraceServiceRequest, ExportTraceServiceResponse } = (
+  definitions as unknown as {
+    opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType; ExportTraceServiceResponse: ProtoType } } } } };
+  }
 ).opentelemetry.proto.collector.trace.v1;
 const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 

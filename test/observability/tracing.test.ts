@@ -270,6 +270,22 @@ describe('traces', () => {
     expect(receiver.spans).toEqual([]);
   });
 
+  for (const protocol of ['http/protobuf', 'http/json']) {
+    it(`counts the spans a collector rejects in a partial success as failed, not exported (${protocol})`, async () => {
+      const gw = await start({ OTEL_EXPORTER_OTLP_PROTOCOL: protocol }, { receiver: { rejectSpans: 1 } });
+      await gw.client(CLIENT_KEY.value).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+      const count = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      // Both spans answered for: each export (one or two) had one of its spans rejected.
+      const text = await waitUntil(async () => {
+        const t = await gw.metrics.registry.metrics();
+        return count(t, 'model_gateway_trace_spans_exported_total') + count(t, 'model_gateway_trace_spans_failed_total') === 2 ? t : undefined;
+      });
+      expect(count(text, 'model_gateway_trace_spans_failed_total')).toBe(receiver.requests.length);
+      const warning = await waitUntil(() => gw.logs.find((l) => String(l.msg).startsWith('trace export failed')), 2_000, 'the warning');
+      expect(warning).toMatchObject({ failedSpans: 1, error: expect.stringContaining('partial success') });
+    });
+  }
+
   it('records prompts and completions only with the content flag, with the backend key masked in them', async () => {
     // The upstream's answer quotes its own key ("from <name>"): the client gets it masked, and so does the trace.
     const echo = await startFaultyUpstream(`echo ${PRIMARY_KEY.value}`);

@@ -29,6 +29,8 @@ export class ExportReport {
   #sinks: Sinks | undefined;
   /** Losses since the last line: failed spans, batches, the last error's description, spans dropped at the queue. */
   #pending = { spans: 0, batches: 0, error: '', dropped: 0 };
+  /** Spans the collector's answer to the export being reported rejected (a partial success), told just before it. */
+  #rejected = 0;
   /** While set, a line was written less than a window ago; it writes what piled up since, when the window ends. */
   #window: NodeJS.Timeout | undefined;
 
@@ -64,13 +66,26 @@ export class ExportReport {
     },
   };
 
+  /**
+   * The collector accepted an export but rejected this many of its spans (OTLP partial success): they count as failed.
+   * Told by the exporter as it reads the answer, synchronously before that export's success is reported.
+   */
+  readonly rejected = (spans: number): void => {
+    this.#rejected = spans;
+  };
+
   /** The SDK's exporter, its results counted. */
   wrap(exporter: SpanExporter): SpanExporter {
     return {
       export: (spans: ReadableSpan[], done: (result: ExportResult) => void) =>
         exporter.export(spans, (result) => {
-          if (result.code === ExportResultCode.SUCCESS) this.#sinks?.exported.inc(spans.length);
-          else this.#failed(spans.length, result.error);
+          const rejected = Math.min(this.#rejected, spans.length);
+          this.#rejected = 0;
+          if (result.code !== ExportResultCode.SUCCESS) this.#failed(spans.length, result.error);
+          else {
+            this.#sinks?.exported.inc(spans.length - rejected);
+            if (rejected > 0) this.#failed(rejected, new Error('rejected by the collector (partial success)'));
+          }
           done(result);
         }),
       shutdown: () => exporter.shutdown(),

@@ -54,7 +54,7 @@ export class Tracing {
       .merge(resourceFromAttributes({ 'service.name': 'model-gateway', 'service.version': options.version }))
       .merge(detectResources({ detectors: [envDetector] }));
     const batch = Object.fromEntries(Object.entries(config.batch).filter(([, v]) => v !== undefined));
-    const exporter = this.#report.wrap(otlpExporter(config, options.version));
+    const exporter = this.#report.wrap(otlpExporter(config, options.version, this.#report.rejected));
     this.#provider = new TracerProvider({
       resource,
       sampler: samplerOf(config),
