@@ -45,6 +45,22 @@ describe('compile', () => {
       reason: 'InvalidSpec',
     },
     {
+      name: 'allowed betas on a backend that does not speak the Messages API is InvalidSpec',
+      objects: [route('m', { backends: [{ ...backend, anthropicBetas: { allow: ['interleaved-thinking-2025-05-14'] } }] })],
+      key: 'ModelRoute/default/m',
+      type: 'Accepted',
+      status: 'False',
+      reason: 'InvalidSpec',
+    },
+    {
+      name: 'a beta listed twice is InvalidSpec',
+      objects: [route('m', { backends: [{ ...backend, api: 'anthropic', anthropicBetas: { allow: ['b1', 'b1'] } }] })],
+      key: 'ModelRoute/default/m',
+      type: 'Accepted',
+      status: 'False',
+      reason: 'InvalidSpec',
+    },
+    {
       name: 'missing upstream secret',
       objects: [route('m', { backends: [{ ...backend, apiKeySecretRef: { name: 's', key: 'k' } }] })],
       key: 'ModelRoute/default/m',
@@ -337,5 +353,21 @@ describe('compile', () => {
     expect(cond(r, 'Group/default/a', 'Accepted')?.message).toContain('set at least one limit besides model');
     expect(cond(r, 'Group/default/b', 'Accepted')?.status).toBe('False');
     expect(cond(r, 'GatewayToken/default/t', 'Accepted')?.status).toBe('False');
+  });
+});
+
+describe('a backend’s allowed betas', () => {
+  it('compile to a set when listed (empty: none), and stay unset otherwise (the API’s default applies)', () => {
+    const native = { ...backend, api: 'anthropic' };
+    const r = run([
+      route('listed', { backends: [{ ...native, anthropicBetas: { allow: ['interleaved-thinking-2025-05-14'] } }] }),
+      route('empty', { backends: [{ ...native, anthropicBetas: { allow: [] } }] }),
+      route('unset', { backends: [native] }),
+    ]);
+    const betas = (model: string) => r.table.routes.get(model)!.backends[0]!.anthropicBetas;
+    expect(betas('listed')).toEqual(new Set(['interleaved-thinking-2025-05-14']));
+    expect(betas('empty')).toEqual(new Set());
+    expect(betas('unset')).toBeUndefined();
+    expect('anthropicBetas' in r.table.routes.get('unset')!.backends[0]!).toBe(false);
   });
 });

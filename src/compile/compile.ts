@@ -200,6 +200,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
         pathStyle: b.pathStyle ?? 'openai',
         api: b.api ?? 'openai',
         model: b.model ?? model,
+        ...(b.anthropicBetas && { anthropicBetas: new Set(b.anthropicBetas.allow) }),
         priority: b.priority,
         weight: b.weight,
         limits: b.limits ? limitRules(`backend/${namespace}/${r.metadata.name}/${b.name}`, b.limits) : NO_RULES,

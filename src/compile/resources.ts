@@ -303,6 +303,23 @@ const BackendAuthSchema = z
   .describe('How the gateway proves who it is to the backend (default: bearer with apiKeySecretRef, or none).');
 export type BackendAuthSpec = z.infer<typeof BackendAuthSchema>;
 
+/** An Anthropic beta flag as the anthropic-beta header names one, e.g. interleaved-thinking-2025-05-14. */
+const BETA_PATTERN = '^[a-z0-9][a-z0-9._-]{0,127}$';
+
+const AnthropicBetasSchema = z
+  .object({
+    allow: z
+      .array(z.string().regex(new RegExp(BETA_PATTERN), 'a beta flag such as interleaved-thinking-2025-05-14'))
+      .max(64)
+      .refine((l) => new Set(l).size === l.length, { message: 'a beta is listed twice' })
+      .meta({ 'x-kubernetes-list-type': 'set' })
+      .describe('The betas this backend receives, when the client sends them; every other is dropped. Empty: none.'),
+  })
+  .strict()
+  .describe(
+    "Which of the client's anthropic-beta flags reach this backend (api: anthropic). Default: all of them, but none for Claude on Amazon Bedrock (InvokeModel), which refuses a flag it does not support for the model.",
+  );
+
 /** Upstream base URLs are http(s); `demo://` selects the built-in deterministic demo backend (demos, tests, benchmarks). */
 const BASE_URL_PATTERN = '^(https?://[^\\s]+|demo://)$';
 
@@ -344,17 +361,20 @@ const BackendSchema = z
     model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
     priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),
     weight: z.number().int().min(0).max(10000).default(1).describe('Share of traffic inside its priority tier; 0 takes the backend out of rotation.'),
+    anthropicBetas: AnthropicBetasSchema.optional(),
     limits: BackendLimitsSchema.optional(),
     pricing: PricingSchema.optional(),
   })
   .strict()
   .refine((b) => b.apiKeySecretRef === undefined || b.auth === undefined, { message: 'set apiKeySecretRef or auth, not both' })
+  .refine((b) => b.anthropicBetas === undefined || b.api === 'anthropic', { message: 'anthropicBetas needs api: anthropic' })
   .refine((b) => b.pathStyle !== 'azureDeployments' || (b.query ?? []).some((q) => q.name === 'api-version'), {
     message: 'pathStyle azureDeployments needs an api-version query parameter',
   })
   .meta({
     'x-kubernetes-validations': [
       { rule: '!has(self.apiKeySecretRef) || !has(self.auth)', message: 'set apiKeySecretRef or auth, not both' },
+      { rule: "!has(self.anthropicBetas) || (has(self.api) && self.api == 'anthropic')", message: 'anthropicBetas needs api: anthropic' },
       {
         rule: "!has(self.pathStyle) || self.pathStyle != 'azureDeployments' || (has(self.query) && self.query.exists(q, q.name == 'api-version'))",
         message: 'pathStyle azureDeployments needs an api-version query parameter',

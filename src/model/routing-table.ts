@@ -34,6 +34,11 @@ export interface CompiledBackend {
   readonly account: string;
   /** Model name sent upstream. */
   readonly model: string;
+  /**
+   * The anthropic-beta flags this backend receives (spec.backends[].anthropicBetas.allow); undefined: the API's
+   * default (all, but none to Bedrock's InvokeModel: features/messages/beta-policy.ts).
+   */
+  readonly anthropicBetas?: ReadonlySet<string>;
   readonly priority: number;
   readonly weight: number;
   /** The upstream account's requests and tokens per minute (spec.backends[].limits); empty when unset. */

@@ -31,6 +31,7 @@ const BROKEN: Record<string, { kind: string; spec: unknown }> = {
     spec: { group: 'team-a', secretRef: { name: 'k', key: 'token' }, sha256: 'a'.repeat(64) },
   },
   'ModelRoute spec.backends[]: set apiKeySecretRef or auth, not both': route({ apiKeySecretRef: ref, auth: { bearer: { secretRef: ref } } }),
+  'ModelRoute spec.backends[]: anthropicBetas needs api: anthropic': route({ anthropicBetas: { allow: ['interleaved-thinking-2025-05-14'] } }),
   'ModelRoute spec.backends[]: pathStyle azureDeployments needs an api-version query parameter': route({
     pathStyle: 'azureDeployments',
     query: [{ name: 'x', value: 'y' }],
@@ -235,6 +236,34 @@ describeEnvtest('the CRDs on a real kube-apiserver', () => {
       object('GatewayToken', 'bad', { ...tokenSpec, limits: { costPerDay: '1', warnAt: 101 } }),
       /spec\.limits\.warnAt: Invalid value: 101: .*less than or equal to 100/,
     );
+  });
+
+  it("admits a native backend's allowed betas, and refuses a beta name, a list or a duplicate the gateway refuses", () => {
+    ok(['create', 'namespace', 'betas']);
+    const betas = (anthropicBetas: unknown) =>
+      JSON.stringify({
+        apiVersion: 'modelgateway.io/v1alpha1',
+        kind: 'ModelRoute',
+        metadata: { name: 'claude', namespace: 'betas' },
+        spec: { backends: [{ ...backend, api: 'anthropic', anthropicBetas }] },
+      });
+    expect(ok(['apply', '--validate=strict', '-f', '-'], betas({ allow: ['interleaved-thinking-2025-05-14', 'context-1m-2025-08-07'] }))).toContain(
+      'modelroute.modelgateway.io/claude created',
+    );
+    expect(ok(['apply', '--validate=strict', '-f', '-'], betas({ allow: [] }))).toContain('modelroute.modelgateway.io/claude configured');
+    const refuse = (json: string, message: RegExp) => {
+      const r = server.kubectl(['apply', '--validate=strict', '-f', '-'], json);
+      expect(r.status, json).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    };
+    refuse(betas({ allow: ['Interleaved Thinking'] }), /spec\.backends\[0\]\.anthropicBetas\.allow\[0\]: Invalid value: .*should match/);
+    refuse(betas({ allow: ['a', 'a'] }), /spec\.backends\[0\]\.anthropicBetas\.allow\[1\]: Duplicate value: "a"/);
+    refuse(
+      betas({ allow: Array.from({ length: 65 }, (_, i) => `beta-${i}`) }),
+      /spec\.backends\[0\]\.anthropicBetas\.allow: Too many: 65: must have at most 64 items/,
+    );
+    refuse(betas({}), /spec\.backends\[0\]\.anthropicBetas\.allow: Required value/);
+    refuse(betas({ allow: ['a'], deny: ['b'] }), /unknown field "spec\.backends\[0\]\.anthropicBetas\.deny"/);
   });
 
   it('admits examples/kubernetes/ with strict field validation, client-side and then server-side', () => {

@@ -30,6 +30,7 @@ function adapted(stream: boolean, body = BODY): CloudRequest {
     model: MODEL,
     stream,
     headers: { 'anthropic-beta': 'context-1m-2025-08-07' },
+    betas: undefined,
   });
   if (!r.ok) throw new Error(r.error.error.message);
   return r.value;
@@ -48,7 +49,7 @@ async function send(fake: BedrockClaude, r: CloudRequest, signer = identity()) {
 
 let fake: BedrockClaude;
 beforeAll(async () => {
-  fake = await startBedrockClaude({ region: 'us-west-2', credentials: KEYS, turns: [TURN], sliceBytes: 7 });
+  fake = await startBedrockClaude({ region: 'us-west-2', credentials: KEYS, turns: [TURN], sliceBytes: 7, acceptedBetas: ['context-1m-2025-08-07'] });
 });
 afterAll(() => fake.close());
 
@@ -96,6 +97,7 @@ describe('fake Bedrock (InvokeModel) and the Bedrock adapter', () => {
       region: 'us-west-2',
       credentials: KEYS,
       turns: [TURN],
+      acceptedBetas: ['context-1m-2025-08-07'],
       exception: { afterEvents: 2, type: 'throttlingException', message: 'Too many tokens, please wait before trying again.' },
     });
     try {
@@ -122,6 +124,20 @@ describe('fake Bedrock (InvokeModel) and the Bedrock adapter', () => {
     const res = await send(fake, unadapted);
     expect(res.status).toBe(400);
     expect(fake.refused.at(-1)).toBe('ValidationException: Malformed input request: extraneous key [model] is not permitted');
+    expect(fake.requests.length).toBe(before);
+    fake.refused.length = 0;
+  });
+
+  it('refuses a beta flag the model does not accept with 400 invalid beta flag, as Bedrock does', async () => {
+    const before = fake.requests.length;
+    const body = JSON.parse(adapted(false).body.toString('utf8')) as Record<string, unknown>;
+    const unsupported: CloudRequest = {
+      ...adapted(false),
+      body: Buffer.from(JSON.stringify({ ...body, anthropic_beta: ['context-1m-2025-08-07', 'claude-code-20250219'] })),
+    };
+    const res = await send(fake, unsupported);
+    expect(res.status).toBe(400);
+    expect(JSON.parse(Buffer.concat(res.chunks).toString('utf8'))).toEqual({ message: 'invalid beta flag' });
     expect(fake.requests.length).toBe(before);
     fake.refused.length = 0;
   });

@@ -1,8 +1,9 @@
 // A fake Amazon Bedrock runtime serving Claude through InvokeModel on 127.0.0.1. It checks what Bedrock checks: the
 // SigV4 signature (by the independent verifier, region and service included), the path
 // /model/{modelId}/invoke[-with-response-stream] with the model id percent-encoded, and a body without `model` or
-// `stream` that names anthropic_version bedrock-2023-05-31; it refuses as Bedrock does (x-amzn-errortype and a
-// {"message"} body). It plays a scripted conversation (turn k once the request holds k assistant turns), answering
+// `stream` that names anthropic_version bedrock-2023-05-31, and an `anthropic_beta` holding only flags the model
+// accepts (by default none: real Bedrock answers 400 "invalid beta flag" to one it does not support for the model);
+// it refuses as Bedrock does (x-amzn-errortype and a {"message"} body). It plays a scripted conversation (turn k once the request holds k assistant turns), answering
 // InvokeModel with Anthropic's JSON and the stream with AWS event-stream messages, each a chunk {"bytes": base64 of
 // one Anthropic event}, encoded by the AWS SDK's own codec; a scripted exception message can end the stream, the
 // bytes can be written in small slices to split messages, and a scripted error can answer every signed request.
@@ -55,6 +56,8 @@ export interface BedrockClaudeOptions {
   readonly region: string;
   readonly credentials: SigV4Credentials;
   readonly turns: readonly AnthropicTurn[];
+  /** The beta flags the model accepts in the body's anthropic_beta; any other is refused with 400 (default: none). */
+  readonly acceptedBetas?: readonly string[];
   /** Answers every signed request with this error, as Bedrock does (e.g. 503 ServiceUnavailableException, 429 ThrottlingException). */
   readonly failWith?: { readonly status: number; readonly type: string; readonly message: string };
   /** Ends the stream with this exception message after `afterEvents` events. */
@@ -107,6 +110,9 @@ export async function startBedrockClaude(o: BedrockClaudeOptions): Promise<Bedro
     for (const key of ['model', 'stream'])
       if (key in body) return refuse(res, 400, 'ValidationException', `Malformed input request: extraneous key [${key}] is not permitted`);
     if (body['anthropic_version'] !== 'bedrock-2023-05-31') return refuse(res, 400, 'ValidationException', 'Malformed input request: anthropic_version');
+    const betas = body['anthropic_beta'];
+    if (betas !== undefined && (!Array.isArray(betas) || betas.some((b) => !o.acceptedBetas?.includes(b))))
+      return refuse(res, 400, 'ValidationException', 'invalid beta flag');
     const r: BedrockRequest = {
       url,
       modelId: decodeURIComponent(match[1]!),

@@ -19,7 +19,7 @@ const TURN: AnthropicTurn = {
 const BODY = (stream: boolean) => JSON.stringify({ model: 'claude', max_tokens: 64, stream, messages: [{ role: 'user', content: 'read a.txt' }] });
 
 function adapted(stream: boolean, operation: 'messages' | 'count_tokens' = 'messages'): CloudRequest {
-  const r = vertexClaudeRequest({ operation, body: Buffer.from(BODY(stream)), model: MODEL, stream, headers: {} });
+  const r = vertexClaudeRequest({ operation, body: Buffer.from(BODY(stream)), model: MODEL, stream, headers: {}, betas: undefined });
   if (!r.ok) throw new Error(r.error.error.message);
   return r.value;
 }

@@ -1,12 +1,13 @@
 // Claude on Vertex AI and Amazon Bedrock through the gateway's Messages API, with @anthropic-ai/sdk as the client and
 // the routes of docs/providers.md (examples/providers/claude-*.yaml) pointed at loopback fakes of the clouds: Vertex
 // checks a live Google access token, Bedrock a SigV4 signature, and both refuse a body laid out wrongly (`model` left
-// in, no anthropic_version). Bedrock's stream arrives as AWS event-stream frames in 7-byte slices.
+// in, no anthropic_version), and Bedrock a beta flag the model does not accept. Bedrock's stream arrives as AWS
+// event-stream frames in 7-byte slices. Beside them, an Anthropic API fake shows which betas a native backend gets.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnthropicTurn } from '../fakes/anthropic-upstream.js';
+import { type AnthropicTurn, type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { type BedrockClaude, startBedrockClaude } from '../fakes/bedrock-claude.js';
 import { type GoogleServiceAccount, startGoogleServiceAccount } from '../fakes/google-service-account.js';
 import { startVertexClaude, type VertexClaude } from '../fakes/vertex-claude.js';
@@ -43,25 +44,46 @@ let google: GoogleServiceAccount;
 let vertex: VertexClaude;
 let bedrock: BedrockClaude;
 let throttled: BedrockClaude;
+let anthropicApi: AnthropicUpstream;
 let vertexGw: TestGateway;
 let bedrockGw: TestGateway;
 
 const client = (gw: TestGateway) =>
   new Anthropic({ apiKey: ALICE_KEY, baseURL: gw.origin, maxRetries: 0, timeout: 10_000, defaultHeaders: { 'anthropic-beta': 'test-beta-2026' } });
 
+/** What Claude Code sends in anthropic-beta, believing it talks to Anthropic's API. */
+const CLAUDE_CODE_BETAS = [
+  'claude-code-20250219',
+  'interleaved-thinking-2025-05-14',
+  'context-management-2025-06-27',
+  'effort-2025-11-24',
+  'tool-search-tool-2025-10-19',
+  'fine-grained-tool-streaming-2025-05-14',
+].join(',');
+const THINKING_ONLY = { anthropicBetas: { allow: ['interleaved-thinking-2025-05-14'] } };
+const claudeCode = (gw: TestGateway) =>
+  new Anthropic({ apiKey: ALICE_KEY, baseURL: gw.origin, maxRetries: 0, timeout: 10_000, defaultHeaders: { 'anthropic-beta': CLAUDE_CODE_BETAS } });
+
 type Doc = Parameters<NonNullable<Parameters<typeof recipe>[1]['edit']>>[0][number];
 
-/** Another route in the recipe's namespace: its model, base URL and auth (the recipe's own backend otherwise). */
-function extraRoute(docs: Doc[], model: string, baseURL: string, auth?: unknown): void {
+/** Another route in the recipe's namespace: its model, base URL and backend fields (the recipe's own backend otherwise). */
+function extraRoute(docs: Doc[], model: string, baseURL: string, fields: Record<string, unknown> = {}): void {
   const base = docs.find((d) => d.kind === 'ModelRoute')!;
-  const backend = { ...base.spec!.backends[0]!, baseURL, ...(auth ? { auth } : {}) };
+  const backend = { ...base.spec!.backends[0]!, baseURL, ...fields };
   docs.push({ ...base, metadata: { ...base.metadata, name: model }, spec: { ...base.spec, model, backends: [backend] } } as Doc);
 }
 
 beforeAll(async () => {
   google = await startGoogleServiceAccount();
   vertex = await startVertexClaude({ basePath: VERTEX_BASE, validToken: (t) => google.tokens.valid(t), turns: [TURN, TURN] });
-  bedrock = await startBedrockClaude({ region: 'us-west-2', credentials: BEDROCK_KEYS, turns: [TURN, TURN], sliceBytes: 7 });
+  bedrock = await startBedrockClaude({
+    region: 'us-west-2',
+    credentials: BEDROCK_KEYS,
+    turns: [TURN, TURN],
+    sliceBytes: 7,
+    acceptedBetas: ['interleaved-thinking-2025-05-14'],
+  });
+  anthropicApi = await startAnthropicUpstream([TURN]);
   throttled = await startBedrockClaude({
     region: 'us-west-2',
     credentials: BEDROCK_KEYS,
@@ -75,6 +97,9 @@ beforeAll(async () => {
       edit: (docs) => {
         for (const d of docs) if (d.kind === 'Secret') d.stringData!['key.json'] = google.keyJson;
         extraRoute(docs, 'claude-vertex-elsewhere', `${vertexOrigin}/v1/projects/other/locations/us-east5/publishers/anthropic/models`);
+        extraRoute(docs, 'claude-vertex-betas', vertex.baseURL, THINKING_ONLY);
+        extraRoute(docs, 'claude-anthropic', anthropicApi.baseURL, { auth: { none: {} } });
+        extraRoute(docs, 'claude-anthropic-betas', anthropicApi.baseURL, { auth: { none: {} }, ...THINKING_ONLY });
       },
     }).yaml,
   );
@@ -87,8 +112,9 @@ beforeAll(async () => {
         const labels = { 'modelgateway.io/secret': 'true' };
         docs.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-aws', namespace: 'ai', labels }, stringData: wrong } as never);
         extraRoute(docs, 'claude-bedrock-wrong-key', bedrock.origin, {
-          awsSigV4: { region: 'us-west-2', service: 'bedrock', secretRef: { name: 'wrong-aws' } },
+          auth: { awsSigV4: { region: 'us-west-2', service: 'bedrock', secretRef: { name: 'wrong-aws' } } },
         });
+        extraRoute(docs, 'claude-bedrock-betas', bedrock.origin, THINKING_ONLY);
       },
     }).yaml,
   );
@@ -96,7 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([vertexGw, bedrockGw].map((g) => g?.close()));
-  await Promise.all([vertex, bedrock, throttled].map((f) => f?.close()));
+  await Promise.all([vertex, bedrock, throttled, anthropicApi].map((f) => f?.close()));
   await google?.close();
 });
 
@@ -166,11 +192,36 @@ describe('Claude on Vertex AI (rawPredict with a Google access token)', () => {
   });
 });
 
+describe('the betas a native backend receives (anthropicBetas)', () => {
+  it('Anthropic’s API without anthropicBetas: every beta the client sent, as sent', async () => {
+    const before = anthropicApi.requests.length;
+    await claudeCode(vertexGw).messages.create({ model: 'claude-anthropic', max_tokens: 1024, messages: [QUESTION] });
+    expect(anthropicApi.requests.slice(before).map((r) => r.headers['anthropic-beta'])).toEqual([CLAUDE_CODE_BETAS]);
+  });
+
+  it('Anthropic’s API and Vertex AI with anthropicBetas.allow: only the allowed betas, in the anthropic-beta header', async () => {
+    const before = anthropicApi.requests.length;
+    await claudeCode(vertexGw).messages.create({ model: 'claude-anthropic-betas', max_tokens: 1024, messages: [QUESTION] });
+    expect(anthropicApi.requests.slice(before).map((r) => r.headers['anthropic-beta'])).toEqual(['interleaved-thinking-2025-05-14']);
+    const vertexBefore = vertex.requests.length;
+    await claudeCode(vertexGw).messages.create({ model: 'claude-vertex-betas', max_tokens: 1024, messages: [QUESTION] });
+    const [seen] = vertex.requests.slice(vertexBefore);
+    expect(seen!.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14');
+    expect(seen!.body['anthropic_beta']).toBeUndefined();
+  });
+
+  it('Anthropic’s API with anthropicBetas.allow and none of them sent: no anthropic-beta header at all', async () => {
+    const before = anthropicApi.requests.length;
+    await client(vertexGw).messages.create({ model: 'claude-anthropic-betas', max_tokens: 1024, messages: [QUESTION] });
+    expect(anthropicApi.requests.slice(before).map((r) => r.headers['anthropic-beta'])).toEqual([undefined]);
+  });
+});
+
 describe('Claude on Amazon Bedrock (InvokeModel signed with SigV4)', () => {
   const MODEL = 'claude-sonnet-4-5-bedrock';
   const MODEL_PATH = '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0';
 
-  it('create: /invoke, signed; the body without model, with anthropic_version and the betas; the usage reported', async () => {
+  it('create: /invoke, signed; the body without model or betas (none allowed by default), with anthropic_version; the usage reported', async () => {
     const before = bedrock.requests.length;
     const refusedBefore = bedrock.refused.length;
     const message = await client(bedrockGw).messages.create({ model: MODEL, max_tokens: 1024, messages: [QUESTION] });
@@ -178,7 +229,7 @@ describe('Claude on Amazon Bedrock (InvokeModel signed with SigV4)', () => {
     expect(bedrock.refused.slice(refusedBefore)).toEqual([]);
     const [seen] = bedrock.requests.slice(before);
     expect(seen!.url).toBe(`${MODEL_PATH}/invoke`);
-    expect(seen!.body).toEqual({ max_tokens: 1024, messages: [QUESTION], anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['test-beta-2026'] });
+    expect(seen!.body).toEqual({ max_tokens: 1024, messages: [QUESTION], anthropic_version: 'bedrock-2023-05-31' });
     expect(seen!.headers['anthropic-beta']).toBeUndefined();
     expect(await accessLine(bedrockGw, seen!.headers['x-request-id'])).toMatchObject({ status: 200, family: 'messages', model: MODEL, ...RECORDED });
   });
@@ -241,6 +292,27 @@ describe('Claude on Amazon Bedrock (InvokeModel signed with SigV4)', () => {
       type: 'error',
       error: { type: 'permission_error', message: expect.stringContaining('signature') },
     });
+  });
+
+  it('Claude Code’s many betas: none reach a backend without anthropicBetas, so Bedrock does not refuse the request', async () => {
+    const before = bedrock.requests.length;
+    const refusedBefore = bedrock.refused.length;
+    for (const stream of [false, true]) {
+      const message = await claudeCode(bedrockGw).messages.create({ model: MODEL, max_tokens: 1024, stream, messages: [QUESTION] });
+      if (!stream) expect(message).toMatchObject({ content: TURN.content });
+      else for await (const _ of message as AsyncIterable<unknown>);
+    }
+    expect(bedrock.refused.slice(refusedBefore)).toEqual([]);
+    expect(bedrock.requests.slice(before).map((r) => r.body['anthropic_beta'])).toEqual([undefined, undefined]);
+  });
+
+  it('anthropicBetas.allow: exactly the allowed betas the client sent reach Bedrock, in anthropic_beta', async () => {
+    const before = bedrock.requests.length;
+    const refusedBefore = bedrock.refused.length;
+    await claudeCode(bedrockGw).messages.create({ model: 'claude-bedrock-betas', max_tokens: 1024, messages: [QUESTION] });
+    expect(bedrock.refused.slice(refusedBefore)).toEqual([]);
+    const [seen] = bedrock.requests.slice(before);
+    expect(seen!.body['anthropic_beta']).toEqual(['interleaved-thinking-2025-05-14']);
   });
 
   it('count_tokens: InvokeModel cannot count, so the gateway estimates and Bedrock is not asked', async () => {

@@ -1,4 +1,4 @@
-// The CEL rules the API server enforces on spec.backends[] (auth, headers, query, pathStyle), evaluated with a CEL
+// The CEL rules the API server enforces on spec.backends[] (auth, headers, query, pathStyle, anthropicBetas), evaluated with a CEL
 // interpreter on the generated CRD schema, must accept and refuse the same backends as the zod schema the gateway
 // compiles with: otherwise `kubectl apply` and the gateway would disagree about what is valid.
 import { evaluate } from '@marcbachmann/cel-js';
@@ -51,6 +51,9 @@ const CASES: Array<[string, Record<string, unknown>]> = [
   ['Azure deployments with api-version', { pathStyle: 'azureDeployments', query: [{ name: 'api-version', value: '2024-10-21' }] }],
   ['Azure deployments without api-version', { pathStyle: 'azureDeployments', query: [{ name: 'x', value: 'y' }] }],
   ['Azure deployments without query', { pathStyle: 'azureDeployments' }],
+  ['allowed betas on a Messages backend', { api: 'anthropic', anthropicBetas: { allow: ['interleaved-thinking-2025-05-14'] } }],
+  ['allowed betas on an OpenAI backend', { api: 'openai', anthropicBetas: { allow: [] } }],
+  ['allowed betas without api', { anthropicBetas: { allow: [] } }],
 ];
 
 describe('CEL rules of spec.backends[]', () => {
@@ -75,6 +78,8 @@ describe('CEL rules of spec.backends[]', () => {
       'a query parameter with neither',
       'Azure deployments without api-version',
       'Azure deployments without query',
+      'allowed betas on an OpenAI backend',
+      'allowed betas without api',
     ]);
   });
 });

@@ -135,6 +135,11 @@ export interface ExchangeTransform {
    * API for this backend); undefined: the client's body with the members set. The first transform that gives one wins.
    */
   body?(backend: CompiledBackend): OutgoingBody | undefined;
+  /**
+   * Header edits for the client's body as sent to this backend (when no transform rebuilt it, whose own body carries
+   * its edits); undefined: none. The first transform that gives some wins.
+   */
+  headers?(backend: CompiledBackend): OutgoingBody['headers'];
   /** The handler of this answer, if the transform reads or edits it. */
   onResponseStart?(answer: Answer): AnswerHandler | undefined;
   /**
@@ -175,18 +180,23 @@ export interface Feature {
   readonly families: Partial<Record<Family, TransformFactory>>;
 }
 
-/** The body for each backend: the first transform's own (`body`), else what `build` makes. */
+/** The body for each backend: the first transform's own (`body`), else what `build` makes with the first header edits given. */
 export function bodiesFor(
   transforms: readonly ExchangeTransform[],
   build: (backend: CompiledBackend) => OutgoingBody,
 ): (backend: CompiledBackend) => OutgoingBody {
-  if (!transforms.some((t) => t.body)) return build;
+  if (!transforms.some((t) => t.body || t.headers)) return build;
   return (backend) => {
     for (const t of transforms) {
       const own = t.body?.(backend);
       if (own) return own;
     }
-    return build(backend);
+    const built = build(backend);
+    for (const t of transforms) {
+      const headers = t.headers?.(backend);
+      if (headers) return { ...built, headers };
+    }
+    return built;
   };
 }
 

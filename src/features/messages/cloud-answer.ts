@@ -17,6 +17,8 @@ export interface CloudCall {
   readonly model: string;
   readonly stream: boolean;
   readonly headers: IncomingHttpHeaders;
+  /** The anthropic-beta flags the backend receives; undefined: all the client sent. */
+  readonly betas: ReadonlySet<string> | undefined;
 }
 
 /** The request as the cloud takes it, or the adapter's refusal. */

@@ -5,16 +5,19 @@
 // byte for byte, read only for its usage; an OpenAI-compatible backend gets the request translated to chat
 // completions (messages-to-chat.ts) at /chat/completions, and its answer translated back (translated-answer.ts).
 // A native backend that is a cloud's own endpoint for Claude (Vertex AI, Bedrock's InvokeModel: backends/) gets the
-// request laid out for it (cloud-answer.ts), and its error answers in Anthropic's shape.
+// request laid out for it (cloud-answer.ts), and its error answers in Anthropic's shape. Each native backend gets
+// only the anthropic-beta flags it allows (backends/anthropic-betas.ts: by default all, but none to Bedrock).
 // Errors that end a stream are Anthropic's `event: error`.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, OutgoingBody, RequestPlan, SseError } from '../../dataplane/exchange/transform.js';
 import { type AnthropicErrorType, anthropicError } from '../../model/anthropic-errors.js';
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import { betaAllowList, betaHeaderEdits } from './backends/anthropic-betas.js';
 import { type ClaudeCloud, claudeCloudOf } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
 import type { ChatRequest } from './chat-types.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { bedrockStreamReader, cloudBody, isAwsEventStream } from './cloud-answer.js';
 import { messagesToChat } from './messages-to-chat.js';
 import { NativeAnswerReader, NativeStreamReader } from './native-answer.js';
@@ -63,6 +66,8 @@ class MessagesExchange implements ExchangeTransform {
   #ctx: AnswerContext | undefined;
   /** The client asked for an event stream. */
   #stream = false;
+  /** The client's headers, whose anthropic-beta a native backend's allow list narrows. */
+  #headers: IncomingHttpHeaders = {};
   #bodies: Map<string, OutgoingBody> | undefined;
   /** The request laid out for each cloud backend of the plan (by backend id). */
   #clouds: Map<string, OutgoingBody> | undefined;
@@ -74,6 +79,7 @@ class MessagesExchange implements ExchangeTransform {
 
   prepare(plan: RequestPlan): void {
     this.#stream = plan.stream;
+    this.#headers = plan.headers;
     if (this.#create) {
       // Anthropic requires max_tokens, and limits reserve it: a request without it is refused before any upstream.
       const max = plan.integer('max_tokens');
@@ -105,7 +111,8 @@ class MessagesExchange implements ExchangeTransform {
     const kept = plan.backends.filter((backend) => {
       const cloud = cloudOf(backend);
       if (cloud === undefined) return true;
-      const call = { create: this.#create, body: plan.json!, model: backend.model, stream: plan.stream, headers: plan.headers };
+      const betas = betaAllowList(backend, cloud === 'bedrock');
+      const call = { create: this.#create, body: plan.json!, model: backend.model, stream: plan.stream, headers: plan.headers, betas };
       const out = cloudBody(cloud, call);
       if (out.ok) (this.#clouds ??= new Map()).set(backend.id, out.value);
       else refusal ??= new GatewayError(out.status, out.error.error.message, { code: 'invalid_request' });
@@ -126,6 +133,12 @@ class MessagesExchange implements ExchangeTransform {
       this.#bodies.set(backend.model, out);
     }
     return out;
+  }
+
+  /** A native backend that takes the client's body as it is (Anthropic's API) with an allow list: its betas narrowed. */
+  headers(backend: CompiledBackend): OutgoingBody['headers'] {
+    if (!isNative(backend) || isCloud(backend)) return undefined;
+    return betaHeaderEdits(this.#headers['anthropic-beta'], betaAllowList(backend, false));
   }
 
   onResponseStart(a: Answer): AnswerHandler | undefined {

@@ -2,9 +2,11 @@
 // (https://bedrock-runtime.{region}.amazonaws.com); a message is POST /model/{modelId}/invoke, or
 // /invoke-with-response-stream for a stream, whose answer is AWS event-stream framing (bedrock-sse.ts decodes it).
 // The body is the Messages body without `model` and `stream`, with `anthropic_version` and the betas in
-// `anthropic_beta` (Bedrock reads no anthropic-* header). InvokeModel has no token counting. Pure.
+// `anthropic_beta` (Bedrock reads no anthropic-* header), only those the backend allows (by default none: Bedrock
+// refuses a flag it does not support for the model). InvokeModel has no token counting. Pure.
 import { anthropicError } from '../../../model/anthropic-errors.js';
 import type { Translated } from '../../../model/anthropic-errors.js';
+import { allowedBetas, headerBetas } from './anthropic-betas.js';
 import { type ClaudeCall, type CloudRequest, notAnObject } from './cloud-request.js';
 import { TopLevelMembers } from './top-level-members.js';
 
@@ -21,7 +23,7 @@ export function bedrockClaudeRequest(call: ClaudeCall): Translated<CloudRequest>
     return { ok: false, status: 404, error: anthropicError('not_found_error', 'Token counting is not available for this model on Amazon Bedrock.') };
   const members = TopLevelMembers.read(call.body, MOVED);
   if (!members) return notAnObject;
-  const betas = [...new Set([...headerBetas(call.headers['anthropic-beta']), ...bodyBetas(members.text('anthropic_beta'))])];
+  const betas = allowedBetas([...headerBetas(call.headers['anthropic-beta']), ...bodyBetas(members.text('anthropic_beta'))], call.betas);
   const append: Record<string, string> = { anthropic_version: JSON.stringify(BEDROCK_ANTHROPIC_VERSION) };
   if (betas.length > 0) append['anthropic_beta'] = JSON.stringify(betas);
   const path = `/model/${awsLabel(call.model)}/${call.stream ? 'invoke-with-response-stream' : 'invoke'}`;
@@ -48,16 +50,6 @@ export function bedrockClaudeRequest(call: ClaudeCall): Translated<CloudRequest>
  */
 function awsLabel(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
-/** anthropic-beta values: comma-separated, possibly sent as several headers (node joins those with ", "). */
-function headerBetas(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  const text = Array.isArray(value) ? value.join(',') : value;
-  return text
-    .split(',')
-    .map((b) => b.trim())
-    .filter((b) => b !== '');
 }
 
 /** A body's own `anthropic_beta` (a client that knew it spoke to Bedrock): kept when it is a list of strings. */

@@ -35,6 +35,7 @@ const call = (o: Partial<ClaudeCall> = {}): ClaudeCall => ({
   model: 'claude-sonnet-4-5@20250929',
   stream: true,
   headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14', 'user-agent': 'claude-cli' },
+  betas: undefined,
   ...o,
 });
 
@@ -72,6 +73,16 @@ describe('Claude on Vertex AI', () => {
     expect(r.path).toBe('/count-tokens:rawPredict');
     expect(json(r)['model']).toBe('claude-sonnet-4-5@20250929');
     expect(json(r)['anthropic_version']).toBe('vertex-2023-10-16');
+  });
+
+  it('sends only the allowed betas in anthropic-beta when the backend lists them, and none when none is allowed', () => {
+    const headers = { 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14, context-1m-2025-08-07' };
+    const r = ok(vertexClaudeRequest(call({ headers, betas: new Set(['context-1m-2025-08-07', 'interleaved-thinking-2025-05-14']) })));
+    expect(r.dropHeaders).toEqual(['anthropic-version', 'anthropic-beta']);
+    expect(r.setHeaders).toEqual({ 'anthropic-beta': 'interleaved-thinking-2025-05-14,context-1m-2025-08-07' });
+    const none = ok(vertexClaudeRequest(call({ headers, betas: new Set() })));
+    expect(none.dropHeaders).toEqual(['anthropic-version', 'anthropic-beta']);
+    expect(none.setHeaders).toEqual({});
   });
 
   it('encodes what a path segment cannot hold, and refuses a body that is not an object', () => {
@@ -112,6 +123,13 @@ describe('Claude on Amazon Bedrock (InvokeModel)', () => {
     const body = Buffer.from('{"model":"m","anthropic_beta":["b2","b4"],"messages":[]}');
     const headers = { 'anthropic-beta': ['b1, b2', ' b3 ,', 'b1'] };
     expect(json(ok(bedrockClaudeRequest(call({ model, body, headers }))))['anthropic_beta']).toEqual(['b1', 'b2', 'b3', 'b4']);
+  });
+
+  it('keeps only the allowed betas, from the header and the body alike; an empty allow list sends no anthropic_beta', () => {
+    const body = Buffer.from('{"model":"m","anthropic_beta":["b2","b4"],"messages":[]}');
+    const headers = { 'anthropic-beta': 'claude-code-20250219, b1, b2' };
+    expect(json(ok(bedrockClaudeRequest(call({ model, body, headers, betas: new Set(['b4', 'b1']) }))))['anthropic_beta']).toEqual(['b1', 'b4']);
+    expect(json(ok(bedrockClaudeRequest(call({ model, body, headers, betas: new Set() }))))['anthropic_beta']).toBeUndefined();
   });
 
   it('puts an inference profile ARN in one path segment', () => {

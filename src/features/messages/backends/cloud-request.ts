@@ -18,6 +18,8 @@ export interface ClaudeCall {
   readonly stream: boolean;
   /** The client's request headers (lower-case names, as node gives them). */
   readonly headers: IncomingHttpHeaders;
+  /** The anthropic-beta flags the backend receives (anthropic-betas.ts: betaAllowList); undefined: all the client sent. */
+  readonly betas: ReadonlySet<string> | undefined;
 }
 
 /** How the cloud's answer reaches the client. */
