@@ -176,3 +176,25 @@ describe('text and streamed answers of the media families', () => {
     expect(await record(response.headers.get('x-request-id'))).toMatchObject({ images: 1, inputTokens: 5, outputTokens: 100, estimated: false });
   });
 });
+
+describe('binary downloads', () => {
+  it("a video's content asked by Range: the range and the variant go upstream, the 206 and its Content-Range come back", async () => {
+    const video = Buffer.from('0123456789');
+    answer = (res, body) => {
+      if (body.length > 0) return json(res, 200, { id: 'video_abc', object: 'video', model: 'upstream-sora', status: 'completed', seconds: '4' });
+      const range = String(seen.at(-1)?.headers.range ?? '');
+      if (range !== 'bytes=2-5') return void res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': video.length }).end(video);
+      res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': 'bytes 2-5/10', 'content-length': 4, 'accept-ranges': 'bytes' });
+      res.end(video.subarray(2, 6));
+    };
+    const v = await gw.client().videos.create({ model: 'sora-2', prompt: 'a wave' });
+    const res = await fetch(`${gw.baseURL}/videos/${v.id}/content?variant=video`, {
+      headers: { authorization: `Bearer ${ALICE_KEY}`, range: 'bytes=2-5' },
+    });
+    expect(seen.at(-1)?.path).toBe('/v1/videos/video_abc/content?variant=video');
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe('bytes 2-5/10');
+    expect(res.headers.get('content-length')).toBe('4');
+    expect(await res.text()).toBe('2345');
+  });
+});
