@@ -114,6 +114,16 @@ describe('client limits', () => {
     expect(upstream!.requests).toHaveLength(0);
   });
 
+  it('a limit of 0 on requests refuses every request as a requests limit, not as a token reservation', async () => {
+    const { alice } = await setup({ alice: '{requestsPerMinute: 0}' });
+    const err = await refusal(ask(alice));
+    expect(err.type).toBe('requests');
+    expect(err.message).toContain('limit of 0 requests per minute of token default/alice');
+    expect(err.message).not.toContain('tokens');
+    expect(err.headers.get('x-should-retry')).toBe('false');
+    expect(upstream!.requests).toHaveLength(0);
+  });
+
   it("the route's defaultMaxOutputTokens is reserved when the request names no maximum", async () => {
     const { alice } = await setup({ alice: '{tokensPerMinute: 3000}', defaultMaxOutputTokens: 5000 });
     const err = await refusal(alice.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }));

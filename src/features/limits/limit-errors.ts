@@ -37,6 +37,14 @@ export function refusalError(refusal: Refusal, states: readonly RuleState[], cur
   headers['retry-after'] = String(retryAfter);
   if (used === undefined) {
     headers['x-should-retry'] = 'false';
+    // A request or in-flight rule costs 1: only a limit of 0 (a key switched off) can never fit it.
+    if (rule.metric !== 'tokens') {
+      return new GatewayError(429, `The limit of ${rule.limit} ${WHAT[rule.field]} of ${whose(rule)} admits no request.`, {
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        headers,
+      });
+    }
     return new GatewayError(
       429,
       `This request needs up to ${cost} tokens (its input bound plus its maximum output), more than the limit of ${rule.limit} ${WHAT[rule.field]} of ${whose(rule)}; lower max_tokens or the input.`,
