@@ -200,4 +200,21 @@ describe('backend limits', () => {
     expect(err.message).toContain('upstream rate limit');
     expect(upstream!.requests.length + secondUpstream!.requests.length).toBe(2);
   });
+
+  it('a failover reaches a fallback backend only within its own limits: one at its limit is skipped, not sent past it', async () => {
+    const { alice, secondUpstream } = await setup({ primaryLimits: '{requestsPerMinute: 100}', secondLimits: '{requestsPerMinute: 1}' }, true);
+    upstream!.override('/v1/chat/completions', (_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"down","type":"server_error"}}');
+    });
+    await ask(alice); // the primary fails; the second serves it, its one request this minute
+    for (let i = 0; i < 2; i++) {
+      const err = await ask(alice).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(OpenAI.InternalServerError); // the primary's own error: the second was not tried
+    }
+    expect(secondUpstream!.requests).toHaveLength(1);
+  });
 });

@@ -140,6 +140,11 @@ export interface ExchangeTransform {
    * its edits); undefined: none. The first transform that gives some wins.
    */
   headers?(backend: CompiledBackend): OutgoingBody['headers'];
+  /**
+   * Before failing over to a backend after the first planned one: false skips it (its upstream account's limits are
+   * reached). Asked once the transforms are prepared; `prepare` admitted the first backend already.
+   */
+  admitsFailover?(backend: CompiledBackend): boolean | Promise<boolean>;
   /** The handler of this answer, if the transform reads or edits it. */
   onResponseStart?(answer: Answer): AnswerHandler | undefined;
   /**

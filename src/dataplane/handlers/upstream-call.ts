@@ -4,6 +4,7 @@
 // limits, usage and tracing; the import rules (.dependency-cruiser.cjs) let nothing else import forward.ts.
 import type { Request, Response } from 'express';
 import { FAMILIES, type Family } from '../../model/families.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
 import type { Routed } from '../exchange/exchange.js';
 import type { CallKind, ExchangeTransform, Feature, RequestPlan, TransformFactory } from '../exchange/transform.js';
 import { type ForwardCall, type ForwardDeps, forward } from '../upstream/forward.js';
@@ -61,6 +62,17 @@ export function upstreamCaller(deps: ForwardDeps & CallTransforms): CallUpstream
       streaming: call.streaming ?? plan.stream,
       body: call.body(transforms),
       transforms,
+      admits: failoverAdmits(transforms),
     });
+  };
+}
+
+/** Every transform that has a say on failover must admit the backend; undefined when none has. */
+function failoverAdmits(transforms: readonly ExchangeTransform[]): ((backend: CompiledBackend) => Promise<boolean>) | undefined {
+  const asked = transforms.filter((t) => t.admitsFailover);
+  if (asked.length === 0) return undefined;
+  return async (backend) => {
+    for (const t of asked) if (!(await t.admitsFailover!(backend))) return false;
+    return true;
   };
 }

@@ -40,6 +40,8 @@ export interface AttemptCall {
   readonly streaming: boolean;
   /** The request body for a backend (its upstream model name differs per backend); null for no body. */
   readonly body: (backend: CompiledBackend) => OutgoingBody | null;
+  /** Whether a failover may go to this backend (the transforms' admitsFailover); absent: always. */
+  readonly admits?: (backend: CompiledBackend) => boolean | Promise<boolean>;
 }
 
 export interface Attempts {
@@ -67,6 +69,7 @@ export async function sendAttempts(deps: AttemptDeps, x: Routed, req: Request, c
     now: () => performance.now() - x.start,
     client: x,
     health: deps.health,
+    admits: call.admits,
     send: (backend, attempt) => {
       x.backend = backend.name;
       const out = call.body(backend);

@@ -50,6 +50,8 @@ export interface FailoverOptions<R extends AttemptResponse> {
   /** The client: whether it has gone away, and a hook run when its response is over (the exchange's). */
   readonly client: ClientSide;
   readonly health?: BackendHealth | undefined;
+  /** Before each attempt after the first: false skips the backend (the limits of its upstream account are reached). */
+  readonly admits?: (backend: CompiledBackend) => boolean | Promise<boolean>;
   send(backend: CompiledBackend, ctx: AttemptContext): Promise<R>;
   onAttempt?(backend: CompiledBackend, outcome: AttemptOutcome, durationMs: number): void;
 }
@@ -99,6 +101,7 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
   for (let i = 0; i < o.backends.length; i++) {
     const backend = o.backends[i]!;
     if (o.client.aborted) return { ok: false, last: { kind: 'aborted' }, backend: lastBackend, attempts, reason: 'client-gone' };
+    if (attempts > 0 && o.admits && !(await o.admits(backend))) continue;
     const t = attemptTimeouts(o.timeouts, o.budgetMs, o.now());
     if (!t) return { ok: false, last, backend: lastBackend, attempts, reason: 'budget' };
     attempts++;

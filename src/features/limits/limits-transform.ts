@@ -38,9 +38,12 @@ function limitsTransforms(limits: Limits): TransformFactory {
     const rules = kind.consumes ? all : all.filter(countsRequests);
     const money = kind.consumes ? moneyRulesOf(x) : NO_MONEY;
     if (rules.length === 0 && money.length === 0 && !x.route.backends.some(hasLimits)) return undefined;
-    if (money.length === 0) return { prepare: (plan) => prepare(limits, x, plan, rules, NO_MONEY, kind.consumes) };
+    if (money.length === 0) {
+      const t: LimitsTransform = { prepare: (plan) => prepare(limits, x, plan, rules, NO_MONEY, kind.consumes, t) };
+      return t;
+    }
     // The budget warning goes out with the answer's head (where one is still to send: not after keep-alives).
-    const t: WarningTransform = {
+    const t: LimitsTransform = {
       prepare: (plan) => prepare(limits, x, plan, rules, money, kind.consumes, t),
       onResponseStart: (answer) => {
         if (t.warning) answer.headers[WARNING_HEADER] = t.warning;
@@ -53,9 +56,11 @@ function limitsTransforms(limits: Limits): TransformFactory {
 
 const NO_MONEY: readonly MoneyLimitRule[] = [];
 
-interface WarningTransform extends ExchangeTransform {
+interface LimitsTransform extends ExchangeTransform {
   /** Set by prepare: the budget warning header's value for this request. */
   warning?: string;
+  /** Set by prepare: admits a failover backend on its own limits (the one prepare reserved on is admitted already). */
+  admitsFailover?: (backend: CompiledBackend) => Promise<boolean>;
 }
 
 /** The token's money limits (its group's included) and the group's for this model. */
@@ -73,7 +78,10 @@ function countsRequests(rule: LimitRule): boolean {
   return rule.metric !== 'tokens';
 }
 
-/** Admits the request (or throws its refusal); sets the budget warning header's value on `warn`, if any. */
+/**
+ * Admits the request (or throws its refusal); sets on `t` the budget warning header's value, if any, and how a
+ * failover backend is admitted.
+ */
 async function prepare(
   limits: Limits,
   x: Routed,
@@ -81,7 +89,7 @@ async function prepare(
   rules: readonly LimitRule[],
   money: readonly MoneyLimitRule[],
   consumes: boolean,
-  warn?: WarningTransform,
+  t: LimitsTransform,
 ): Promise<void> {
   const { limiter } = limits;
   const use = consumes ? reservedUse(x.family, plan, x.route.defaultMaxOutputTokens) : undefined;
@@ -96,7 +104,7 @@ async function prepare(
   }
   const client = rules.length > 0 || charge ? await admitted(limits, rules, tokens, charge) : undefined;
   // Backends in plan order: drop those at their limit and reserve on the first that admits. The backends after it
-  // stay as fallbacks; the reserved one is charged the request's usage whichever of them serves it.
+  // stay as fallbacks, each admitted on its own limits when a failover reaches it (admitsFailover).
   let backend: Admission | undefined;
   let shed: (Refusal & { rule: LimitRule }) | undefined;
   let from = 0;
@@ -122,18 +130,36 @@ async function prepare(
     throw shedError(x.route.model, shed);
   }
   if (from > 0) plan.backends = plan.backends.slice(from);
-  const held = [client, backend].filter((a): a is Admission => a !== undefined);
-  if (held.length === 0) return;
+  // The backends' admissions by name: the one that answered (tried last) is charged the usage, the others nothing.
+  const backends: { name: string; admission: Admission }[] = backend ? [{ name: plan.backends[0]!.name, admission: backend }] : [];
+  const first = plan.backends[0];
+  t.admitsFailover = async (b) => {
+    const backendRules = b === first ? [] : consumes ? b.limits : b.limits.filter(countsRequests);
+    if (backendRules.length === 0) return true;
+    const r = await tryAdmit(limits, backendRules, tokens).catch(() => undefined); // fail closed: not this backend
+    if (!(r instanceof Admission)) {
+      if (r) limits.refusals.inc({ scope: 'backend', limit: r.rule.field });
+      return false;
+    }
+    if (x.closed) {
+      limiter.cancel(r); // the client left meanwhile: settled and released already
+      return false;
+    }
+    backends.push({ name: b.name, admission: r });
+    return true;
+  };
   x.onSettled((u: Usage | undefined) => {
     if (!u) return; // a call nothing measured (a follow-up that reads) keeps what it reserved: none
     const used = u.inputTokens + u.outputTokens;
     const micros = charge ? settledMicros(x, u, limits.allowUnpriced) : undefined;
-    for (const a of held) limiter.settle(a, used, micros);
+    if (client) limiter.settle(client, used, micros);
+    for (const b of backends) limiter.settle(b.admission, b.name === x.backend ? used : 0);
   });
   x.onEnd(() => {
-    for (const a of held) limiter.release(a);
+    if (client) limiter.release(client);
+    for (const b of backends) limiter.release(b.admission);
   });
-  if (warn && client && charge) warn.warning = budgetWarning(limits, client);
+  if (client && charge) t.warning = budgetWarning(limits, client);
 }
 
 /** The header's value: each money limit whose spend is past its warnAt before this request, as this replica knows it. */
