@@ -27,7 +27,7 @@ import { Identities } from '../dataplane/upstream/identity/identities.js';
 import { registerBackendStateGauge } from '../dataplane/observe/backend-metrics.js';
 import { registerBufferedBodyGauge } from '../dataplane/observe/body-metrics.js';
 import { closeAfterDraining, DEFAULT_LINGER, lingerForUnreadBody } from '../dataplane/server/lingering-close.js';
-import { BackendHealth, configuredBackendIds } from '../dataplane/policy/health.js';
+import { BackendHealth, configuredBackends } from '../dataplane/policy/health.js';
 import type { Random } from '../dataplane/policy/plan.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
 import { IdSealer } from '../features/sealed-ids/sealed-id.js';
@@ -102,11 +102,14 @@ export function createApp(deps: AppDeps): Express {
   const unsubscribeTables = deps.tables.onChange((t) => {
     // Nothing awaits this; a rejection here would be an unhandled rejection, which ends the process.
     upstream.retainOrigins(originsOf(t)).catch((err: unknown) => deps.logger.warn({ error: (err as Error).message }, 'closing a retired upstream pool failed'));
-    health.prune(configuredBackendIds(t.routes.values()));
+    health.prune(configuredBackends(t.routes.values()));
     identities.retain(t);
   });
   const current = deps.tables.get();
-  if (current) identities.retain(current);
+  if (current) {
+    identities.retain(current);
+    health.prune(configuredBackends(current.routes.values()));
+  }
   const unsubscribeHealth = health.onChange((c) => {
     if (c.state === 'ejected') deps.logger.warn({ backend: c.backendId, ejectedForMs: c.forMs, reason: c.reason }, 'backend ejected');
     else deps.logger.info({ backend: c.backendId }, 'backend healthy again');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { chat, gatewayWith, metricValue, route } from './harness.js';
+import { chat, gatewayWith, metricValue, reload, route } from './harness.js';
 
 let flaky: FaultyUpstream, stable: FaultyUpstream, heavy: FaultyUpstream, light: FaultyUpstream;
 let gw: TestGateway;
@@ -118,5 +118,39 @@ describe('weighted split', () => {
     // Binomial(400, 0.75): sd ≈ 8.7; 5 sd leaves chance out.
     expect(Math.abs(counts.heavy! - 0.75 * n)).toBeLessThan(5 * Math.sqrt(n * 0.75 * 0.25));
     expect(heavy.requests.length).toBe(counts.heavy);
+  });
+});
+
+describe('config reloads', () => {
+  const REFUSED = 'http://127.0.0.1:9/v1';
+  // extra-moved's first backend gets a new URL from the reload, extra-kept's does not; both fall back to `stable`.
+  const routes = (movedURL: string) => [
+    route('extra-moved', [
+      { name: 'moved', baseURL: movedURL },
+      { name: 'stable', baseURL: stable.baseURL, priority: 1 },
+    ]),
+    route('extra-kept', [
+      { name: 'kept', baseURL: REFUSED },
+      { name: 'stable', baseURL: stable.baseURL, priority: 1 },
+    ]),
+  ];
+
+  it('a backend whose URL changed starts healthy; one whose URL did not stays ejected', async () => {
+    // A cool-down no test outlives, so "still ejected" cannot turn into probation on a slow machine.
+    const reloaded = await gatewayWith(routes(REFUSED), { health: new BackendHealth({ consecutiveFailures: 1, baseEjectionMs: 600_000 }) });
+    try {
+      const c = reloaded.client();
+      const servedBy = async (model: string) => (await chat(c, model)).response.headers.get('x-model-gateway-backend');
+      expect(await servedBy('extra-moved')).toBe('stable');
+      expect(await servedBy('extra-kept')).toBe('stable');
+      // The operator fixes the typo: the new URL owes nothing to the old one's failures.
+      reload(reloaded, routes(light.baseURL));
+      expect(await servedBy('extra-moved')).toBe('moved');
+      expect(light.requests).toHaveLength(1);
+      expect(await servedBy('extra-kept')).toBe('stable');
+      expect(await metricValue(reloaded, 'model_gateway_backend_state', { backend: 'default/extra-kept/kept', state: 'ejected' })).toBe(1);
+    } finally {
+      await reloaded.close();
+    }
   });
 });

@@ -124,9 +124,34 @@ describe('BackendHealth', () => {
     const { health } = setup({ consecutiveFailures: 1 });
     health.recordFailure('a');
     health.recordFailure('b');
-    health.prune(new Set(['b', 'c']));
+    health.prune(
+      new Map([
+        ['b', 'http://b/v1'],
+        ['c', 'http://c/v1'],
+      ]),
+    );
     expect(health.trackedIds()).toEqual(['b']);
     expect(health.state('a')).toBe('healthy');
+  });
+
+  it('starts over for a backend whose URL changed, and keeps the state of one whose URL did not', () => {
+    const { health } = setup({ consecutiveFailures: 1 });
+    health.prune(
+      new Map([
+        ['a', 'http://typo/v1'],
+        ['b', 'http://b/v1'],
+      ]),
+    );
+    health.recordFailure('a');
+    health.recordFailure('b');
+    health.prune(
+      new Map([
+        ['a', 'http://fixed/v1'],
+        ['b', 'http://b/v1'],
+      ]),
+    );
+    expect(health.state('a')).toBe('healthy');
+    expect(health.state('b')).toBe('ejected');
   });
 
   it('forgets healthy backends that never were ejected', () => {

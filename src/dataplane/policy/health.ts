@@ -57,6 +57,8 @@ export class BackendHealth implements HealthView {
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(change: HealthChange) => void>();
+  /** Base URL of each backend in the latest pruned table: a URL change starts its health over. */
+  #urls: ReadonlyMap<string, string> = new Map();
 
   constructor(options: Partial<HealthOptions> = {}, now: () => number = Date.now) {
     this.#options = { ...DEFAULT_HEALTH_OPTIONS, ...options };
@@ -131,9 +133,17 @@ export class BackendHealth implements HealthView {
     this.#eject(backendId, e, now, forMs, 'retry-after');
   }
 
-  /** Forgets backends that are no longer configured, so the map cannot grow with config churn. */
-  prune(liveIds: ReadonlySet<string>): void {
-    for (const id of this.#entries.keys()) if (!liveIds.has(id)) this.#entries.delete(id);
+  /**
+   * Takes the configured backends (id → base URL) of a new table: forgets backends that are no longer configured,
+   * so the map cannot grow with config churn, and those whose URL changed, as the failures were the old URL's (a
+   * corrected baseURL must not wait out the cool-down its typo earned).
+   */
+  prune(live: ReadonlyMap<string, string>): void {
+    for (const id of this.#entries.keys()) {
+      const url = live.get(id);
+      if (url === undefined || (this.#urls.has(id) && this.#urls.get(id) !== url)) this.#entries.delete(id);
+    }
+    this.#urls = new Map(live);
   }
 
   /** Backend ids with any recorded state (for tests and debugging). */
@@ -164,9 +174,9 @@ export class BackendHealth implements HealthView {
   }
 }
 
-/** Every backend id of a table: what health may keep state for (see BackendHealth.prune). */
-export function configuredBackendIds(routes: Iterable<{ readonly backends: readonly { readonly id: string }[] }>): Set<string> {
-  const ids = new Set<string>();
-  for (const r of routes) for (const b of r.backends) ids.add(b.id);
-  return ids;
+/** Every backend of a table, id → base URL: what health may keep state for (see BackendHealth.prune). */
+export function configuredBackends(routes: Iterable<{ readonly backends: readonly { readonly id: string; readonly baseURL: string }[] }>): Map<string, string> {
+  const backends = new Map<string, string>();
+  for (const r of routes) for (const b of r.backends) backends.set(b.id, b.baseURL);
+  return backends;
 }
