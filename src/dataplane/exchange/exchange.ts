@@ -23,6 +23,8 @@ export class Exchange {
   /** Name of the backend that answered (or was tried last). */
   backend: string | undefined;
   attempts = 0;
+  /** Why the last attempt got no answer (e.g. ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, timeout), for the access line. */
+  upstreamError: string | undefined;
   /** True when the client went away before the response finished. */
   aborted = false;
   /** Set by the tracing feature when tracing is on; undefined otherwise (nothing allocated). */

@@ -51,6 +51,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         group,
         backend: ctx.backend,
         attempts: ctx.attempts || undefined,
+        upstreamError: ctx.upstreamError,
         aborted: ctx.aborted || undefined,
         tokenRef: ctx.token?.ref,
         inputTokens: u?.inputTokens,
