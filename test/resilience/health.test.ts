@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BackendHealth } from '../../src/dataplane/policy/health.js';
 import { startFaultyUpstream, type FaultyUpstream } from '../fakes/faulty-upstream.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
 import { chat, gatewayWith, metricValue, reload, route } from './harness.js';
 
 let flaky: FaultyUpstream, stable: FaultyUpstream, heavy: FaultyUpstream, light: FaultyUpstream;
@@ -94,9 +95,36 @@ describe('ejection and recovery', () => {
     flaky.setFault({ kind: 'status', status: 500 });
     for (let i = 0; i < 2; i++) await chat(client, 'extra-lonely').catch(() => {});
     expect(await metricValue(gw, 'model_gateway_backend_state', { backend: 'default/extra-lonely/flaky', state: 'ejected' })).toBe(1);
+    // Health is per backend, not per origin: the same upstream in another route is not ejected with it.
+    expect(await state('flaky', 'healthy')).toBe(1);
     flaky.setFault({ kind: 'ok' });
     expect(await served('extra-lonely')).toBe('flaky/1');
     expect(await metricValue(gw, 'model_gateway_backend_state', { backend: 'default/extra-lonely/flaky', state: 'healthy' })).toBe(1);
+  });
+});
+
+describe('what is not a backend failure', () => {
+  it('clients that leave mid-stream, or before the answer, never eject the backend', async () => {
+    const left = () => gw.logs.filter((l) => l.msg === 'request' && l.model === 'extra-lonely' && l.aborted === true).length;
+    const ejections = () => gw.logs.filter((l) => l.msg === 'backend ejected' && l.backend === 'default/extra-lonely/flaky').length;
+    const before = { ejections: ejections(), left: left() };
+    flaky.setFault({ kind: 'ok', delayMs: 100, chunkDelayMs: 100 });
+    for (let i = 0; i < 3; i++) {
+      const mid = new AbortController();
+      const stream = await client.chat.completions.create(
+        { model: 'extra-lonely', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+        { signal: mid.signal },
+      );
+      for await (const _ of stream) break;
+      mid.abort();
+      const early = new AbortController();
+      setTimeout(() => early.abort(), 20);
+      await chat(client, 'extra-lonely', { signal: early.signal }).catch(() => {});
+    }
+    // Every exchange has settled (its access line is written) before health is read.
+    await waitUntil(() => left() >= before.left + 6, 5_000, 'the six exchanges to settle');
+    expect(await metricValue(gw, 'model_gateway_backend_state', { backend: 'default/extra-lonely/flaky', state: 'healthy' })).toBe(1);
+    expect(ejections()).toBe(before.ejections);
   });
 });
 
