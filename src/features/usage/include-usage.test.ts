@@ -61,6 +61,22 @@ describe('UsageChunkFilter', () => {
     expect(usage).toHaveLength(1);
   });
 
+  it('takes out the null usage of an event longer than it holds (a large delta), at its end or first, split anywhere', async () => {
+    const big = 'é'.repeat(20 * 1024);
+    const last = `data: {"id":"c","choices":[{"index":0,"delta":{"content":"${big}"}}],"usage":null,"obfuscation":"x"}\r\n\r\n`;
+    const first = `data: {"usage": null, "id": "c", "choices": [{"index": 0, "delta": {"content": "${big}"}}]}\n\n`;
+    const stream = Buffer.from(`${last}${first}${usageOnly}data: [DONE]\n\n`);
+    for (const size of [1000, 4096, 65536]) {
+      const usage: unknown[] = [];
+      const f = new UsageChunkFilter((u) => usage.push(u));
+      const out: Buffer[] = [];
+      for (let i = 0; i < stream.length; i += size) out.push(f.push(stream.subarray(i, i + size)));
+      out.push(f.end());
+      expect(Buffer.concat(out).toString()).toBe(`${last.replace(',"usage":null', '')}${first.replace('"usage": null, ', '')}data: [DONE]\n\n`);
+      expect(usage).toHaveLength(1);
+    }
+  });
+
   it('takes out a null usage written first, or with spaces (Python servers), and leaves text that only quotes one', async () => {
     const { out } = await filter([
       'data: {"usage": null, "id": "c", "choices": [{"delta": {"content": "a"}}]}\n\n',

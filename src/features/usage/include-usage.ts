@@ -23,6 +23,11 @@ export function streamOptionsWithUsage(raw: string | undefined): string | undefi
 
 /** A usage-only chunk is a few hundred bytes: an event longer than this is passed on as it arrives, not held. */
 const MAX_HELD = 16 * 1024;
+/**
+ * Of an event passed on as it arrives, the last bytes are kept back until it ends: OpenAI writes the null usage
+ * there (after the choices, before a short `obfuscation`), to be cut like a short event's.
+ */
+const TRAIL = 1024;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 const NULL_USAGE = /,\s*"usage"\s*:\s*null(?=\s*[,}])|"usage"\s*:\s*null\s*,\s*/;
 const USAGE_KEY = Buffer.from('"usage"');
@@ -41,6 +46,10 @@ export class UsageChunkFilter implements SseLineReader {
   #pendingBytes = 0;
   /** The event being read outgrew MAX_HELD: it cannot be a usage chunk, and goes on as it arrives. */
   #passing = false;
+  /** The last bytes of the event being passed on, held until it ends (TRAIL). */
+  #trail: Buffer | undefined;
+  /** The null usage of the event being passed on was cut from its head already. */
+  #cut = false;
   /** The last event was dropped: an LF completing its CRLF in the next chunk is dropped too. */
   #dropped = false;
   /** Where the event being read starts in the chunk being read. */
@@ -72,8 +81,9 @@ export class UsageChunkFilter implements SseLineReader {
 
   lineEnd(chunk: Buffer, _at: number, next: number, blank: boolean, completes: boolean): void {
     if (completes) {
-      // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went.
-      if (this.#pending.length === 0) {
+      // The LF of a CRLF that ended the previous event, in a new chunk: it goes where that event went (an event
+      // being passed on has not ended: the LF is its own).
+      if (this.#pending.length === 0 && !this.#passing) {
         if (!this.#dropped) this.#emit(chunk.subarray(0, 1));
         this.#eventStart = 1;
       }
@@ -92,7 +102,9 @@ export class UsageChunkFilter implements SseLineReader {
   }
 
   end(): Buffer {
-    const rest = this.#pending.length > 0 ? Buffer.concat(this.#pending) : EMPTY;
+    const held = this.#trail ? [...this.#pending, this.#trail] : this.#pending;
+    const rest = held.length > 0 ? Buffer.concat(held) : EMPTY;
+    this.#trail = undefined;
     this.#pending = [];
     this.#pendingBytes = 0;
     return rest;
@@ -100,23 +112,39 @@ export class UsageChunkFilter implements SseLineReader {
 
   #hold(bytes: Buffer): void {
     if (this.#passing) {
-      this.#emit(bytes);
+      this.#pass(bytes);
       return;
     }
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.length;
     if (this.#pendingBytes <= MAX_HELD) return;
-    this.#emit(Buffer.concat(this.#pending));
+    const head = Buffer.concat(this.#pending);
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#passing = true;
+    // A null usage written first (Python servers) is in the head.
+    const cut = withoutNullUsageBytes(head);
+    this.#cut = cut !== undefined;
+    this.#pass(cut ?? head);
+  }
+
+  /** Passes on the bytes of a long event, but for its last TRAIL bytes. */
+  #pass(bytes: Buffer): void {
+    const all = this.#trail ? Buffer.concat([this.#trail, bytes]) : bytes;
+    if (all.length <= TRAIL) {
+      this.#trail = all;
+      return;
+    }
+    this.#emit(all.subarray(0, all.length - TRAIL));
+    this.#trail = all.subarray(all.length - TRAIL);
   }
 
   #event(tail: Buffer): void {
     if (this.#passing) {
-      this.#passing = false;
-      this.#dropped = false;
-      this.#emit(tail);
+      const end = this.#trail ? Buffer.concat([this.#trail, tail]) : tail;
+      this.#emit((!this.#cut && withoutNullUsageBytes(end)) || end);
+      this.#passing = this.#cut = this.#dropped = false;
+      this.#trail = undefined;
       return;
     }
     let bytes = tail;
@@ -165,6 +193,17 @@ function withoutCompactNullUsage(event: Buffer, at: number): Buffer | undefined 
 function withoutNullUsage(event: Buffer, text: string): Buffer {
   const stripped = text.replace(NULL_USAGE, '');
   return stripped === text ? event : Buffer.from(stripped);
+}
+
+/**
+ * The bytes without a `"usage": null` member, or undefined when they hold none. Read as latin1, one character a
+ * byte, so bytes that are not whole UTF-8 characters (a long event's head or tail) come back as they were.
+ */
+function withoutNullUsageBytes(bytes: Buffer): Buffer | undefined {
+  if (bytes.indexOf(USAGE_KEY) < 0) return undefined;
+  const text = bytes.toString('latin1');
+  const stripped = text.replace(NULL_USAGE, '');
+  return stripped === text ? undefined : Buffer.from(stripped, 'latin1');
 }
 
 /** The usage of an event that is a usage-only chat chunk (no choices), else undefined. */
