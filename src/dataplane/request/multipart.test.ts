@@ -84,26 +84,65 @@ describe('multipart', () => {
       expect(((await decodeWithFetch(out.body, out.contentType)).get('file') as File).name).toBe('录音 café.m4a');
     });
 
+    it('an RFC 5987 filename* goes on as sent, as it does when the model is not renamed', async () => {
+      const param = Buffer.from('name="file"; filename*=iso-8859-1\'\'caf%E9.wav; filename="caf\xe9.wav"', 'latin1');
+      expect((await reencoded(param)).includes(param)).toBe(true);
+    });
+  });
+
+  describe('every part but the model reaches the upstream byte for byte', () => {
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const part = (head: string, value: Buffer) => Buffer.concat([Buffer.from(`--b\r\n${head}\r\n\r\n`, 'latin1'), value, Buffer.from('\r\n')]);
+    const form = (...parts: Buffer[]) =>
+      Buffer.concat([part('Content-Disposition: form-data; name="model"', Buffer.from('public')), ...parts, Buffer.from('--b--\r\n')]);
+    const reencode = async (body: Buffer) => encodeMultipart(await parseMultipart(body, 'multipart/form-data; boundary=b'), 'upstream').body;
+
     it.each([
-      ['café.wav', "UTF-8''caf%C3%A9.wav"],
-      ['€ 录音.wav', "utf-8''%E2%82%AC%20%E5%BD%95%E9%9F%B3.wav"],
-      ['café.wav', "iso-8859-1''caf%E9.wav"],
-    ])('an RFC 5987 filename* (%s) goes on as that name in UTF-8', async (name, param) => {
-      const out = await reencoded(Buffer.from(`name="file"; filename*=${param}`));
-      expect(out.includes(Buffer.from(`filename="${name}"`, 'utf8'))).toBe(true);
+      // Regression: a part without a filename was decoded as UTF-8 text, so ff fe 00 80 went on as ef bf bd ef bf bd 00 ef bf bd.
+      ['binary, no filename', 'Content-Disposition: form-data; name="file"\r\nContent-Type: audio/wav', all],
+      ['binary, no filename, no content type', 'Content-Disposition: form-data; name="file"', all],
+      [
+        'text declaring charset=utf-8',
+        'Content-Disposition: form-data; name="prompt"\r\nContent-Type: text/plain; charset=utf-8',
+        Buffer.from('héllo 录音 €', 'utf8'),
+      ],
+      [
+        'text declaring charset=iso-8859-1',
+        'Content-Disposition: form-data; name="prompt"\r\nContent-Type: text/plain; charset=iso-8859-1',
+        Buffer.from([0x63, 0x61, 0x66, 0xe9]),
+      ],
+      [
+        'invalid UTF-8 declaring charset=utf-8',
+        'Content-Disposition: form-data; name="prompt"\r\ncontent-type:TEXT/plain;charset="UTF-8"',
+        Buffer.from([0xff, 0xc3, 0x28]),
+      ],
+      ['a field with other headers', 'Content-Disposition: form-data; name="x"\r\nContent-Transfer-Encoding: binary\r\nX-Extra:  kept', all],
+    ])('%s', async (_what, head, value) => {
+      const kept = part(head, value);
+      const out = await reencode(form(kept, part('Content-Disposition: form-data; name="after"', Buffer.from('tail'))));
+      expect(
+        out.equals(
+          Buffer.concat([
+            part('Content-Disposition: form-data; name="model"', Buffer.from('upstream')),
+            kept,
+            part('Content-Disposition: form-data; name="after"', Buffer.from('tail')),
+            Buffer.from('--b--\r\n'),
+          ]),
+        ),
+      ).toBe(true);
     });
 
-    it('a plain filename beside an RFC 5987 one keeps its bytes', async () => {
-      const plain = Buffer.from([0xff, 0xfe, 0x41, 0xc3]);
+    it('reads the model as UTF-8 text, and only it is replaced', async () => {
       const body = Buffer.concat([
-        raw(Buffer.from('name="a"; filename*=UTF-8\'\'caf%C3%A9.wav')).subarray(0, -'--b--\r\n'.length),
-        Buffer.from('--b\r\nContent-Disposition: form-data; name="b"; filename="'),
-        plain,
-        Buffer.from('"\r\n\r\nRIFF\r\n--b--\r\n'),
+        Buffer.from('preamble\r\n'),
+        part('Content-Disposition: form-data; name="model"', Buffer.from('modèle', 'utf8')),
+        part('Content-Disposition: form-data; name="file"; filename="a"', all),
+        Buffer.from('--b--\r\nepilogue'),
       ]);
-      const out = encodeMultipart(await parseMultipart(body, 'multipart/form-data; boundary=b'), 'upstream').body;
-      expect(out.includes(Buffer.from('name="a"; filename="café.wav"', 'utf8'))).toBe(true);
-      expect(out.includes(Buffer.concat([Buffer.from('name="b"; filename="'), plain, Buffer.from('"')]))).toBe(true);
+      const parsed = await parseMultipart(body, 'multipart/form-data; boundary=b');
+      expect(parsed.model).toBe('modèle');
+      const out = encodeMultipart(parsed, 'up').body;
+      expect(out.equals(Buffer.from(body.toString('latin1').replace(Buffer.from('modèle').toString('latin1'), 'up'), 'latin1'))).toBe(true);
     });
   });
 

@@ -1,28 +1,24 @@
 // multipart/form-data for the upload families (audio, image edits, videos): parsed once with busboy from the
-// buffered body, then re-encoded with the `model` field rewritten. File parts, part names and filenames are kept
-// as the exact bytes the client sent; only the envelope (boundary, part headers) is rebuilt.
-import { randomBytes } from 'node:crypto';
+// buffered body. A rewritten form is the client's body with only the `model` field's value replaced: every other
+// byte (part headers, values, whatever their charset or filename) reaches the upstream as the client sent it.
+import { createRequire } from 'node:module';
 import busboy from 'busboy';
 
-/**
- * `name` and `filename` are byte strings: one character per byte of the part header, as the client sent it
- * (Buffer latin1 encoding), so that a name that is not UTF-8 reaches the upstream unchanged. ASCII names (every
- * name the gateway itself looks at, such as `model`) read as usual.
- */
+/** `name` is a byte string: one character per byte of the part header, as the client sent it (Buffer latin1 encoding). */
 interface MultipartPart {
   readonly name: string;
-  /** Field text, or the file's bytes. */
+  /** Field text (decoded as busboy does: UTF-8 unless the part declares a charset), or the file's bytes. */
   readonly value: string | Buffer;
-  /** Present on file parts that carried a filename (a byte string, like `name`). */
-  readonly filename?: string;
-  /** Content type of the part as the client sent it (files; fields only when not text/plain). */
-  readonly contentType?: string;
 }
 
 export interface MultipartForm {
   readonly parts: readonly MultipartPart[];
   /** Value of the first `model` field, if any. */
   readonly model: string | undefined;
+  /** The body as received, and where each `model` field's value lies in it ([start, end) byte offsets). */
+  readonly body: Buffer;
+  readonly contentType: string;
+  readonly modelSpans: readonly (readonly [number, number])[];
 }
 
 export class MultipartError extends Error {}
@@ -39,50 +35,36 @@ export const MAX_PARTS = 1_000;
  */
 const SLICE_BYTES = 256 * 1024;
 
-/** Parses a complete multipart body. Sizes were already bounded by the body reader, so busboy's size limits are lifted. */
-export async function parseMultipart(body: Buffer, contentType: string): Promise<MultipartForm> {
-  // Header parameters are read as latin1, i.e. byte for byte: read as UTF-8, a filename that is not UTF-8 became
-  // U+FFFD and reached the upstream changed.
-  const form = await parseWith(body, contentType, 'latin1');
-  if (!form.parts.some((p) => p.filename !== undefined && !isAscii(p.filename)) || !mentionsExtendedFilename(body)) return form;
-  return withExtendedFilenames(form, await parseWith(body, contentType, 'utf8'));
-}
-
-/** Whether `filename*=` (any case) occurs anywhere in the body: a cheap necessary condition for an RFC 5987 filename. */
-function mentionsExtendedFilename(body: Buffer): boolean {
-  for (let at = body.indexOf('*='); at >= 0; at = body.indexOf('*=', at + 2)) {
-    if (at >= 8 && body.toString('latin1', at - 8, at).toLowerCase() === 'filename') return true;
-  }
-  return false;
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the class is everything outside 0x00-0x7f; NUL is its lower bound, not a match.
-const NON_ASCII = /[^\x00-\x7f]/;
-const isAscii = (s: string) => !NON_ASCII.test(s);
+// busboy's own content-type parser, so that the boundary found here is the one busboy splits on.
+const { parseContentType } = createRequire(import.meta.url)('busboy/lib/utils.js') as {
+  parseContentType(s: string): { params: Record<string, string> } | undefined;
+};
 
 /**
- * busboy prefers an RFC 5987 `filename*=charset''…` (which RFC 7578 forbids in forms, but old clients send) and
- * decodes it with its own charset, so that filename is text, not bytes: it goes on as UTF-8. It is told apart by
- * parsing again with UTF-8 as the default: a plain parameter with a non-ASCII byte reads differently as latin1
- * and as UTF-8, an extended one the same. Only forms with a non-ASCII filename and `filename*` somewhere pay this.
+ * Where each delimiter (`\r\n--boundary`) ends in the body, found as busboy finds them: it searches the body
+ * with a CRLF put in front, so a body may also open with `--boundary`.
  */
-function withExtendedFilenames(latin1: MultipartForm, utf8: MultipartForm): MultipartForm {
-  const parts = latin1.parts.map((p, i) => {
-    const other = utf8.parts[i];
-    if (p.filename === undefined || isAscii(p.filename) || other?.filename !== p.filename) return p;
-    return { ...p, filename: Buffer.from(p.filename, 'utf8').toString('latin1') };
-  });
-  return { parts, model: latin1.model };
+function delimiterEnds(body: Buffer, boundary: string): number[] {
+  const needle = Buffer.from(`\r\n--${boundary}`); // UTF-8, as busboy's streamsearch makes it
+  const ends: number[] = [];
+  let at = 0;
+  if (body.subarray(0, needle.length - 2).equals(needle.subarray(2))) ends.push((at = needle.length - 2));
+  for (let i = body.indexOf(needle, at); i >= 0; i = body.indexOf(needle, i + needle.length)) ends.push(i + needle.length);
+  return ends;
 }
 
-function parseWith(body: Buffer, contentType: string, paramCharset: 'latin1' | 'utf8'): Promise<MultipartForm> {
+/** Parses a complete multipart body. Sizes were already bounded by the body reader, so busboy's size limits are lifted. */
+export function parseMultipart(body: Buffer, contentType: string): Promise<MultipartForm> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
+    const boundary = parseContentType(contentType)?.params['boundary'];
     try {
+      if (boundary === undefined) throw new Error('no boundary');
       bb = busboy({
         headers: { 'content-type': contentType },
         preservePath: true,
-        defParamCharset: paramCharset,
+        // Names are read byte for byte; only `model` is looked at, and it is ASCII.
+        defParamCharset: 'latin1',
         // busboy signals partsLimit as the limit-th part completes, so the limit is one above the parts allowed.
         limits: { fieldSize: body.length, fileSize: body.length, parts: MAX_PARTS + 1 },
       });
@@ -90,28 +72,50 @@ function parseWith(body: Buffer, contentType: string, paramCharset: 'latin1' | '
       reject(new MultipartError('no valid boundary in the content type'));
       return;
     }
+    // The body is fed one part at a time (from just after a delimiter to the end of the next one), each write
+    // awaited, so every part busboy reports belongs to the piece being fed: that is how its bytes are found.
+    const ends = delimiterEnds(body, boundary);
+    let piece = 0;
+    let pieceHasPart = false;
     const parts: MultipartPart[] = [];
+    const modelSpans: [number, number][] = [];
     let model: string | undefined;
     let pending = 0;
     let closed = false;
     let settled = false;
+    let wake: (() => void) | undefined;
     const done = () => {
       if (settled || !closed || pending > 0) return;
       settled = true;
-      resolve({ parts, model });
+      resolve({ parts, model, body, contentType, modelSpans });
     };
     // Every failure path ends here once. A truncated body errors the open file stream as well as busboy, and
     // an 'error' event without a listener would crash the process.
     const fail = (message: string) => {
       if (settled) return;
       settled = true;
+      wake?.();
       reject(new MultipartError(message));
     };
-    bb.on('field', (name, value, info) => {
-      if (name === 'model' && model === undefined) model = value;
-      parts.push(info.mimeType && info.mimeType !== 'text/plain' ? { name, value, contentType: info.mimeType } : { name, value });
+    // Where the part being fed starts; undefined (and the form refused) if busboy's parts and ours disagree.
+    const partStart = (): number | undefined => {
+      if (piece === 0 || pieceHasPart) return undefined;
+      pieceHasPart = true;
+      return ends[piece - 1];
+    };
+    bb.on('field', (name, value) => {
+      const start = partStart();
+      const end = ends[piece];
+      if (start === undefined || end === undefined) return fail('malformed body');
+      if (name === 'model') {
+        model ??= value;
+        const head = body.indexOf('\r\n\r\n', start + 2) + 4;
+        modelSpans.push([head, end - Buffer.byteLength(`\r\n--${boundary}`)]);
+      }
+      parts.push({ name, value });
     });
-    bb.on('file', (name, stream, info) => {
+    bb.on('file', (name, stream) => {
+      if (partStart() === undefined) return fail('malformed body');
       const index = parts.length;
       parts.push({ name, value: Buffer.alloc(0) }); // placeholder keeps the client's part order
       pending++;
@@ -119,12 +123,7 @@ function parseWith(body: Buffer, contentType: string, paramCharset: 'latin1' | '
       stream.on('error', () => fail('malformed or truncated body'));
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        parts[index] = {
-          name,
-          value: joinChunks(chunks),
-          ...(info.filename !== undefined ? { filename: info.filename } : {}),
-          contentType: info.mimeType,
-        };
+        parts[index] = { name, value: joinChunks(chunks) };
         pending--;
         done();
       });
@@ -135,10 +134,19 @@ function parseWith(body: Buffer, contentType: string, paramCharset: 'latin1' | '
       closed = true;
       done();
     });
+    const write = (chunk: Buffer) =>
+      new Promise<void>((r) => {
+        wake = r;
+        bb.write(chunk, () => r());
+      });
     void (async () => {
-      for (let at = 0; at < body.length && !settled; at += SLICE_BYTES) {
-        bb.write(body.subarray(at, at + SLICE_BYTES));
-        await new Promise((r) => setImmediate(r));
+      for (let from = 0; piece <= ends.length && !settled; piece++, pieceHasPart = false) {
+        const to = ends[piece] ?? body.length;
+        for (let at = from; at < to && !settled; at += SLICE_BYTES) {
+          await write(body.subarray(at, Math.min(at + SLICE_BYTES, to)));
+          await new Promise((r) => setImmediate(r));
+        }
+        from = to;
       }
       // After a failure the rest is not worth parsing.
       if (settled) bb.destroy();
@@ -163,32 +171,19 @@ function joinChunks(chunks: Buffer[]): Buffer {
   return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
-/** WHATWG form-data escaping of names in part headers. */
-function escapeName(s: string): string {
-  return s.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
 export interface EncodedMultipart {
   readonly body: Buffer;
   readonly contentType: string;
 }
 
-/** Re-encodes the form; `model` replaces the value of every `model` field. Names and filenames go out as the bytes they hold. */
+/** The client's body with `model` as the value of every `model` field; everything else is the client's bytes. */
 export function encodeMultipart(form: MultipartForm, model: string): EncodedMultipart {
-  const boundary = `----model-gateway-${randomBytes(12).toString('hex')}`;
   const chunks: Buffer[] = [];
-  for (const part of form.parts) {
-    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(part.name)}"`;
-    if (part.filename !== undefined) head += `; filename="${escapeName(part.filename)}"`;
-    head += '\r\n';
-    if (part.contentType) head += `Content-Type: ${part.contentType}\r\n`;
-    head += '\r\n';
-    chunks.push(Buffer.from(head, 'latin1'));
-    const value = part.name === 'model' && typeof part.value === 'string' ? model : part.value;
-    chunks.push(typeof value === 'string' ? Buffer.from(value, 'utf8') : value, CRLF);
+  let at = 0;
+  for (const [start, end] of form.modelSpans) {
+    chunks.push(form.body.subarray(at, start), Buffer.from(model, 'utf8'));
+    at = end;
   }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`, 'utf8'));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+  chunks.push(form.body.subarray(at));
+  return { body: Buffer.concat(chunks), contentType: form.contentType };
 }
-
-const CRLF = Buffer.from('\r\n');
