@@ -1,5 +1,6 @@
 // Value parsers for `serve` flags and their environment variables. Each returns the typed value or throws a
 // message that completes "<flag> …" (e.g. "must be an integer from 0 to 65535 (got "x")"). Pure.
+import { parseDuration } from '../compile/duration.js';
 
 export function nonEmpty(t: string): string {
   if (t.trim() === '') throw new Error('must not be empty');
@@ -28,16 +29,10 @@ export function parseBoolean(t: string): boolean {
   throw new Error(`must be true or false (got "${t}")`);
 }
 
-const DURATION_UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
 /** Go-style durations, fractions included as Go takes them (1.5s, 2.5m); a bare number is seconds. */
 export function parseDrain(t: string): number {
   const v = t.trim();
-  const ms = /^\d+(\.\d+)?$/.test(v)
-    ? Math.round(Number(v) * 1000)
-    : /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(v)
-      ? Math.round([...v.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)].reduce((sum, m) => sum + Number(m[1]) * DURATION_UNIT_MS[m[2]!]!, 0))
-      : NaN;
+  const ms = /^\d+(\.\d+)?$/.test(v) ? Math.round(Number(v) * 1000) : /^(\d+(\.\d+)?(ms|s|m|h))+$/.test(v) ? Math.round(parseDuration(v)) : NaN;
   if (!Number.isFinite(ms) || ms > 3_600_000) throw new Error(`must be a duration such as 25s, 1m30s or 500ms, at most 1h (got "${t}")`);
   return ms;
 }
