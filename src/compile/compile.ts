@@ -80,14 +80,14 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
 
   for (const sourced of objects) {
     const o = sourced.object;
+    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
+    const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
     if (o.kind === 'Secret' && o.apiVersion === 'v1') {
       const secret = validateCached(SecretSchema, o);
       if (!(secret instanceof Invalid)) secrets.set(nsName(secret.metadata.namespace, secret.metadata.name), secret);
       else {
         // Only a file can hold one (the API server refuses what kubectl apply would): it says what is wrong, and the
         // objects referencing it say it is invalid, and why, rather than missing.
-        const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
-        const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
         const why = describeIssues(secret.error, sourced.source?.lineOf);
         invalidSecrets.set(nsName(namespace, name), why);
         const base = { ref: objectRef('Secret', namespace, name), kind: 'Secret', namespace, name, generation: undefined, source: sourced.source };
@@ -95,8 +95,6 @@ export function compile(objects: readonly SourcedObject[], options: CompileOptio
       }
       continue;
     }
-    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '(unnamed)';
-    const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : DEFAULT_NAMESPACE;
     if (typeof o.kind !== 'string' || !(KINDS as readonly string[]).includes(o.kind)) {
       // Other APIs' objects (Deployments in the same repo) are none of our business, but a misspelt kind in our
       // group would otherwise vanish without a trace.

@@ -36,7 +36,7 @@ export interface CompiledBackend {
   readonly model: string;
   /**
    * The anthropic-beta flags this backend receives (spec.backends[].anthropicBetas.allow); undefined: the API's
-   * default (all, but none to Bedrock's InvokeModel: features/messages/beta-policy.ts).
+   * default (all, but none to Bedrock's InvokeModel: features/messages/backends/anthropic-betas.ts).
    */
   readonly anthropicBetas?: ReadonlySet<string>;
   readonly priority: number;
