@@ -1,6 +1,7 @@
 // A whole Messages answer as the events of a Messages stream, for a chat backend that answered a stream request
 // with a whole completion: a client that asked for a stream parses only events (the SDKs fail on a JSON body with
 // "request ended without sending any chunks"). Each block is one start, one delta with all of it, one stop. Pure.
+import { sseEvent as sse } from './answer-parts.js';
 import type { MessagesAnswer } from './chat-to-messages.js';
 
 /** The `event: <type>\ndata: <json>\n\n` text of the stream that carries `answer`. */
@@ -19,8 +20,4 @@ export function answerEvents(answer: MessagesAnswer): string {
   });
   out += sse('message_delta', { type: 'message_delta', delta: { stop_reason, stop_sequence }, usage });
   return out + sse('message_stop', { type: 'message_stop' });
-}
-
-function sse(type: string, data: unknown): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }

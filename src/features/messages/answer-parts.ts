@@ -1,5 +1,5 @@
 // What a chat completions answer and its stream share on the way to the Messages shape: the stop reason, the
-// usage, the message id and tool input. Pure.
+// usage, the message id, tool input and the text of an event. Pure.
 import type { Usage } from '../../model/usage.js';
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
@@ -108,4 +108,9 @@ function detail(details: unknown, key: string): unknown {
 
 function count(v: unknown): number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0;
+}
+
+/** One event of a Messages stream as its text: `event: <type>`, then its data as JSON. */
+export function sseEvent(type: string, data: unknown): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -9,7 +9,7 @@
 import type { Usage } from '../../model/usage.js';
 import { type AnthropicErrorBody, type AnthropicErrorType, anthropicError, errorTypeForStatus } from '../../model/anthropic-errors.js';
 import { upstreamMessage } from './anthropic-errors.js';
-import { anthropicUsage, badToolInputMessage, chatUsage, messageId, stopReason, toolInput, toolUseId } from './answer-parts.js';
+import { anthropicUsage, badToolInputMessage, chatUsage, messageId, sseEvent as sse, stopReason, toolInput, toolUseId } from './answer-parts.js';
 import type { AnswerContext } from './chat-to-messages.js';
 
 interface ToolCall {
@@ -201,8 +201,4 @@ function midStreamErrorType(error: unknown): AnthropicErrorType {
   if (/invalid_request/.test(kind)) return 'invalid_request_error';
   if (/overloaded/.test(kind)) return 'overloaded_error';
   return 'api_error';
-}
-
-function sse(type: string, data: unknown): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }

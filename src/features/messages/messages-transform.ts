@@ -13,6 +13,7 @@ import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, Outgo
 import { type AnthropicErrorType, anthropicError } from '../../model/anthropic-errors.js';
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import { sseEvent } from './answer-parts.js';
 import { betaAllowList, betaHeaderEdits } from './backends/anthropic-betas.js';
 import { type ClaudeCloud, claudeCloudOf } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
@@ -189,7 +190,7 @@ const ANTHROPIC_TYPES: ReadonlySet<string> = new Set<AnthropicErrorType>([
 
 /** Anthropic's `event: error` for an error the gateway tells inside a stream (its own, or an upstream's retold). */
 function anthropicErrorEvent(e: SseError): string {
-  return `event: error\ndata: ${JSON.stringify(anthropicError(errorType(e), e.message))}\n\n`;
+  return sseEvent('error', anthropicError(errorType(e), e.message));
 }
 
 /** An upstream's Anthropic type is kept; the gateway's and OpenAI's kinds are mapped to the nearest one. */
