@@ -22,6 +22,7 @@ import type { UsageOptions } from '../../src/features/usage/usage-transform.js';
 import type { Tracing } from '../../src/features/tracing/tracing.js';
 import { Identities } from '../../src/dataplane/upstream/identity/identities.js';
 import type { TokenCacheOptions } from '../../src/dataplane/upstream/identity/token-cache.js';
+import { waitUntil } from '../support/wait.js';
 
 export interface TestGateway {
   readonly origin: string;
@@ -36,6 +37,8 @@ export interface TestGateway {
   readonly logs: Record<string, unknown>[];
   /** Raw log text, to search for things that must never appear. */
   logText(): string;
+  /** The access line (usage record) of the request with this id, once written. */
+  record(reqId: string | null, timeoutMs?: number): Promise<Record<string, unknown>>;
   client(apiKey?: string): OpenAI;
   /** Recompiles the table from new manifests (a hot reload). */
   load(yaml: string): void;
@@ -114,7 +117,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
   const server: Server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const gateway: TestGateway = {
     origin,
     baseURL: `${origin}/v1`,
     tables,
@@ -129,6 +132,8 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
         .map((l) => JSON.parse(l) as Record<string, unknown>);
     },
     logText: () => lines.join(''),
+    record: (reqId, timeoutMs = 5_000) =>
+      waitUntil(() => gateway.logs.find((l) => l['msg'] === 'request' && l['reqId'] === reqId), timeoutMs, `the usage record of ${reqId}`),
     client: (apiKey = ALICE_KEY) => new OpenAI({ apiKey, baseURL: `${origin}/v1`, maxRetries: 0, timeout: 10_000 }),
     load,
     connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
@@ -138,6 +143,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
       await closeApp(app);
     },
   };
+  return gateway;
 }
 
 /** The standard test configuration: one route per family (one with a "/" in its id), a group, and tokens. */

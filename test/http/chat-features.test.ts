@@ -1,37 +1,30 @@
 // Chat completions features through the official node SDK, against an upstream that writes OpenAI's chunks
 // (`"usage": null` on each when asked for usage, an `obfuscation` member, several choices): the client gets the
 // chunks it asked for, its helpers assemble them, and the usage is recorded once.
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOnLoopback } from '../fakes/loopback.js';
-import { waitUntil } from '../support/wait.js';
+import { type RecordingServer, startRecordingServer } from '../fakes/recording-json-server.js';
 import { standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 
 type Body = Record<string, unknown> & { model: string; stream_options?: { include_usage?: boolean } };
 
 let gw: TestGateway;
-let closeUpstream: () => Promise<void>;
+let upstream: RecordingServer;
 let answer: (res: ServerResponse, body: Body) => void;
-const seen: Body[] = [];
 
 beforeAll(async () => {
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as Body;
-    seen.push(body);
-    answer(res, body);
-  });
-  const upstream = await listenOnLoopback(server);
-  closeUpstream = upstream.close;
-  gw = await startGateway(standardManifests(`${upstream.origin}/v1`));
+  upstream = await startRecordingServer((_req, res, seen) => answer(res, seen.body as Body));
+  gw = await startGateway(standardManifests(upstream.baseURL));
 });
 afterAll(async () => {
   await gw?.close();
-  await closeUpstream?.();
+  await upstream?.close();
 });
 
-const record = (id: string | null) => waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['reqId'] === id), 5_000, `the usage record of ${id}`);
+/** The body of the last request the upstream got. */
+const lastSeen = () => upstream.requests.at(-1)?.body;
+
+const record = (id: string | null) => gw.record(id);
 const user = [{ role: 'user' as const, content: 'hi' }];
 
 /** OpenAI's stream: one chunk per `choices` given, then (when asked) the usage-only chunk, then [DONE]. */
@@ -71,7 +64,7 @@ describe('chat completions through the node SDK', () => {
       .withResponse();
     const chunks = [];
     for await (const c of stream) chunks.push(c);
-    expect(seen.at(-1)?.stream_options).toEqual({ include_obfuscation: false, include_usage: true });
+    expect(lastSeen()?.['stream_options']).toEqual({ include_obfuscation: false, include_usage: true });
     expect(chunks.map((c) => c.choices[0]?.index)).toEqual([0, 0, 1, 1, 2, 2]);
     expect(chunks.filter((c) => 'usage' in c)).toEqual([]);
     expect(await record(response.headers.get('x-request-id'))).toMatchObject({ inputTokens: 5, outputTokens: 6, estimated: false });
@@ -169,6 +162,6 @@ describe('chat completions through the node SDK', () => {
       [null, 'I cannot'],
     ]);
     expect(r.service_tier).toBe('flex');
-    expect(seen.at(-1)).toMatchObject({ response_format: { type: 'json_schema' }, service_tier: 'flex' });
+    expect(lastSeen()).toMatchObject({ response_format: { type: 'json_schema' }, service_tier: 'flex' });
   });
 });

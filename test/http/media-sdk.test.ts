@@ -7,7 +7,6 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOnLoopback } from '../fakes/loopback.js';
 import { ALICE_KEY, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { waitUntil } from '../support/wait.js';
 
 type Answer = (res: ServerResponse, body: Buffer) => void;
 interface Seen {
@@ -38,7 +37,7 @@ afterAll(async () => {
   await closeUpstream?.();
 });
 
-const record = (id: string | null) => waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['reqId'] === id), 5_000, `the usage record of ${id}`);
+const record = (id: string | null) => gw.record(id);
 
 const formOf = (r: Seen) => new Response(new Uint8Array(r.body), { headers: { 'content-type': String(r.headers['content-type']) } }).formData();
 

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnthropicTurn, type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { ALICE_KEY, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { waitUntil } from '../support/wait.js';
 
 /** Anthropic's answer: 20 uncached, 100 read from the cache, 3,000 written (1,000 for 5 minutes, 2,000 for an hour). */
 const turn: AnthropicTurn = {
@@ -90,9 +89,7 @@ afterAll(async () => {
 const claude = () => new Anthropic({ apiKey: ALICE_KEY, baseURL: gw.origin, maxRetries: 0, timeout: 10_000 });
 const ask = { max_tokens: 100, messages: [{ role: 'user' as const, content: 'hello' }] };
 
-function record(reqId: string | null): Promise<Record<string, unknown>> {
-  return waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['reqId'] === reqId), 5_000, `the record of ${reqId}`);
-}
+const record = (reqId: string | null) => gw.record(reqId);
 
 describe('the cost of a Messages request', () => {
   it('native: 1-hour cache writes at cacheWrite1hPerMTok, 5-minute ones at cacheWritePerMTok, plain and streamed', async () => {

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUsageUpstream, type UsageUpstream } from '../fakes/usage-upstream.js';
 import { standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { waitUntil } from '../support/wait.js';
 
 let upstream: UsageUpstream;
 let gw: TestGateway;
@@ -24,7 +23,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const record = (reqId: string) => waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['reqId'] === reqId), 10_000, `the record of ${reqId}`);
+const record = (reqId: string) => gw.record(reqId, 10_000);
 
 /** Micro-units of tokens at prices per million, rounded half up once. */
 const cost = (reqId: string, input: number, output: number) => {

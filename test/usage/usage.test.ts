@@ -25,10 +25,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-/** The usage record of the request with this id, once written. */
-function record(reqId: string): Promise<Record<string, unknown>> {
-  return waitUntil(() => gw.logs.find((l) => l['msg'] === 'request' && l['reqId'] === reqId), 5_000, `the usage record of ${reqId}`);
-}
+const record = (reqId: string | null) => gw.record(reqId);
 
 /** What the record says was used, in the upstream's terms. */
 const counts = (r: Record<string, unknown>) => ({
