@@ -67,12 +67,11 @@ export function upstreamCaller(deps: ForwardDeps & CallTransforms): CallUpstream
   };
 }
 
-/** Every transform that has a say on failover must admit the backend; undefined when none has. */
+/** Every transform that has a say on failover must admit the backend; undefined when none has (nothing allocated). */
 function failoverAdmits(transforms: readonly ExchangeTransform[]): ((backend: CompiledBackend) => Promise<boolean>) | undefined {
-  const asked = transforms.filter((t) => t.admitsFailover);
-  if (asked.length === 0) return undefined;
+  if (!transforms.some((t) => t.admitsFailover)) return undefined;
   return async (backend) => {
-    for (const t of asked) if (!(await t.admitsFailover!(backend))) return false;
+    for (const t of transforms) if (t.admitsFailover && !(await t.admitsFailover(backend))) return false;
     return true;
   };
 }

@@ -133,21 +133,24 @@ async function prepare(
   // The backends' admissions by name: the one that answered (tried last) is charged the usage, the others nothing.
   const backends: { name: string; admission: Admission }[] = backend ? [{ name: plan.backends[0]!.name, admission: backend }] : [];
   const first = plan.backends[0];
-  t.admitsFailover = async (b) => {
-    const backendRules = b === first ? [] : consumes ? b.limits : b.limits.filter(countsRequests);
-    if (backendRules.length === 0) return true;
-    const r = await tryAdmit(limits, backendRules, tokens).catch(() => undefined); // fail closed: not this backend
-    if (!(r instanceof Admission)) {
-      if (r) limits.refusals.inc({ scope: 'backend', limit: r.rule.field });
-      return false;
-    }
-    if (x.closed) {
-      limiter.cancel(r); // the client left meanwhile: settled and released already
-      return false;
-    }
-    backends.push({ name: b.name, admission: r });
-    return true;
-  };
+  // A fallback with limits of its own is admitted on them when a failover reaches it; without one, nothing to ask.
+  if (plan.backends.some((b) => b !== first && hasLimits(b)))
+    t.admitsFailover = async (b) => {
+      const backendRules = b === first ? [] : consumes ? b.limits : b.limits.filter(countsRequests);
+      if (backendRules.length === 0) return true;
+      const r = await tryAdmit(limits, backendRules, tokens).catch(() => undefined); // fail closed: not this backend
+      if (!(r instanceof Admission)) {
+        if (r) limits.refusals.inc({ scope: 'backend', limit: r.rule.field });
+        return false;
+      }
+      if (x.closed) {
+        limiter.cancel(r); // the client left meanwhile: settled and released already
+        return false;
+      }
+      backends.push({ name: b.name, admission: r });
+      return true;
+    };
+  if (!client && backends.length === 0 && !t.admitsFailover) return;
   x.onSettled((u: Usage | undefined) => {
     if (!u) return; // a call nothing measured (a follow-up that reads) keeps what it reserved: none
     const used = u.inputTokens + u.outputTokens;
