@@ -7,7 +7,9 @@ import { type RecordingServer, startRecordingServer } from './recording-json-ser
 type ScriptedItem =
   | { type: 'message'; text: string }
   | { type: 'custom_tool_call'; name: string; callId: string; input: string }
-  | { type: 'function_call'; name: string; callId: string; arguments: string };
+  | { type: 'function_call'; name: string; callId: string; arguments: string }
+  // A reasoning item as OpenAI streams it when asked for `include: ["reasoning.encrypted_content"]` (store: false).
+  | { type: 'reasoning'; summary: string; encryptedContent: string };
 
 interface ResponsesUsage {
   inputTokens: number;
@@ -19,6 +21,10 @@ interface ResponsesUsage {
 export interface ScriptedTurn {
   output: ScriptedItem[];
   usage: ResponsesUsage;
+  /** Answer this turn with an error status instead (OpenAI's error body), e.g. a 429 with retry-after. */
+  refuse?: { status: number; retryAfter?: string; code: string; message: string };
+  /** After the output items, end the stream with response.failed carrying this error (no response.completed). */
+  failWith?: { code: string; message: string };
 }
 
 export type ScriptedResponsesUpstream = RecordingServer;
@@ -31,6 +37,11 @@ export function startScriptedResponsesUpstream(turns: ScriptedTurn[]): Promise<S
       return void res.end(
         JSON.stringify({ error: { message: `no scripted answer for ${req.method} ${req.url} (request ${requests.length})`, type: 'invalid_request_error' } }),
       );
+    }
+    if (turn.refuse) {
+      const { status, retryAfter, code, message } = turn.refuse;
+      res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
+      return void res.end(JSON.stringify({ error: { message, type: code === 'rate_limit_exceeded' ? 'requests' : 'server_error', param: null, code } }));
     }
     play(res, `resp_${requests.length}`, String(body['model']), turn);
   });
@@ -45,6 +56,8 @@ function itemOf(s: ScriptedItem, i: number): Record<string, unknown> {
       return { type: 'custom_tool_call', id: `ctc_${i}`, status: 'completed', call_id: s.callId, name: s.name, input: s.input };
     case 'function_call':
       return { type: 'function_call', id: `fc_${i}`, status: 'completed', call_id: s.callId, name: s.name, arguments: s.arguments };
+    case 'reasoning':
+      return { type: 'reasoning', id: `rs_${i}`, summary: [{ type: 'summary_text', text: s.summary }], encrypted_content: s.encryptedContent };
   }
 }
 
@@ -77,10 +90,22 @@ function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn
         event('response.function_call_arguments.delta', { ...at, delta: s.arguments });
         event('response.function_call_arguments.done', { ...at, arguments: s.arguments });
         break;
+      case 'reasoning':
+        event('response.output_item.added', { output_index: i, item: { type: 'reasoning', id: item['id'], summary: [] } });
+        event('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: { type: 'summary_text', text: '' } });
+        event('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: s.summary });
+        event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: s.summary });
+        event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: s.summary } });
+        break;
     }
     event('response.output_item.done', { output_index: i, item });
     return item;
   });
+  if (turn.failWith) {
+    const error = turn.failWith;
+    event('response.failed', { response: { ...response, status: 'failed', output, error, usage: null } });
+    return void res.end();
+  }
   const u = turn.usage;
   const usage = {
     input_tokens: u.inputTokens,
