@@ -12,6 +12,8 @@ const CLAUDE = fileURLToPath(import.meta.resolve('@anthropic-ai/claude-code/bin/
 export interface ClaudeCodeRun extends AgentRun {
   /** The parsed `--output-format json` result (`result`, `usage`, `is_error`, …); undefined if stdout was not JSON. */
   readonly output: Record<string, any> | undefined;
+  /** With `streamJson`, every message Claude Code printed (one JSON object a line), in order; else empty. */
+  readonly messages: Record<string, any>[];
   /** Where Claude Code worked. */
   readonly workdir: string;
 }
@@ -28,6 +30,8 @@ export interface ClaudeCodeOptions {
   model?: string;
   prompt: string;
   timeoutMs?: number;
+  /** `--output-format stream-json --verbose`: a message a line; `output` is then the final `result` message. */
+  streamJson?: boolean;
 }
 
 /** The workdir runClaudeCode uses for `dir`, known before the run (a scripted Write needs an absolute path). */
@@ -38,7 +42,12 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
   const workdir = claudeWorkdir(options.dir);
   mkdirSync(home);
   mkdirSync(workdir);
-  const args = ['-p', options.prompt, '--output-format', 'json', '--dangerously-skip-permissions'];
+  const args = [
+    '-p',
+    options.prompt,
+    '--dangerously-skip-permissions',
+    ...(options.streamJson ? ['--output-format', 'stream-json', '--verbose'] : ['--output-format', 'json']),
+  ];
   if (options.model) args.push('--model', options.model);
   const run = await runAgent(CLAUDE, args, {
     cwd: workdir,
@@ -51,11 +60,17 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
     },
     timeoutMs: options.timeoutMs ?? 120_000,
   });
-  let output: Record<string, any> | undefined;
-  try {
-    output = JSON.parse(run.stdout) as Record<string, any>;
-  } catch {
-    output = undefined;
-  }
-  return { ...run, output, workdir };
+  const parse = (text: string) => {
+    try {
+      return JSON.parse(text) as Record<string, any>;
+    } catch {
+      return undefined;
+    }
+  };
+  if (!options.streamJson) return { ...run, output: parse(run.stdout), messages: [], workdir };
+  const messages = run.stdout
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => parse(line) ?? { unparsed: line });
+  return { ...run, output: messages.findLast((m) => m['type'] === 'result'), messages, workdir };
 }
