@@ -3,7 +3,7 @@
 // client's retry of a step gets the same answer). Streams are OpenAI's: role chunk, content deltas, each tool call's
 // arguments in two pieces, the finish chunk, then (when asked with stream_options.include_usage) the usage chunk and
 // [DONE]. A turn marked `cut` stops after its first delta and drops the connection. Every request is recorded, and
-// what each reported, by the x-request-id the gateway sent.
+// what each reported, by the x-request-id the gateway sent. POST /v1/embeddings answers a vector per input, 3 tokens each.
 import type { ServerResponse } from 'node:http';
 import { type RecordingServer, startRecordingServer } from './recording-json-server.js';
 
@@ -28,6 +28,7 @@ export type ScriptedChatUpstream = RecordingServer;
 
 export function startScriptedChatUpstream(turns: ChatTurn[]): Promise<ScriptedChatUpstream> {
   return startRecordingServer((req, res, { body }) => {
+    if (req.method === 'POST' && req.url === '/v1/embeddings') return embeddings(res, body);
     const step = Array.isArray(body['messages']) ? (body['messages'] as { role: string }[]).filter((m) => m.role === 'assistant').length : 0;
     const turn = req.method === 'POST' && req.url === '/v1/chat/completions' ? turns[step] : undefined;
     if (!turn)
@@ -47,6 +48,12 @@ export function startScriptedChatUpstream(turns: ChatTurn[]): Promise<ScriptedCh
       usage: usageObject(turn.usage),
     });
   });
+}
+
+function embeddings(res: ServerResponse, body: Record<string, any>): void {
+  const inputs: unknown[] = Array.isArray(body['input']) ? body['input'] : [body['input']];
+  const data = inputs.map((_, index) => ({ object: 'embedding', index, embedding: [index / 10, 0.5, 1] }));
+  sendJson(res, 200, { object: 'list', data, model: body['model'], usage: { prompt_tokens: 3 * inputs.length, total_tokens: 3 * inputs.length } });
 }
 
 function usageObject(u: ChatUsage): Record<string, unknown> {

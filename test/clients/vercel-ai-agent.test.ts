@@ -1,0 +1,121 @@
+// The Vercel AI SDK as an agent framework uses it, against the gateway on loopback fakes: streamText with a tool over
+// several steps (stopWhen), generateObject (a json_schema response format), embedMany split into batches. (A stream the caller aborts is the same closed
+// connection to the gateway as the openai SDK's: test/http/streaming.test.ts and test/usage pin what it frees and records.)
+import { createOpenAI } from '@ai-sdk/openai';
+import { embedMany, generateObject, stepCountIs, streamText, tool } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { chatTurns } from '../messages/weather-conversation.js';
+
+const KEY = 'sk-vercel-agent-client-0123456789';
+const CITY = { city: 'Paris', temperatureC: 21, conditions: ['sunny', 'breezy'] };
+const usage = (prompt_tokens: number, completion_tokens: number) => ({ prompt_tokens, completion_tokens, cached_tokens: 0 });
+
+const SCRIPTS: Record<string, ChatTurn[]> = {
+  tools: chatTurns,
+  object: [{ text: JSON.stringify(CITY), finish: 'stop', usage: usage(80, 20) }],
+};
+
+const upstreams: Record<string, ScriptedChatUpstream> = {};
+let gw: TestGateway;
+
+const route = (name: string, baseURL: string, endpoints: string) => `---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: ${name}}
+spec:
+  model: ${name}
+  endpoints: [${endpoints}]
+  backends:
+  - {name: up, baseURL: "${baseURL}", model: upstream-${name}}
+`;
+
+beforeAll(async () => {
+  for (const [name, turns] of Object.entries(SCRIPTS)) upstreams[name] = await startScriptedChatUpstream(turns);
+  const routes = Object.keys(SCRIPTS).map((name) => route(name, upstreams[name]!.baseURL, 'chat.completions, embeddings, messages'));
+  gw = await startGateway(
+    `
+apiVersion: v1
+kind: Secret
+metadata: {name: client}
+stringData: {token: ${KEY}}
+${routes.join('')}---
+apiVersion: modelgateway.io/v1alpha1
+kind: Group
+metadata: {name: agents}
+spec: {models: ["*"]}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: agent}
+spec: {group: agents, secretRef: {name: client, key: token}}
+`,
+  );
+}, 30_000);
+
+afterAll(async () => {
+  await gw?.close();
+  await Promise.all(Object.values(upstreams).map((u) => u.close()));
+});
+
+const openai = () => createOpenAI({ apiKey: KEY, baseURL: `${gw.origin}/v1` });
+const accessLine = (upstream: ScriptedChatUpstream, i: number) => gw.record(String(upstream.requests[i]!.headers['x-request-id']));
+
+describe('the Vercel AI SDK as an agent through the gateway', () => {
+  it('streamText with a tool over two steps (stopWhen): the tool ran on the streamed call, the answer and both steps’ usage arrived', async () => {
+    const calls: unknown[] = [];
+    const errors: unknown[] = [];
+    const r = streamText({
+      model: openai().chat('tools'),
+      prompt: 'What is the weather in Paris?',
+      tools: {
+        get_weather: tool({
+          description: 'The weather in a city',
+          inputSchema: z.object({ city: z.string() }),
+          execute: async (input) => (calls.push(input), { forecast: 'sunny' }),
+        }),
+      },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+      onError: ({ error }) => void errors.push(error),
+    });
+    let text = '';
+    for await (const delta of r.textStream) text += delta;
+    expect(errors).toEqual([]);
+    expect(calls).toEqual([{ city: 'Paris' }]);
+    expect(text).toBe('Let me check.It is sunny in Paris.');
+    expect((await r.steps).map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
+    expect(await r.totalUsage).toMatchObject({ inputTokens: 350, outputTokens: 39 });
+    const second = upstreams['tools']!.requests[1]!.body['messages'] as Record<string, any>[];
+    expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_w1', content: expect.stringContaining('sunny') });
+    expect(await accessLine(upstreams['tools']!, 1)).toMatchObject({ status: 200, inputTokens: 190, outputTokens: 9, estimated: false });
+  });
+
+  it('generateObject on chat completions: the schema goes as a strict json_schema response format, the object parses', async () => {
+    const schema = z.object({ city: z.string(), temperatureC: z.number(), conditions: z.array(z.string()) });
+    const r = await generateObject({ model: openai().chat('object'), schema, prompt: 'Weather in Paris as JSON', maxRetries: 0 });
+    expect(r.object).toEqual(CITY);
+    const sent = upstreams['object']!.requests.at(-1)!.body;
+    expect(sent['response_format']).toMatchObject({
+      type: 'json_schema',
+      json_schema: { strict: true, schema: { type: 'object', required: expect.arrayContaining(['city']) } },
+    });
+  });
+
+  it('embedMany past the provider’s 2048 values a call: two batches, each recorded with its usage, the SDK sums them', async () => {
+    const values = Array.from({ length: 2100 }, (_, i) => `text ${i}`);
+    const r = await embedMany({ model: openai().embedding('object'), values, maxRetries: 0 });
+    expect(r.embeddings).toHaveLength(2100);
+    expect(r.embeddings[2049]).toEqual([0.1, 0.5, 1]);
+    expect(r.usage.tokens).toBe(3 * 2100);
+    const batches = upstreams['object']!.requests.filter((q) => q.path === '/v1/embeddings');
+    expect(batches.map((q) => q.body['input'].length)).toEqual([2048, 52]);
+    expect(await accessLine(upstreams['object']!, upstreams['object']!.requests.indexOf(batches[0]!))).toMatchObject({
+      family: 'embeddings',
+      inputTokens: 3 * 2048,
+      estimated: false,
+    });
+  });
+});
