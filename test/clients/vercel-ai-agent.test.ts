@@ -1,6 +1,8 @@
 // The Vercel AI SDK as an agent framework uses it, against the gateway on loopback fakes: streamText with a tool over
-// several steps (stopWhen), generateObject (a json_schema response format), embedMany split into batches. (A stream the caller aborts is the same closed
+// several steps (stopWhen), generateObject (a json_schema response format, and Anthropic's structured output through
+// a translated Messages route), embedMany split into batches. (A stream the caller aborts is the same closed
 // connection to the gateway as the openai SDK's: test/http/streaming.test.ts and test/usage pin what it frees and records.)
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { embedMany, generateObject, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +103,26 @@ describe('the Vercel AI SDK as an agent through the gateway', () => {
     expect(sent['response_format']).toMatchObject({
       type: 'json_schema',
       json_schema: { strict: true, schema: { type: 'object', required: expect.arrayContaining(['city']) } },
+    });
+  });
+
+  it("generateObject with Anthropic's structured output on a translated Messages route: the schema reaches the chat backend", async () => {
+    const anthropic = createAnthropic({ apiKey: KEY, baseURL: `${gw.origin}/v1` });
+    const schema = z.object({ city: z.string(), temperatureC: z.number(), conditions: z.array(z.string()) });
+    const before = upstreams['object']!.requests.length;
+    const r = await generateObject({
+      model: anthropic('object'),
+      schema,
+      prompt: 'Weather in Paris as JSON',
+      maxRetries: 0,
+      maxOutputTokens: 200,
+      providerOptions: { anthropic: { structuredOutputMode: 'outputFormat' } },
+    });
+    expect(r.object).toEqual(CITY);
+    const sent = upstreams['object']!.requests[before]!.body;
+    expect(sent['response_format']).toMatchObject({
+      type: 'json_schema',
+      json_schema: { schema: { type: 'object', required: expect.arrayContaining(['city']) } },
     });
   });
 

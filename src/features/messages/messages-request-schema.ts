@@ -1,7 +1,7 @@
 // The parts of an Anthropic Messages request the translation reads, as zod schemas: parsing both checks what
 // Anthropic itself would refuse (missing max_tokens, a bad role, no messages) and types what the translation
 // reads. Objects are loose: members we do not translate (cache_control, citations, thinking, context_management,
-// output_config…) pass validation and are dropped by the translation, not refused here.
+// output_config's effort…) pass validation and are dropped by the translation, not refused here.
 import { z } from 'zod';
 
 const text = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -57,6 +57,10 @@ const toolChoice = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('none') }),
 ]);
 
+// Structured outputs: the answer must be JSON matching the schema (`output_config.format`, or the beta's
+// top-level `output_format`). Anthropic knows no other format type.
+const outputFormat = z.looseObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) });
+
 export const messagesRequest = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.int().positive(),
@@ -69,6 +73,8 @@ export const messagesRequest = z.looseObject({
   top_p: z.number().optional(),
   metadata: z.looseObject({ user_id: z.string().nullish() }).optional(),
   stream: z.boolean().optional(),
+  output_config: z.looseObject({ format: outputFormat.nullish() }).nullish(),
+  output_format: outputFormat.nullish(),
 });
 
 export type MessagesRequest = z.infer<typeof messagesRequest>;

@@ -332,6 +332,18 @@ describe('messagesToChat: parameters', () => {
     });
   });
 
+  it('structured outputs (output_config.format, or the beta output_format) become a strict json_schema response_format; effort is dropped', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const expected = { type: 'json_schema', json_schema: { name: 'output', schema, strict: true } };
+    const ga = chat({ ...base, messages: [{ role: 'user', content: 'x' }], output_config: { effort: 'low', format: { type: 'json_schema', schema } } });
+    expect(ga).toEqual({ model: 'upstream-model', messages: [{ role: 'user', content: 'x' }], max_tokens: 1024, response_format: expected });
+    const beta = chat({ ...base, messages: [{ role: 'user', content: 'x' }], output_format: { type: 'json_schema', schema } });
+    expect(beta).toMatchObject({ response_format: expected });
+    expect(refusal({ ...base, messages: [{ role: 'user', content: 'x' }], output_config: { format: { type: 'xml' } } })).toMatch(
+      /^output_config\.format\.type: /,
+    );
+  });
+
   it("leaves out a user id longer than OpenAI's 64 characters (Claude Code's is)", () => {
     const user_id = `user_${'a'.repeat(64)}_account__session_0b1c`;
     expect(chat({ ...base, messages: [{ role: 'user', content: 'x' }], metadata: { user_id } })).not.toHaveProperty('user');

@@ -3,8 +3,10 @@
 // - thinking / redacted_thinking blocks: dropped (content-to-chat.ts says why);
 // - tools Anthropic defines and runs (a `type` such as bash_20250124 or web_search_20250305): refused, naming
 //   the tool — dropping one would let the model answer as if the client had not asked for it;
-// - top_k, thinking, context_management, output_config, cache_control, service_tier and any unknown member: dropped,
-//   since each only tunes how Anthropic serves the request and chat has no field that means the same.
+// - top_k, thinking, context_management, output_config's effort, cache_control, service_tier and any unknown member:
+//   dropped, since each only tunes how Anthropic serves the request and chat has no field that means the same;
+// - structured outputs (output_config.format, output_format): a strict json_schema response_format, since dropping
+//   the schema would let the model answer free text to a client that parses JSON.
 import type { z } from 'zod';
 import type { Translated } from '../../model/anthropic-errors.js';
 import { invalidRequest } from './anthropic-errors.js';
@@ -52,6 +54,8 @@ export function messagesToChat(body: unknown, upstreamModel: string): Translated
   if (req.stop_sequences && req.stop_sequences.length > 0) out.stop = req.stop_sequences;
   if (req.temperature !== undefined) out.temperature = req.temperature;
   if (req.top_p !== undefined) out.top_p = req.top_p;
+  const format = req.output_config?.format ?? req.output_format;
+  if (format) out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
   const user = req.metadata?.user_id;
   if (user && user.length <= MAX_USER_LENGTH) out.user = user;
   if (req.stream) {
