@@ -1,6 +1,7 @@
 // A fake OpenAI Responses API on 127.0.0.1 that plays a scripted conversation for a coding agent: the n-th
 // POST /v1/responses gets the n-th turn, streamed with `event:` lines as OpenAI sends them (a custom tool call's
-// input arrives as deltas), ending in response.completed with the turn's usage. Every request is recorded.
+// input arrives as deltas), ending in response.completed with the turn's usage; a request without `stream` gets
+// the whole Response as JSON. Every request is recorded.
 import type { ServerResponse } from 'node:http';
 import { type RecordingServer, startRecordingServer } from './recording-json-server.js';
 
@@ -43,7 +44,9 @@ export function startScriptedResponsesUpstream(turns: ScriptedTurn[]): Promise<S
       res.writeHead(status, { 'content-type': 'application/json', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
       return void res.end(JSON.stringify({ error: { message, type: code === 'rate_limit_exceeded' ? 'requests' : 'server_error', param: null, code } }));
     }
-    play(res, `resp_${requests.length}`, String(body['model']), turn);
+    if (body['stream'] === true) return play(res, `resp_${requests.length}`, String(body['model']), turn);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(responseObject(`resp_${requests.length}`, String(body['model']), turn)));
   });
 }
 
@@ -59,6 +62,22 @@ function itemOf(s: ScriptedItem, i: number): Record<string, unknown> {
     case 'reasoning':
       return { type: 'reasoning', id: `rs_${i}`, summary: [{ type: 'summary_text', text: s.summary }], encrypted_content: s.encryptedContent };
   }
+}
+
+/** The whole completed Response, as a request without `stream` gets it. */
+function responseObject(id: string, model: string, turn: ScriptedTurn): Record<string, unknown> {
+  const output = turn.output.map(itemOf);
+  return { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model, output, usage: usageOf(turn.usage) };
+}
+
+function usageOf(u: ResponsesUsage): Record<string, unknown> {
+  return {
+    input_tokens: u.inputTokens,
+    input_tokens_details: { cached_tokens: u.cachedInputTokens },
+    output_tokens: u.outputTokens,
+    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
 }
 
 function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn): void {
@@ -106,14 +125,6 @@ function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn
     event('response.failed', { response: { ...response, status: 'failed', output, error, usage: null } });
     return void res.end();
   }
-  const u = turn.usage;
-  const usage = {
-    input_tokens: u.inputTokens,
-    input_tokens_details: { cached_tokens: u.cachedInputTokens },
-    output_tokens: u.outputTokens,
-    output_tokens_details: { reasoning_tokens: u.reasoningTokens },
-    total_tokens: u.inputTokens + u.outputTokens,
-  };
-  event('response.completed', { response: { ...response, status: 'completed', output, usage } });
+  event('response.completed', { response: { ...response, status: 'completed', output, usage: usageOf(turn.usage) } });
   res.end();
 }
