@@ -1,7 +1,8 @@
 // Codex CLI on a multi-turn task through the gateway, as a demanding user runs it: its shell tool
 // (`exec_command`, a function call) runs a harmless `echo` and Codex sends the output back; reasoning items with
 // encrypted content (store: false, include reasoning.encrypted_content) travel back to the upstream byte for byte;
-// a 429 with retry-after on the way is retried by Codex and answered; the response ids Codex sees are sealed.
+// a 429 with retry-after on the way is retried by Codex and answered. Then two turns that fail mid-stream (the
+// upstream's response.failed, and a stream the upstream drops) are retried by Codex as against OpenAI itself.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,5 +169,36 @@ describe('Codex CLI and a mid-stream response.failed through the gateway', () =>
       [200, false],
     ]);
     expect(lines[1]).toMatchObject({ inputTokens: 2900, outputTokens: 9 });
+  });
+});
+
+describe('Codex CLI and an upstream that drops a stream through the gateway', () => {
+  let up: ScriptedResponsesUpstream;
+  let g: TestGateway;
+  let d: string;
+  let r: CodexRun;
+  beforeAll(async () => {
+    up = await startScriptedResponsesUpstream([
+      { output: [{ type: 'message', text: 'Half an ans' }], usage: usage(0, 0), cut: true },
+      { output: [{ type: 'message', text: ANSWER }], usage: usage(2900, 9) },
+    ]);
+    g = await startGateway(manifests(up.baseURL));
+    d = mkdtempSync(join(tmpdir(), 'mg-codex-cut-'));
+    r = await runCodex({ dir: d, baseURL: g.baseURL, apiKey: CLIENT_KEY, model: MODEL, prompt: 'Say something.', timeoutMs: 15_000 });
+  }, 30_000);
+  afterAll(async () => {
+    await g?.close();
+    await up?.close();
+    if (d) rmSync(d, { recursive: true, force: true });
+  });
+
+  // The gateway ends the cut stream with its own Responses `error` event; Codex must take it as a retryable
+  // disconnect, as it takes a stream OpenAI drops, and not as a fatal answer.
+  it('Codex retried the cut turn and printed the answer of the retry', () => {
+    const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+    expect(up.requests, why).toHaveLength(2);
+    // Codex prints what streamed before the cut, then the retry's answer as its final message.
+    expect(r.stdout.trim().split('\n').at(-1), why).toBe(ANSWER);
+    expect(r.code, why).toBe(0);
   });
 });

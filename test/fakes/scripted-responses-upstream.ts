@@ -26,6 +26,8 @@ export interface ScriptedTurn {
   refuse?: { status: number; retryAfter?: string; code: string; message: string };
   /** After the output items, end the stream with response.failed carrying this error (no response.completed). */
   failWith?: { code: string; message: string };
+  /** After the output items, drop the connection (an upstream dying mid-stream). */
+  cut?: boolean;
 }
 
 export type ScriptedResponsesUpstream = RecordingServer;
@@ -120,6 +122,7 @@ function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn
     event('response.output_item.done', { output_index: i, item });
     return item;
   });
+  if (turn.cut) return void res.write('', () => res.socket?.destroy());
   if (turn.failWith) {
     const error = turn.failWith;
     event('response.failed', { response: { ...response, status: 'failed', output, error, usage: null } });
