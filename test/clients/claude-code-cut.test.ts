@@ -21,12 +21,13 @@ let dir: string;
 
 beforeAll(async () => {
   // Every streamed try of the turn is cut after its first text; an unstreamed one gets the whole answer.
+  // Claude Code's prompt is mostly served from the prompt cache, as message_start says before the cut.
   anthropic = await startAnthropicUpstream([
     {
       content: [{ type: 'text', text: ANSWER }],
       stop_reason: 'end_turn',
       cut: true,
-      usage: { input_tokens: 50, output_tokens: 8, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      usage: { input_tokens: 3, output_tokens: 8, cache_read_input_tokens: 4000, cache_creation_input_tokens: 100 },
     },
   ]);
   chat = await startScriptedChatUpstream([{ text: ANSWER, finish: 'stop', cut: true, usage: { prompt_tokens: 50, completion_tokens: 8, cached_tokens: 0 } }]);
@@ -47,6 +48,7 @@ describe.each([
 ] as const)('Claude Code and a stream cut mid-answer, %s backend', (kind, model) => {
   let r: ClaudeCodeRun;
   let seen: { stream: unknown }[];
+  let ids: string[];
 
   beforeAll(async () => {
     const requests = () =>
@@ -58,6 +60,9 @@ describe.each([
     seen = requests()
       .slice(before)
       .map((q) => ({ stream: q.body?.['stream'] }));
+    ids = requests()
+      .slice(before)
+      .map((q) => String(q.headers['x-request-id']));
   }, 30_000);
 
   it('finishes with the whole answer after the cut stream', () => {
@@ -66,5 +71,19 @@ describe.each([
     expect(r.code).toBe(0);
     // Claude Code's way with a failed stream: the same step again, unstreamed, which the fakes answer whole.
     expect(seen.map((q) => q.stream === true)).toEqual([true, false]);
+  });
+
+  it("records the cut attempt's usage with what the upstream had reported of it, estimated only beyond that", async () => {
+    const [cut, retry] = await Promise.all(ids.map((id) => gw.record(id)));
+    if (kind === 'native') {
+      // message_start's counts are the upstream's own, cache reads included: they stand, not an estimate of the prompt.
+      expect(cut).toMatchObject({ inputTokens: 4103, cachedInputTokens: 4000, cacheWriteInputTokens: 100, estimated: true });
+      expect(retry).toMatchObject({ inputTokens: 4103, cachedInputTokens: 4000, outputTokens: 8, estimated: false });
+    } else {
+      // A chat stream reports nothing before its end: the estimate is all there is.
+      expect(cut).toMatchObject({ estimated: true });
+      expect(retry).toMatchObject({ inputTokens: 50, outputTokens: 8, estimated: false });
+    }
+    expect(cut!['outputTokens']).toBeGreaterThan(0);
   });
 });

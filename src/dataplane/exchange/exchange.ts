@@ -36,6 +36,7 @@ export class Exchange {
   #lastEnd: Hook<void> | undefined;
   /** What an answer handler returned at the body's end (forwarding reports it). */
   #reported: Usage | undefined;
+  #partial: Usage | undefined;
   #estimate: UsageEstimate | undefined;
   /** Read on after the client left, for the usage that comes last; settlement waits for it (bounded by the relay). */
   #readingOn: Promise<void> | undefined;
@@ -83,6 +84,11 @@ export class Exchange {
     this.#reported ??= u;
   }
 
+  /** For forwarding: the counts an answer that failed or was left had reported, handed to the estimate. */
+  reportPartialUsage(u: Usage): void {
+    this.#partial ??= u;
+  }
+
   /** For the call path (handlers/upstream-call.ts): what estimates the usage when none is reported. */
   estimateUsage(estimate: UsageEstimate): void {
     this.#estimate = estimate;
@@ -127,7 +133,7 @@ export class Exchange {
     if (this.#reported || !estimate) return this.#settle(this.#reported);
     let usage: Usage | Promise<Usage> | undefined;
     try {
-      usage = estimate.unreported!();
+      usage = estimate.unreported!(this.#partial);
     } catch {
       // Runs in the response's 'close' listener, where a throw would end the process: the request goes
       // unrecorded (the settled hooks still run) rather than every request with it.
@@ -159,7 +165,7 @@ export class Exchange {
 
 /** What estimates a request's usage (a transform that offers `unreported`). */
 export interface UsageEstimate {
-  unreported?(): Usage | Promise<Usage>;
+  unreported?(partial?: Usage): Usage | Promise<Usage>;
 }
 
 class Hook<A> {

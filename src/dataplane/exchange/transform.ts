@@ -86,6 +86,11 @@ export interface AnswerHandler {
   /** The body failed, or the client left, before it completed. */
   onError?(err: unknown): void;
   /**
+   * After onError: the counts the answer had reported before it ended (a Messages stream's message_start holds the
+   * exact input and cache counts), exact as far as they go; the estimate completes them. Absent or undefined: none.
+   */
+  partial?(): Usage | undefined;
+  /**
    * When the client leaves before the body completed: read the rest of it within this bound (through onData, the
    * bytes dropped) for what comes at its end, the usage; past the bound the body is cut and onError told. The
    * client is not held: its response is over, only the exchange's settlement waits. Absent: cut at once.
@@ -149,9 +154,10 @@ export interface ExchangeTransform {
   onResponseStart?(answer: Answer): AnswerHandler | undefined;
   /**
    * What the request consumed when no answer handler returned it (no answer, an answer cut short, or one without a
-   * usage object): an estimate. Asked once the response is over, of the first transform that offers it.
+   * usage object): an estimate, keeping the counts an answer cut short had reported (`partial`). Asked once the
+   * response is over, of the first transform that offers it.
    */
-  unreported?(): Usage | Promise<Usage>;
+  unreported?(partial?: Usage): Usage | Promise<Usage>;
   /** The error event that ends a stream of this exchange, in the API's own shape; undefined: OpenAI's. */
   errorEvent?(e: SseError): string | undefined;
 }

@@ -191,7 +191,7 @@ class Relay implements BodySink {
     if (this.#readingOn) return this.#stopReadingOn(err);
     if (this.#settled) return;
     this.#failure = err;
-    for (const h of this.#o.handlers) h.onError?.(err);
+    this.#failHandlers(err);
     const dst = this.#dst;
     const trailer = this.#o.trailer;
     if (this.#head) {
@@ -217,7 +217,7 @@ class Relay implements BodySink {
     if (this.#settled) return;
     const bound = readOnBound(this.#o.handlers);
     if (!bound) {
-      for (const h of this.#o.handlers) h.onError?.(CLIENT_GONE);
+      this.#failHandlers(CLIENT_GONE);
       this.#settle();
       cut(this.#src, this.#dst);
       return;
@@ -270,6 +270,18 @@ class Relay implements BodySink {
     if (!this.#o.trailer) this.#reportUsage();
   }
 
+  /** The body will not complete: the handlers are told, and what they had read of its usage goes to the estimate. */
+  #failHandlers(err: unknown): void {
+    for (const h of this.#o.handlers) {
+      h.onError?.(err);
+      let partial: Usage | undefined;
+      try {
+        partial = h.partial?.();
+      } catch {}
+      if (partial) this.#x.reportPartialUsage(partial);
+    }
+  }
+
   /** The usage the handlers return for a body that completed; a handler that fails to read it leaves it to the estimate. */
   #reportUsage(): void {
     let usage: Usage | undefined;
@@ -282,7 +294,7 @@ class Relay implements BodySink {
   /** The bound passed, or the body failed: cut, and the exchange settles with its estimate. */
   #stopReadingOn(err: unknown): void {
     if (!this.#readingOn) return;
-    for (const h of this.#o.handlers) h.onError?.(err);
+    this.#failHandlers(err);
     this.#src.destroy();
     this.#doneReadingOn();
   }

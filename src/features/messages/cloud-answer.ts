@@ -55,5 +55,6 @@ export function bedrockStreamReader(): AnswerHandler {
       return rest && rest.length > 0 ? usage.onData(rest) : rest;
     },
     onEnd: (): Usage | undefined => usage.onEnd(),
+    partial: (): Usage | undefined => usage.partial(),
   };
 }

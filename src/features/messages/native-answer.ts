@@ -1,6 +1,7 @@
 // The answer of a backend that speaks the Messages API itself: relayed byte for byte, and read only for its usage
 // (features/messages/messages-usage.ts): from a stream's message_start and message_delta events (every other event
-// is skipped unparsed), or from a whole answer's `usage`. Observes only: never edits the bytes.
+// is skipped unparsed), or from a whole answer's `usage`; a stream cut short hands what it read to the estimate.
+// Observes only: never edits the bytes.
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
 import type { Usage } from '../../model/usage.js';
 import { messagesAnswerUsage, NativeStreamUsage } from './messages-usage.js';
@@ -22,6 +23,11 @@ export class NativeStreamReader implements AnswerHandler {
   }
 
   onEnd(): Usage | undefined {
+    return this.#counts.usage();
+  }
+
+  /** A stream cut short: message_start's input and cache counts are the upstream's own (its output count is not). */
+  partial(): Usage | undefined {
     return this.#counts.usage();
   }
 

@@ -132,12 +132,16 @@ class UsageTap implements ExchangeTransform {
    * The response is over with nothing recorded. Without a successful answer nothing was consumed, unless the
    * client left while the upstream was working on its request: the upstream has read the input by then.
    */
-  unreported(): Usage | Promise<Usage> {
+  unreported(partial?: Usage): Usage | Promise<Usage> {
     const x = this.#x;
     const cut = this.#answer !== undefined;
     if (!cut && !(x.aborted && x.backend !== undefined)) return ZERO;
     if (cut && MEASURED.has(x.family)) return this.#withMeasures(ZERO);
-    return this.#estimate();
+    const estimate = this.#estimate();
+    // What the upstream had reported stands (a Messages stream's input and cache counts); the output it had not
+    // finished counting is at least what streamed.
+    if (!partial) return estimate;
+    return this.#withMeasures({ ...partial, outputTokens: Math.max(partial.outputTokens, estimate.outputTokens), estimated: true });
   }
 
   #estimate(): Usage {
