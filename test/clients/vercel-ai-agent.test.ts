@@ -1,13 +1,15 @@
 // The Vercel AI SDK as an agent framework uses it, against the gateway on loopback fakes: streamText with a tool over
-// several steps (stopWhen), generateObject (a json_schema response format, and Anthropic's structured output through
-// a translated Messages route), embedMany split into batches. (A stream the caller aborts is the same closed
-// connection to the gateway as the openai SDK's: test/http/streaming.test.ts and test/usage pin what it frees and records.)
+// several steps (stopWhen) on chat completions and on Responses (store: false, reasoning carried), generateObject (a
+// json_schema response format, and Anthropic's structured output through a translated Messages route), embedMany
+// split into batches. (A stream the caller aborts is the same closed connection to the gateway as the openai SDK's:
+// test/http/streaming.test.ts and test/usage pin what it frees and records.)
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { embedMany, generateObject, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
+import { type ScriptedResponsesUpstream, startScriptedResponsesUpstream } from '../fakes/scripted-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { chatTurns } from '../messages/weather-conversation.js';
 
@@ -21,7 +23,9 @@ const SCRIPTS: Record<string, ChatTurn[]> = {
 };
 
 const upstreams: Record<string, ScriptedChatUpstream> = {};
+let responses: ScriptedResponsesUpstream;
 let gw: TestGateway;
+const responsesUsage = { inputTokens: 300, cachedInputTokens: 0, outputTokens: 20, reasoningTokens: 8 };
 
 const route = (name: string, baseURL: string, endpoints: string) => `---
 apiVersion: modelgateway.io/v1alpha1
@@ -36,7 +40,18 @@ spec:
 
 beforeAll(async () => {
   for (const [name, turns] of Object.entries(SCRIPTS)) upstreams[name] = await startScriptedChatUpstream(turns);
+  responses = await startScriptedResponsesUpstream([
+    {
+      output: [
+        { type: 'reasoning', summary: 'Look it up.', encryptedContent: 'gAAAA-vercel-enc' },
+        { type: 'function_call', name: 'get_weather', callId: 'call_v1', arguments: '{"city":"Paris"}' },
+      ],
+      usage: responsesUsage,
+    },
+    { output: [{ type: 'message', text: 'It is sunny in Paris.' }], usage: responsesUsage },
+  ]);
   const routes = Object.keys(SCRIPTS).map((name) => route(name, upstreams[name]!.baseURL, 'chat.completions, embeddings, messages'));
+  routes.push(route('responses', responses.baseURL, 'responses'));
   gw = await startGateway(
     `
 apiVersion: v1
@@ -59,7 +74,7 @@ spec: {group: agents, secretRef: {name: client, key: token}}
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all(Object.values(upstreams).map((u) => u.close()));
+  await Promise.all([...Object.values(upstreams), responses].map((u) => u?.close()));
 });
 
 const openai = () => createOpenAI({ apiKey: KEY, baseURL: `${gw.origin}/v1` });
@@ -93,6 +108,34 @@ describe('the Vercel AI SDK as an agent through the gateway', () => {
     const second = upstreams['tools']!.requests[1]!.body['messages'] as Record<string, any>[];
     expect(second.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_w1', content: expect.stringContaining('sunny') });
     expect(await accessLine(upstreams['tools']!, 1)).toMatchObject({ status: 200, inputTokens: 190, outputTokens: 9, estimated: false });
+  });
+
+  it('streamText on Responses with a tool over two steps, store: false: the reasoning item goes back with its encrypted content', async () => {
+    const errors: unknown[] = [];
+    const r = streamText({
+      model: openai().responses('responses'),
+      prompt: 'What is the weather in Paris?',
+      tools: {
+        get_weather: tool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }), execute: async () => ({ forecast: 'sunny' }) }),
+      },
+      providerOptions: { openai: { store: false, include: ['reasoning.encrypted_content'] } },
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+      onError: ({ error }) => void errors.push(error),
+    });
+    let text = '';
+    for await (const delta of r.textStream) text += delta;
+    expect(errors).toEqual([]);
+    expect(text).toBe('It is sunny in Paris.');
+    const input = responses.requests[1]!.body['input'] as Record<string, unknown>[];
+    expect(input.slice(1)).toEqual([
+      { type: 'reasoning', id: 'rs_0', encrypted_content: 'gAAAA-vercel-enc', summary: [{ type: 'summary_text', text: 'Look it up.' }] },
+      { type: 'function_call', call_id: 'call_v1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'call_v1', output: '{"forecast":"sunny"}' },
+    ]);
+    // The SDK's zod schemas accepted each event; the response ids it reports are the sealed ones.
+    for (const step of await r.steps) expect(String(step.providerMetadata?.['openai']?.['responseId'])).toMatch(/^resp_.{40,}/);
+    expect(await r.totalUsage).toMatchObject({ inputTokens: 600, outputTokens: 40 });
   });
 
   it('generateObject on chat completions: the schema goes as a strict json_schema response format, the object parses', async () => {
