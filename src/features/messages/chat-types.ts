@@ -20,7 +20,7 @@ export type ChatMessage =
 
 export interface ChatTool {
   type: 'function';
-  function: { name: string; description?: string; parameters: Record<string, unknown> };
+  function: { name: string; description?: string; parameters: Record<string, unknown>; strict?: true };
 }
 
 export type ChatToolChoice = 'auto' | 'required' | 'none' | { type: 'function'; function: { name: string } };

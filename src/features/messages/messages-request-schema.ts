@@ -48,6 +48,7 @@ const tool = z.looseObject({
   name: z.string().min(1),
   description: z.string().optional(),
   input_schema: z.record(z.string(), z.unknown()).optional(),
+  strict: z.boolean().nullish(),
 });
 
 const toolChoice = z.discriminatedUnion('type', [

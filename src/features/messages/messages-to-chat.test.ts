@@ -344,6 +344,22 @@ describe('messagesToChat: parameters', () => {
     );
   });
 
+  it('a strict tool (inputs guaranteed to match its schema) is a strict function; other tools say nothing of it', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const out = chat({
+      ...base,
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [
+        { name: 'strict_one', input_schema: schema, strict: true },
+        { name: 'loose_one', input_schema: schema, strict: false },
+      ],
+    });
+    expect(out.tools).toEqual([
+      { type: 'function', function: { name: 'strict_one', parameters: schema, strict: true } },
+      { type: 'function', function: { name: 'loose_one', parameters: schema } },
+    ]);
+  });
+
   it("leaves out a user id longer than OpenAI's 64 characters (Claude Code's is)", () => {
     const user_id = `user_${'a'.repeat(64)}_account__session_0b1c`;
     expect(chat({ ...base, messages: [{ role: 'user', content: 'x' }], metadata: { user_id } })).not.toHaveProperty('user');

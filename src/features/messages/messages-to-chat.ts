@@ -5,8 +5,8 @@
 //   the tool — dropping one would let the model answer as if the client had not asked for it;
 // - top_k, thinking, context_management, output_config's effort, cache_control, service_tier and any unknown member:
 //   dropped, since each only tunes how Anthropic serves the request and chat has no field that means the same;
-// - structured outputs (output_config.format, output_format): a strict json_schema response_format, since dropping
-//   the schema would let the model answer free text to a client that parses JSON.
+// - structured outputs (output_config.format, output_format; a tool's strict): a strict json_schema response_format
+//   (a strict function), since dropping them would let the model answer what the client's schema does not allow.
 import type { z } from 'zod';
 import type { Translated } from '../../model/anthropic-errors.js';
 import { invalidRequest } from './anthropic-errors.js';
@@ -86,7 +86,9 @@ function chatTools(req: MessagesRequest): Translated<ChatTool[]> {
       );
     }
     const parameters = t.input_schema ?? { type: 'object', properties: {} };
-    tools.push({ type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters } });
+    // strict: the input must match the schema, which chat's strict function calling holds a backend to as well.
+    const fn = { name: t.name, ...(t.description ? { description: t.description } : {}), parameters, ...(t.strict ? { strict: true as const } : {}) };
+    tools.push({ type: 'function', function: fn });
   }
   return { ok: true, value: tools };
 }
