@@ -62,9 +62,10 @@ metadata: {name: agent}
 spec: {group: agents, secretRef: {name: client, key: token}}
 `);
   // Asynchronously: the fakes and the gateway live in this process and must keep answering meanwhile.
-  const run = await promisify(execFile)(PYTHON, [join(REPO_ROOT, 'test/clients/openai_python_agent.py'), `${gw.origin}/v1`, KEY], { timeout: 30_000 });
+  // The bound is for a machine under load (the interpreter and the SDK's imports take most of a run); alone it is ~3 s.
+  const run = await promisify(execFile)(PYTHON, [join(REPO_ROOT, 'test/clients/openai_python_agent.py'), `${gw.origin}/v1`, KEY], { timeout: 90_000 });
   seen = JSON.parse(run.stdout);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await gw?.close();
