@@ -1,8 +1,9 @@
-// Claude Code reading an image through the gateway, with `--output-format stream-json`: turn 1 is a tool_use of its
-// Read tool on a PNG in the workdir, so Claude Code sends the image back inside a tool_result (offline, the one way
-// it sends an image); turn 2 is the answer. On a native backend the image block must reach Anthropic unchanged; on a
-// translated one it must reach the chat backend as an image_url data URL in the user message after the tool message
-// (chat has no images in tool messages). Claude Code's stream-json lines must show the tool round trip and the result.
+// Claude Code reading an image through the gateway, with `--output-format stream-json`: turn 1 is two parallel tool
+// calls, its Read tool on a PNG (so Claude Code sends the image back inside a tool_result: offline, the one way it
+// sends an image) and its Bash tool running `echo`; turn 2 is the answer. On a native backend the image block must
+// reach Anthropic unchanged; on a translated one both tool messages come right after the calls and the image follows
+// them as an image_url data URL in a user message (chat has no images in tool messages). Claude Code's stream-json
+// lines must show the round trip and the result.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,12 +64,26 @@ beforeAll(async () => {
   writeFileSync(file, png);
   const usage = { input_tokens: 900, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
   const anthropicTurns: AnthropicTurn[] = [
-    { content: [{ type: 'tool_use', id: 'toolu_read_img', name: 'Read', input: { file_path: file } }], stop_reason: 'tool_use', usage },
+    {
+      content: [
+        { type: 'tool_use', id: 'toolu_read_img', name: 'Read', input: { file_path: file } },
+        { type: 'tool_use', id: 'toolu_echo', name: 'Bash', input: { command: 'echo parallel-ok', description: 'Echo' } },
+      ],
+      stop_reason: 'tool_use',
+      usage,
+    },
     { content: [{ type: 'text', text: ANSWER }], stop_reason: 'end_turn', usage },
   ];
   const chatUsage = { prompt_tokens: 1200, completion_tokens: 20, cached_tokens: 0 };
   const chatTurns: ChatTurn[] = [
-    { toolCalls: [{ id: 'call_read_img', name: 'Read', arguments: JSON.stringify({ file_path: file }) }], finish: 'tool_calls', usage: chatUsage },
+    {
+      toolCalls: [
+        { id: 'call_read_img', name: 'Read', arguments: JSON.stringify({ file_path: file }) },
+        { id: 'call_echo', name: 'Bash', arguments: JSON.stringify({ command: 'echo parallel-ok', description: 'Echo' }) },
+      ],
+      finish: 'tool_calls',
+      usage: chatUsage,
+    },
     { text: ANSWER, finish: 'stop', usage: chatUsage },
   ];
   anthropic = await startAnthropicUpstream(anthropicTurns);
@@ -107,7 +122,7 @@ describe.each([
       .map((q) => q.body ?? {});
   }, 30_000);
 
-  it('streams its messages as JSON lines: the tool use, its image result, then the scripted answer', () => {
+  it('streams its messages as JSON lines: both tool uses, their results (one an image), then the scripted answer', () => {
     expect(
       r.messages.filter((m) => m['unparsed']),
       failure(r),
@@ -115,16 +130,19 @@ describe.each([
     expect(
       r.messages.map((m) => m['type']),
       failure(r),
-    ).toEqual(['system', 'assistant', 'user', 'assistant', 'result']);
-    const toolUse = r.messages[1]!['message']['content'][0];
-    expect(toolUse).toMatchObject({ type: 'tool_use', name: 'Read', id: kind === 'native' ? 'toolu_read_img' : 'call_read_img' });
-    const result = r.messages[2]!['message']['content'][0];
-    expect(result).toMatchObject({
+    ).toEqual(['system', 'assistant', 'assistant', 'user', 'user', 'assistant', 'result']);
+    // One line per content block: both parallel calls, then both results, then the answer.
+    const [read, echo, image, echoed] = r.messages.slice(1, 5).map((m) => m['message']['content'][0]);
+    const id = (name: string) => (kind === 'native' ? `toolu_${name}` : `call_${name}`);
+    expect(read).toMatchObject({ type: 'tool_use', name: 'Read', id: id('read_img') });
+    expect(echo).toMatchObject({ type: 'tool_use', name: 'Bash', id: id('echo') });
+    expect(image).toMatchObject({
       type: 'tool_result',
-      tool_use_id: toolUse.id,
+      tool_use_id: id('read_img'),
       content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png' } }],
     });
-    expect(r.output, failure(r)).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: ANSWER, num_turns: 2 });
+    expect(echoed).toMatchObject({ type: 'tool_result', tool_use_id: id('echo'), content: 'parallel-ok' });
+    expect(r.output, failure(r)).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: ANSWER, num_turns: 3 });
     expect(r.code).toBe(0);
   });
 
@@ -139,10 +157,14 @@ describe.each([
         tool_use_id: 'toolu_read_img',
         content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }],
       });
+      expect(last['content'][1]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_echo', content: 'parallel-ok' });
     } else {
+      // Chat wants every tool message right after the tool calls: the image follows them both, in a user message.
       const at = messages.findIndex((m) => m['role'] === 'tool');
+      expect(messages[at - 1]!['tool_calls'].map((c: { id: string }) => c.id)).toEqual(['call_read_img', 'call_echo']);
       expect(messages[at]).toMatchObject({ role: 'tool', tool_call_id: 'call_read_img' });
-      expect(messages[at + 1]).toMatchObject({ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } }] });
+      expect(messages[at + 1]).toMatchObject({ role: 'tool', tool_call_id: 'call_echo', content: 'parallel-ok' });
+      expect(messages[at + 2]).toMatchObject({ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } }] });
     }
   });
 });
