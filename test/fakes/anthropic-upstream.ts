@@ -21,6 +21,8 @@ export interface AnthropicTurn {
   usage: AnthropicUsage;
   /** Stream message_start and the first block's first delta, then drop the connection (an upstream dying mid-stream). */
   cut?: boolean;
+  /** Stream message_start and the first block's first delta, then send nothing more and keep the connection open. */
+  hang?: boolean;
 }
 
 interface AnthropicRequest {
@@ -87,8 +89,8 @@ function stream(res: ServerResponse, id: string, model: string, turn: AnthropicT
   for (const e of messageEvents(id, model, turn)) {
     res.write(sseEvent(e));
     // Cut once the first text has gone out, so the client has seen the stream start.
-    if (turn.cut && e.type === 'content_block_delta' && (e['delta'] as { type?: string }).type === 'text_delta') {
-      res.write('', () => res.socket?.destroy());
+    if ((turn.cut || turn.hang) && e.type === 'content_block_delta' && (e['delta'] as { type?: string }).type === 'text_delta') {
+      if (turn.cut) res.write('', () => res.socket?.destroy());
       return;
     }
   }
