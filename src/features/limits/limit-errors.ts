@@ -5,7 +5,7 @@
 // (and retry a 429 after retry-after unless x-should-retry says false).
 import { GatewayError } from '../../model/errors.js';
 import type { MoneyLimitRule } from '../../model/money-limits.js';
-import { formatMoney } from '../../model/money.js';
+import { currencyDigits, formatMoney } from '../../model/money.js';
 import type { LimitRule } from '../../model/usage-limits.js';
 import type { AnyRule, Refusal, RuleState } from './admission.js';
 import { resetText } from './windows.js';
@@ -77,7 +77,7 @@ const MONEY_WHAT: Record<MoneyLimitRule['field'], { what: string; until: string 
  * end (the SDKs do not retry it: x-should-retry false).
  */
 function moneyRefusal(rule: MoneyLimitRule, refusal: Refusal, currency: string): GatewayError {
-  const amount = (micros: number) => `${formatMoney(micros)}${currency ? ` ${currency}` : ''}`;
+  const amount = (micros: number) => (currency ? `${formatMoney(micros, currencyDigits(currency))} ${currency}` : formatMoney(micros));
   const { what, until } = MONEY_WHAT[rule.field];
   const headers = { 'retry-after': String(Math.max(1, Math.ceil(refusal.resetMs / 1000))), 'x-should-retry': 'false' };
   const message =

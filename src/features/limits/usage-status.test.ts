@@ -78,3 +78,23 @@ describe('usageSnapshot', () => {
     expect(await limits.read([{ key: limiter.keyOf(groupDay!, now), kind: 'window' }])).toEqual([400_000]);
   });
 });
+
+describe('usageSnapshot in a currency whose minor unit is not two digits', () => {
+  // Spend today of 3.00 on the group, and its costPerDay limit of 1.00, as each currency writes them.
+  it.each([
+    ['JPY', { used: '3', limit: '1' }],
+    ['BHD', { used: '3.000', limit: '1.000' }],
+    ['USD', { used: '3.00', limit: '1.00' }],
+  ])('writes %s amounts with its own decimals', async (currency, day) => {
+    const table = compile(parseManifests(YAML, 'x.yaml').objects, { version: 1 }).table;
+    limits = new Limits({ currency }, createLogger({ level: 'silent' }), new Registry());
+    const rules = table.groups.get('ai/team')!.moneyLimits;
+    // Reserved nothing, settled past the limit: a settlement charges in full.
+    const a = limits.limiter.admit([], 0, { rules, micros: 0, group: 'ai/team' });
+    expect(a).toBeInstanceOf(Admission);
+    limits.limiter.settle(a as Admission, 0, 3_000_000);
+    await limits.limiter.sync();
+    const group = (await usageSnapshot(limits, table)).objects.find((o) => o.kind === 'Group');
+    expect(group?.usage.costPerDay).toEqual(day);
+  });
+});

@@ -4,7 +4,7 @@
 // per-model entries included, for the budget Event. status.usage and the Event read the same spend counters, so they
 // agree. Token and request counts are the limit counters: with Redis every replica's, leases included (budget a
 // replica took but has not spent yet: at most a twentieth of a limit per replica); in process, this replica's.
-import { formatMoney } from '../../model/money.js';
+import { currencyDigits, formatMoney } from '../../model/money.js';
 import { type BudgetUse, MONEY_FIELDS, type MoneyField, type MoneyLimitRule } from '../../model/money-limits.js';
 import type { RoutingTable } from '../../model/routing-table.js';
 import type { LimitRule, MoneyUsage, ObjectUsage, UsageSnapshot } from '../../model/usage-limits.js';
@@ -72,13 +72,16 @@ export async function usageSnapshot(limits: Limits, table: RoutingTable | undefi
   const counts: number[] = [];
   for (let i = 0; i < keys.length; i += BATCH) counts.push(...(await limits.read(keys.slice(i, i + BATCH))));
   const count = (i: number) => Math.max(0, Math.round(counts[i] ?? 0));
+  // Amounts in the currency's own minor unit (JPY 0 decimals, BHD 3), as the usage records write them.
+  const digits = limits.currency ? currencyDigits(limits.currency) : 2;
+  const money = (micros: number) => formatMoney(micros, digits);
 
   const objects = planned.map(({ s, rules, spend }) => {
     const usage: Record<string, unknown> = Object.fromEntries(s.rules.map((r, i) => [r.field, { used: count(rules[i]!), limit: r.limit }]));
     (Object.keys(MONEY_FIELDS) as MoneyField[]).forEach((field, i) => {
       if (spend.length === 0) return;
       const limit = s.money.find((r) => r.field === field)?.limit;
-      const spent: MoneyUsage = { used: formatMoney(count(spend[i]!)), ...(limit !== undefined ? { limit: formatMoney(limit) } : {}) };
+      const spent: MoneyUsage = { used: money(count(spend[i]!)), ...(limit !== undefined ? { limit: money(limit) } : {}) };
       usage[field] = spent;
     });
     return { kind: s.kind, namespace: s.namespace, name: s.name, usage: usage as ObjectUsage['usage'] };
