@@ -4,6 +4,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../observability/logger.js';
+import { installScaledSum } from '../observability/scaled-sum.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
 import { listenDrainable } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
@@ -21,6 +22,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     workerEnv['MG_ID_KEYS'] = generateIdKey().toString('hex');
     logger.warn(GENERATED_KEY_WARNING);
   }
+  installScaledSum(); // the cost counter, in micro-units: summed as integers, not as floats
   const aggregator = new AggregatorRegistry();
   let metrics: Awaited<ReturnType<typeof listenDrainable>>;
   try {

@@ -1,5 +1,6 @@
 import { AggregatorRegistry, Counter, Histogram, Registry, type RegistryContentType } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { installScaledSum } from './scaled-sum.js';
 import { SeriesCounter, SeriesHistogram } from './series-metrics.js';
 
 // The series metrics must render exactly as prom-client's own metrics fed the same observations: scrapers,
@@ -71,6 +72,19 @@ describe('series metrics', () => {
     const summed = await workers((r) => ours(r, false));
     expect(summed).toContain('x_total{family="chat",model="gpt \\"quoted\\""} 16');
     expect(summed).toBe(await workers((r) => theirs(r, false)));
+  });
+
+  it('sum a scaled counter across workers in whole units, not as the decimals each renders', async () => {
+    installScaledSum(); // as the primary of --workers does
+    // 0.1 in one worker and 0.2 in the other: as doubles, 0.30000000000000004.
+    const regs = [100_000, 200_000].map((micros) => {
+      const r = new Registry();
+      new SeriesCounter<readonly [string]>({ name: 'x_cost_total', help: 'Cost.', labelNames: ['group'], scale: 1e6, registers: [r] }).inc(['a'], micros);
+      return r;
+    });
+    const summed = await AggregatorRegistry.aggregate(await Promise.all(regs.map((r) => r.getMetricsAsJSON()))).metrics();
+    expect(summed).toContain('x_cost_total{group="a"} 0.3\n');
+    expect(await regs[0]!.metrics()).toContain('x_cost_total{group="a"} 0.1\n'); // one process renders as before
   });
 
   it('find a series by equal values, however the strings were built, and keep values that join alike apart', async () => {

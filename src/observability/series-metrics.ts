@@ -8,6 +8,7 @@
 // The registry duck-types its metrics (name, help, type, aggregator, get, reset). These objects keep their state in
 // ordinary properties, not #private fields, because the OpenMetrics view renders counters through Object.create.
 import type { Registry, RegistryContentType } from 'prom-client';
+import { SCALED_SUM } from './scaled-sum.js';
 
 /** Label values in the order of the metric's label names. */
 export type LabelTuple = readonly string[];
@@ -46,14 +47,18 @@ interface RenderedValue {
   readonly value: number;
   readonly metricName?: string;
   readonly exemplar?: Exemplar | null;
+  /** A scaled counter's value in whole units, which its cluster aggregator sums (scaled-sum.ts). */
+  readonly units?: number;
 }
 
 interface Rendered {
   readonly name: string;
   readonly help: string;
   readonly type: 'counter' | 'histogram';
-  readonly aggregator: 'sum';
+  readonly aggregator: string;
   readonly values: RenderedValue[];
+  /** A scaled counter's scale (scaled-sum.ts). */
+  readonly scale?: number;
 }
 
 /**
@@ -105,14 +110,16 @@ function register(metric: { name: string }, registers: readonly Registry<Registr
 
 /** What both kinds share: the fields the registry reads, the series, and reset. */
 abstract class SeriesMetric<S extends object> {
-  readonly aggregator = 'sum';
+  /** How the primary of --workers sums the workers' values: prom-client's `sum`, or SCALED_SUM. */
+  readonly aggregator: string;
   // Writable: the registry renames counters when it renders OpenMetrics (on a view of this object).
   name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
   protected readonly series: SeriesIndex<S>;
 
-  constructor(config: SeriesMetricConfig) {
+  constructor(config: SeriesMetricConfig, aggregator = 'sum') {
+    this.aggregator = aggregator;
     this.name = config.name;
     this.help = config.help;
     this.labelNames = config.labelNames;
@@ -134,7 +141,7 @@ export class SeriesCounter<V extends LabelTuple> extends SeriesMetric<CounterSer
   private readonly scale: number;
 
   constructor(config: SeriesCounterConfig) {
-    super(config);
+    super(config, (config.scale ?? 1) === 1 ? 'sum' : SCALED_SUM);
     this.scale = config.scale ?? 1;
     register(this, config.registers);
   }
@@ -148,8 +155,10 @@ export class SeriesCounter<V extends LabelTuple> extends SeriesMetric<CounterSer
 
   async get(): Promise<Rendered> {
     const values: RenderedValue[] = [];
-    for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: this.scale === 1 ? s.value : s.value / this.scale });
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    const scale = this.scale;
+    if (scale === 1) for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: s.value });
+    else for (const s of this.series.all) values.push({ labels: { ...s.labels }, value: s.value / scale, units: s.value });
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values, ...(scale === 1 ? {} : { scale }) };
   }
 }
 
