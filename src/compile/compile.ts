@@ -18,7 +18,7 @@ import {
   groupLimitWarnings,
   NO_RULES,
 } from './limits.js';
-import { compilePricing, idleWarnAt } from './pricing.js';
+import { compilePricing, idlePrices, idleWarnAt } from './pricing.js';
 import { limitRules } from '../model/usage-limits.js';
 import {
   API_GROUP,
@@ -207,7 +207,9 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
     }
     backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
     const refs = unresolved.length === 0 ? REFS_RESOLVED : fail(refFailure, unresolved.join('; '));
-    statuses.push(status(base, { refs }));
+    const families = r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES;
+    const warnings = r.spec.backends.flatMap((b) => idlePrices(b.name, b.pricing, families));
+    statuses.push(status(base, { refs, warnings }));
     if (backends.length === 0) continue;
     owner.set(model, `${namespace}/${r.metadata.name}`);
     const t = r.spec.timeouts;
@@ -222,7 +224,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
       ref: `${namespace}/${r.metadata.name}`,
       namespace,
       name: r.metadata.name,
-      families: r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES,
+      families,
       backends,
       timeouts,
       retry: compileRetry(r.spec.retry, timeouts),

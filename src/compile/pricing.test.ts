@@ -142,6 +142,33 @@ describe('compile: money limits', () => {
     expect(accepted(r, 'Group/default/g').status).toBe('True');
   });
 
+  it('warns, without refusing the route, about each price its endpoints can never use', () => {
+    const withEndpoints = (name: string, endpoints: string[], pricing: Record<string, unknown>): RawObject => {
+      const r = route(name, { pricing });
+      return { ...r, spec: { ...(r.spec as object), endpoints } };
+    };
+    const r = run([
+      withEndpoints('chat', ['chat.completions'], { inputPerMTok: '1', outputPerMTok: '2', imagePer: [{ price: '0.04' }], cacheWritePerMTok: '3' }),
+      withEndpoints('embed', ['embeddings'], { inputPerMTok: '0.02', outputPerMTok: '1', videoPerSecond: '0.1', audioInputPerSecond: '0.001' }),
+      withEndpoints('claude', ['messages'], { inputPerMTok: '3', cacheWritePerMTok: '3.75', cacheWrite1hPerMTok: '6' }),
+      route('all', { imagePer: [{ price: '0.04' }], speechPerMChars: '15', videoPerSecond: '0.1' }),
+    ]);
+    expect(status(r, 'ModelRoute/default/chat').warnings).toEqual([
+      'backend "up": pricing.cacheWritePerMTok can never apply, since the route does not serve messages',
+      'backend "up": pricing.imagePer can never apply, since the route serves none of images.generations, images.edits',
+    ]);
+    expect(status(r, 'ModelRoute/default/embed').warnings).toEqual([
+      'backend "up": pricing.outputPerMTok can never apply, since the route serves none of chat.completions, responses, messages, images.generations, images.edits, audio.transcriptions, audio.translations',
+      'backend "up": pricing.audioInputPerSecond can never apply, since the route serves none of audio.transcriptions, audio.translations',
+      'backend "up": pricing.videoPerSecond can never apply, since the route does not serve videos',
+    ]);
+    expect(status(r, 'ModelRoute/default/claude').warnings).toEqual([]);
+    expect(status(r, 'ModelRoute/default/all').warnings).toEqual([]); // every family, by default
+    // The routes still serve, and bill what they can.
+    expect(accepted(r, 'ModelRoute/default/chat').status).toBe('True');
+    expect(r.table.routes.get('chat')!.backends[0]!.pricing?.imagePer).toEqual([{ price: 40_000 }]);
+  });
+
   it('warns about a warnAt with no money limit beside it', () => {
     const r = run([
       route('x', {}),

@@ -2,7 +2,8 @@
 // resources.ts check every amount against the same MONEY_PATTERN first, so parsing cannot fail here.
 import { MONEY_FIELDS, type MoneyField, type MoneyLimitRule } from '../model/money-limits.js';
 import { parseMoney } from '../model/money.js';
-import type { ImagePrice, Pricing } from '../model/pricing.js';
+import type { Family } from '../model/families.js';
+import { type ImagePrice, PRICE_FAMILIES, type Pricing } from '../model/pricing.js';
 import type { ModelRoute } from './resources.js';
 
 type PricingSpec = NonNullable<ModelRoute['spec']['backends'][number]['pricing']>;
@@ -28,6 +29,23 @@ export function compilePricing(spec: PricingSpec | undefined): Pricing | undefin
       price: micros(p.price),
     }));
   return out as Pricing;
+}
+
+/**
+ * A warning per price of a backend that can never apply, because its route serves none of the families it prices
+ * (imagePer on a chat route): the route still serves, but the operator would think it bills. Not refused: the route
+ * may serve that family later.
+ */
+export function idlePrices(backend: string, spec: PricingSpec | undefined, served: ReadonlySet<Family>): string[] {
+  if (!spec) return [];
+  const out: string[] = [];
+  for (const field of Object.keys(spec) as (keyof Pricing)[]) {
+    const families = PRICE_FAMILIES[field];
+    if (spec[field] === undefined || families === undefined || families.some((f) => served.has(f))) continue;
+    const serves = families.length === 1 ? `does not serve ${families[0]}` : `serves none of ${families.join(', ')}`;
+    out.push(`backend "${backend}": pricing.${field} can never apply, since the route ${serves}`);
+  }
+  return out;
 }
 
 /** The money rules of one limits block, costPerDay then costPerMonth; none when neither is set. */

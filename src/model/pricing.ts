@@ -1,5 +1,6 @@
 // What an upstream account charges, compiled from spec.backends[].pricing: every price in micro-units of the
 // gateway's currency (money.ts). A price left out is undefined, never 0: what it would price has an unknown cost.
+import type { Family } from './families.js';
 
 /** The price of one image of a size and quality; an entry that leaves either out matches any. */
 export interface ImagePrice {
@@ -29,3 +30,31 @@ export interface Pricing {
   /** Per second of generated video. */
   readonly videoPerSecond?: number;
 }
+
+const TOKENS: readonly Family[] = [
+  'chat.completions',
+  'responses',
+  'messages',
+  'embeddings',
+  'images.generations',
+  'images.edits',
+  'audio.transcriptions',
+  'audio.translations',
+];
+
+/**
+ * The families whose usage each price can apply to, as cost.ts prices them: a price on a backend whose route serves
+ * none of them never bills (compile warns about it). Speech and videos report no tokens; embeddings no output; only
+ * the Messages API reports cache writes.
+ */
+export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> = {
+  inputPerMTok: TOKENS,
+  cachedInputPerMTok: TOKENS,
+  cacheWritePerMTok: ['messages'],
+  cacheWrite1hPerMTok: ['messages'],
+  outputPerMTok: TOKENS.filter((f) => f !== 'embeddings'),
+  imagePer: ['images.generations', 'images.edits'],
+  audioInputPerSecond: ['audio.transcriptions', 'audio.translations'],
+  speechPerMChars: ['audio.speech'],
+  videoPerSecond: ['videos'],
+};
