@@ -5,15 +5,18 @@
 // micro-unit per line, and most lines of a small request are fractions of one.
 import type { Family } from './families.js';
 import type { ImagePrice, Pricing } from './pricing.js';
-import type { ImageCount, Usage } from './usage.js';
+import type { ImageCount, ServerToolCalls, Usage } from './usage.js';
 
-/** A price the usage needed and the backend does not set; 'pricing' when the backend sets no price at all. */
-type MissingPrice = keyof Pricing | 'pricing';
+/**
+ * A price the usage needed and the backend does not set; 'pricing' when the backend sets no price at all;
+ * 'serverToolCalls' when the calls of server-side tools could not be counted.
+ */
+type MissingPrice = keyof Pricing | 'pricing' | 'serverToolCalls';
 
 interface CostLine {
   /** The price applied (cached input falls back to inputPerMTok). */
   readonly price: keyof Pricing;
-  /** Tokens, characters, milliseconds of audio or video, or images. */
+  /** Tokens, characters, milliseconds of audio or video, images, or calls of server-side tools. */
   readonly quantity: number;
   /** Micro-units per `per` of the quantity. */
   readonly unitPrice: number;
@@ -60,6 +63,7 @@ export function costOf(usage: Usage, pricing: Pricing | undefined, family: Famil
   if (!pricedByUnit(pricing, family, usage)) addTokens(sum, pricing, usage);
   const byTokens = usage.inputTokens > 0 || usage.outputTokens > 0;
   addMeasured(sum, pricing, family, usage, byTokens);
+  if (usage.serverToolCalls) addServerTools(sum, pricing, usage.serverToolCalls);
   return sum.cost(usage.estimated, 'half-up');
 }
 
@@ -127,6 +131,17 @@ function addMeasured(sum: Sum, pricing: Pricing, family: Family, m: { seconds?: 
   per('speechPerMChars', count(m.characters ?? 0), pricing.speechPerMChars, M);
 }
 
+/**
+ * Calls of tools the upstream ran itself, billed per call on top of the tokens: a call without its price, or calls
+ * that could not be counted, make the cost unknown rather than low.
+ */
+function addServerTools(sum: Sum, pricing: Pricing, calls: ServerToolCalls): void {
+  sum.add('webSearchPerCall', count(calls.webSearch ?? 0), pricing.webSearchPerCall, 1);
+  sum.add('webFetchPerCall', count(calls.webFetch ?? 0), pricing.webFetchPerCall, 1);
+  sum.add('fileSearchPerCall', count(calls.fileSearch ?? 0), pricing.fileSearchPerCall, 1);
+  if (calls.uncounted) sum.unknown('serverToolCalls');
+}
+
 /** The first entry whose size and quality (where it names them) are the request's. */
 function imagePrice(prices: readonly ImagePrice[], image: ImageCount): ImagePrice | undefined {
   return prices.find((p) => (p.size === undefined || p.size === image.size) && (p.quality === undefined || p.quality === image.quality));
@@ -152,12 +167,14 @@ class Sum {
 
   add(price: keyof Pricing, quantity: number, unitPrice: number | undefined, per: number): void {
     if (quantity === 0) return;
-    if (unitPrice === undefined) {
-      if (!this.missing.includes(price)) this.missing.push(price);
-      return;
-    }
+    if (unitPrice === undefined) return this.unknown(price);
     this.lines.push({ price, quantity, unitPrice, per });
     this.#total += BigInt(quantity) * BigInt(unitPrice) * BigInt(M / per);
+  }
+
+  /** Something the cost needs is not known, whatever the prices. */
+  unknown(what: MissingPrice): void {
+    if (!this.missing.includes(what)) this.missing.push(what);
   }
 
   cost(estimated: boolean, rounding: 'half-up' | 'up'): Cost {

@@ -29,6 +29,12 @@ export interface Pricing {
   readonly speechPerMChars?: number;
   /** Per second of generated video. */
   readonly videoPerSecond?: number;
+  /** Per web search a server-side tool ran (Anthropic's web_search_requests, a Responses web_search_call). */
+  readonly webSearchPerCall?: number;
+  /** Per web fetch a server-side tool ran (Anthropic's web_fetch_requests). */
+  readonly webFetchPerCall?: number;
+  /** Per file search a server-side tool ran (a Responses file_search_call). */
+  readonly fileSearchPerCall?: number;
 }
 
 const TOKENS: readonly Family[] = [
@@ -57,4 +63,7 @@ export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> 
   audioInputPerSecond: ['audio.transcriptions', 'audio.translations'],
   speechPerMChars: ['audio.speech'],
   videoPerSecond: ['videos'],
+  webSearchPerCall: ['responses', 'messages'],
+  webFetchPerCall: ['messages'],
+  fileSearchPerCall: ['responses'],
 };

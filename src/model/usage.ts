@@ -25,6 +25,12 @@ export interface Usage {
   readonly characters?: number;
   /** Images generated or edited, with the size and quality the request named (for per-image prices). */
   readonly images?: ImageCount;
+  /**
+   * Calls of tools the upstream ran itself and bills per call: web searches (Anthropic's
+   * usage.server_tool_use.web_search_requests, a Responses answer's web_search_call items), web fetches, file
+   * searches (file_search_call items). Absent means none.
+   */
+  readonly serverToolCalls?: ServerToolCalls;
   /** True when any count is the gateway's estimate rather than the upstream's report. */
   readonly estimated: boolean;
   /**
@@ -50,4 +56,12 @@ export interface ImageCount {
   readonly count: number;
   readonly size?: string;
   readonly quality?: string;
+}
+
+export interface ServerToolCalls {
+  readonly webSearch?: number;
+  readonly webFetch?: number;
+  readonly fileSearch?: number;
+  /** The request could run such tools and the answer could not be read for them (cut short, or too long): unknown. */
+  readonly uncounted?: true;
 }

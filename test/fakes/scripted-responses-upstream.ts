@@ -1,7 +1,7 @@
 // A fake OpenAI Responses API on 127.0.0.1 that plays a scripted conversation for a coding agent: the n-th
 // POST /v1/responses gets the n-th turn, streamed with `event:` lines as OpenAI sends them (a custom tool call's
-// input arrives as deltas), ending in response.completed with the turn's usage; a request without `stream` gets
-// the whole Response as JSON. Every request is recorded.
+// input arrives as deltas, a web or file search as its progress events), ending in response.completed with the
+// turn's usage; a request without `stream` gets the whole Response as JSON. Every request is recorded.
 import type { ServerResponse } from 'node:http';
 import { type RecordingServer, startRecordingServer } from './recording-json-server.js';
 
@@ -10,7 +10,9 @@ type ScriptedItem =
   | { type: 'custom_tool_call'; name: string; callId: string; input: string }
   | { type: 'function_call'; name: string; callId: string; arguments: string }
   // A reasoning item as OpenAI streams it when asked for `include: ["reasoning.encrypted_content"]` (store: false).
-  | { type: 'reasoning'; summary: string; encryptedContent: string };
+  | { type: 'reasoning'; summary: string; encryptedContent: string }
+  | { type: 'web_search_call'; query: string }
+  | { type: 'file_search_call'; query: string };
 
 interface ResponsesUsage {
   inputTokens: number;
@@ -63,13 +65,21 @@ function itemOf(s: ScriptedItem, i: number): Record<string, unknown> {
       return { type: 'function_call', id: `fc_${i}`, status: 'completed', call_id: s.callId, name: s.name, arguments: s.arguments };
     case 'reasoning':
       return { type: 'reasoning', id: `rs_${i}`, summary: [{ type: 'summary_text', text: s.summary }], encrypted_content: s.encryptedContent };
+    case 'web_search_call':
+      return { type: 'web_search_call', id: `ws_${i}`, status: 'completed', action: { type: 'search', query: s.query } };
+    case 'file_search_call':
+      return { type: 'file_search_call', id: `fs_${i}`, status: 'completed', queries: [s.query], results: null };
   }
 }
 
 /** The whole completed Response, as a request without `stream` gets it. */
 function responseObject(id: string, model: string, turn: ScriptedTurn): Record<string, unknown> {
   const output = turn.output.map(itemOf);
-  return { id, object: 'response', created_at: 1_700_000_000, status: 'completed', model, output, usage: usageOf(turn.usage) };
+  return { ...responseOf(id, model), status: 'completed', output, usage: usageOf(turn.usage) };
+}
+
+function responseOf(id: string, model: string) {
+  return { id, object: 'response', created_at: 1_700_000_000, status: 'in_progress', model, output: [] as unknown[], usage: null as unknown };
 }
 
 function usageOf(u: ResponsesUsage): Record<string, unknown> {
@@ -87,7 +97,7 @@ function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn
   let seq = 0;
   const event = (type: string, data: Record<string, unknown>) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  const response = { id, object: 'response', created_at: 1_700_000_000, status: 'in_progress', model, output: [] as unknown[], usage: null as unknown };
+  const response = responseOf(id, model);
   event('response.created', { response });
   event('response.in_progress', { response });
   const output = turn.output.map((s, i) => {
@@ -117,6 +127,11 @@ function play(res: ServerResponse, id: string, model: string, turn: ScriptedTurn
         event('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: s.summary });
         event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: s.summary });
         event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: s.summary } });
+        break;
+      case 'web_search_call':
+      case 'file_search_call':
+        event('response.output_item.added', { output_index: i, item: { ...item, status: 'in_progress' } });
+        for (const stage of ['in_progress', 'searching', 'completed']) event(`response.${s.type}.${stage}`, at);
         break;
     }
     event('response.output_item.done', { output_index: i, item });

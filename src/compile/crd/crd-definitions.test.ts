@@ -114,7 +114,7 @@ describe('generated CRDs', () => {
     for (const kind of ['ModelRoute', 'Group', 'GatewayToken'] as const) {
       walk(schemaOf(kind), kind, (n, p) => {
         if (p.includes('.status.')) return; // spend in status is written by the gateway, not validated input
-        if (!/(PerMTok|PerSecond|PerMChars|price|costPer\w+)$/.test(p) && n.pattern !== MONEY_PATTERN) return;
+        if (!/(PerMTok|PerSecond|PerMChars|PerCall|price|costPer\w+)$/.test(p) && n.pattern !== MONEY_PATTERN) return;
         found.push(p);
         expect(n, p).toMatchObject({ type: 'string', pattern: MONEY_PATTERN });
         const path = p.slice(kind.length + 1);
@@ -129,7 +129,7 @@ describe('generated CRDs', () => {
     expect(found.sort()).toEqual(
       [
         ...['inputPerMTok', 'cachedInputPerMTok', 'cacheWritePerMTok', 'cacheWrite1hPerMTok', 'outputPerMTok', 'imagePer[].price']
-          .concat(['audioInputPerSecond', 'speechPerMChars', 'videoPerSecond'])
+          .concat(['audioInputPerSecond', 'speechPerMChars', 'videoPerSecond', 'webSearchPerCall', 'webFetchPerCall', 'fileSearchPerCall'])
           .map((f) => `ModelRoute.spec.backends[].pricing.${f}`),
         ...['Group.spec.limits', 'Group.spec.limits.models[]', 'GatewayToken.spec.limits'].flatMap((b) => [`${b}.costPerDay`, `${b}.costPerMonth`]),
       ].sort(),

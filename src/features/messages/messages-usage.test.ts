@@ -154,6 +154,16 @@ describe('NativeStreamUsage', () => {
     expect(counts.usage()).toMatchObject({ inputTokens: 304, cacheWriteInputTokens: 300, cacheWrite1hInputTokens: 300, outputTokens: 12 });
   });
 
+  it('counts the searches and fetches of usage.server_tool_use, the last total winning', () => {
+    const counts = new NativeStreamUsage();
+    counts.observe({ type: 'message_start', message: { usage: { input_tokens: 9, output_tokens: 1, server_tool_use: { web_search_requests: 0 } } } });
+    counts.observe({ type: 'message_delta', usage: { output_tokens: 20, server_tool_use: { web_search_requests: 2, web_fetch_requests: 1 } } });
+    expect(counts.usage()).toMatchObject({ inputTokens: 9, outputTokens: 20, serverToolCalls: { webSearch: 2, webFetch: 1 } });
+    expect(messagesAnswerUsage(bytesOf({ usage: { input_tokens: 3, output_tokens: 1, server_tool_use: { web_search_requests: 0 } } }))).not.toHaveProperty(
+      'serverToolCalls',
+    );
+  });
+
   it('counts what it saw when the stream was cut after message_start', () => {
     const counts = new NativeStreamUsage();
     counts.observe(events[0]);

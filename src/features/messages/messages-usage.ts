@@ -3,7 +3,7 @@
 // as the SDK reads them), and what a Messages request reserves for the limits. Pure.
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/stream/json-key-search.js';
-import type { Usage } from '../../model/usage.js';
+import type { ServerToolCalls, Usage } from '../../model/usage.js';
 
 const USAGE = new QuotedKey('usage');
 const OPEN = 0x7b;
@@ -66,6 +66,9 @@ export class NativeStreamUsage {
   /** The part of cacheWrite written for an hour (usage.cache_creation's split), priced apart from 5-minute writes. */
   private cacheWrite1h = 0;
   private thinking = 0;
+  /** usage.server_tool_use: searches and fetches the upstream ran itself, billed per call. */
+  private webSearch = 0;
+  private webFetch = 0;
 
   /** One parsed event of the stream; only message_start and message_delta carry usage. */
   observe(event: unknown): void {
@@ -85,6 +88,7 @@ export class NativeStreamUsage {
       cacheWriteInputTokens: this.cacheWrite,
       ...(this.cacheWrite1h > 0 ? { cacheWrite1hInputTokens: Math.min(this.cacheWrite1h, this.cacheWrite) } : {}),
       reasoningTokens: Math.min(this.thinking, outputTokens),
+      ...(this.webSearch > 0 || this.webFetch > 0 ? { serverToolCalls: serverToolCalls(this.webSearch, this.webFetch) } : {}),
       estimated: false,
     };
   }
@@ -97,7 +101,14 @@ export class NativeStreamUsage {
     this.cacheWrite = count(field(usage, 'cache_creation_input_tokens')) ?? this.cacheWrite;
     this.cacheWrite1h = count(field(field(usage, 'cache_creation'), 'ephemeral_1h_input_tokens')) ?? this.cacheWrite1h;
     this.thinking = count(field(field(usage, 'output_tokens_details'), 'thinking_tokens')) ?? this.thinking;
+    const tools = field(usage, 'server_tool_use');
+    this.webSearch = count(field(tools, 'web_search_requests')) ?? this.webSearch;
+    this.webFetch = count(field(tools, 'web_fetch_requests')) ?? this.webFetch;
   }
+}
+
+function serverToolCalls(webSearch: number, webFetch: number): ServerToolCalls {
+  return { ...(webSearch > 0 ? { webSearch } : {}), ...(webFetch > 0 ? { webFetch } : {}) };
 }
 
 /**

@@ -13,5 +13,12 @@ export function priced(usage: Usage, backend: CompiledBackend | undefined, famil
 }
 
 function consumedNothing(u: Usage): boolean {
-  return u.inputTokens <= 0 && u.outputTokens <= 0 && (u.seconds ?? 0) <= 0 && (u.characters ?? 0) <= 0 && (u.images?.count ?? 0) <= 0;
+  return (
+    u.inputTokens <= 0 &&
+    u.outputTokens <= 0 &&
+    (u.seconds ?? 0) <= 0 &&
+    (u.characters ?? 0) <= 0 &&
+    (u.images?.count ?? 0) <= 0 &&
+    u.serverToolCalls === undefined
+  );
 }

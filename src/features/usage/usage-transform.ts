@@ -13,6 +13,7 @@ import { AnswerHead } from './answer-head.js';
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { ImageCounter } from './image-count.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+import { mayCallServerTools, ResponsesToolCounter, uncountedCalls } from './server-tools.js';
 import { priced } from './usage-cost.js';
 import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, toUsage } from './usage-object.js';
 
@@ -46,12 +47,19 @@ export interface UsageOptions {
 
 /**
  * Usage on every family. Reads `stream_options` (whether a chat stream already reports usage), `input` (the
- * characters of speech), `seconds` (a video's length), and an image request's `size`, `quality` and `n`.
+ * characters of speech), `seconds` (a video's length), an image request's `size`, `quality` and `n`, and `tools` and
+ * `prompt` (whether the upstream may run a tool it bills per call, server-tools.ts).
  */
 export function usageFeature(onRecord: (x: Routed, u: Usage) => void, options: UsageOptions = {}): Feature {
   const factory = usageTransforms(onRecord, options.readOn ?? DEFAULT_READ_ON, options.currency ?? 'USD');
-  return { reads: ['stream_options', 'input', 'seconds', 'size', 'quality', 'n'], families: Object.fromEntries(FAMILIES.map((f) => [f, factory])) };
+  return {
+    reads: ['stream_options', 'input', 'seconds', 'size', 'quality', 'n', 'tools', 'prompt'],
+    families: Object.fromEntries(FAMILIES.map((f) => [f, factory])),
+  };
 }
+
+/** Families whose upstream may run tools billed per call: calls an estimate cannot know make its cost unknown. */
+const SERVER_TOOLS = new Set<Family>(['responses', 'messages']);
 
 /**
  * The usage transform of every family. `onRecord` sees each request's usage (metrics), priced. Follow-ups that
@@ -81,6 +89,8 @@ class UsageTap implements ExchangeTransform {
   /** The usage object of the usage-only chunk taken out of a chat stream. */
   #taken: Record<string, unknown> | undefined;
   #images: ImageCounter | undefined;
+  /** A Responses answer's searches, counted only when the request's tools could run one. */
+  #tools: ResponsesToolCounter | undefined;
 
   constructor(x: Routed, readOn: ReadOnBound) {
     this.#x = x;
@@ -109,8 +119,10 @@ class UsageTap implements ExchangeTransform {
     const filter = this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined;
     if (IMAGES.has(this.#x.family)) this.#images = new ImageCounter(a.isStream);
     if (TIMED.has(this.#x.family)) this.#head = new AnswerHead(HEAD_BYTES);
+    if (this.#x.family === 'responses' && mayCallServerTools(this.#plan)) this.#tools = new ResponsesToolCounter(a.isStream);
+    const observer = this.#images ?? this.#head ?? this.#tools;
     // Media that is measured from the request (speech, videos) has no usage at its end to read on for.
-    return new UsageReader(this, this.#bytes, filter, this.#images ?? this.#head, MEASURED.has(this.#x.family) ? undefined : this.#readOn);
+    return new UsageReader(this, this.#bytes, filter, observer, MEASURED.has(this.#x.family) ? undefined : this.#readOn);
   }
 
   /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
@@ -119,7 +131,7 @@ class UsageTap implements ExchangeTransform {
     const tail = this.#bytes!.tail();
     const usage = this.#taken ?? lastUsageObject(tail);
     const reported: Reported = usage ? reportedCounts(usage) : {};
-    if (!isEmpty(reported)) return this.#withMeasures(toUsage(reported, false));
+    if (!isEmpty(reported)) return this.#withServerTools(this.#withMeasures(toUsage(reported, false)));
     const head = this.#head;
     const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? (head && lastSeconds(head.text())) ?? this.#requestedSeconds()) : undefined;
     if (seconds !== undefined || x.family === 'audio.speech') return this.#withMeasures(toUsage({ seconds }, false));
@@ -155,7 +167,15 @@ class UsageTap implements ExchangeTransform {
       const sampled = Buffer.byteLength(sample);
       outputTokens = estimateOutput(sample, a.isStream, a.contentType.includes('json'), sampled < bytes.total ? bytes.total / sampled : 1);
     }
-    return this.#withMeasures({ ...ZERO, inputTokens: estimateInput(x.family, this.#plan?.json), outputTokens, estimated: true });
+    const u = this.#withMeasures({ ...ZERO, inputTokens: estimateInput(x.family, this.#plan?.json), outputTokens, estimated: true });
+    // Searches the upstream may have run and billed are in no estimate: unknown, never left out.
+    return SERVER_TOOLS.has(x.family) && mayCallServerTools(this.#plan) ? { ...u, serverToolCalls: uncountedCalls() } : u;
+  }
+
+  /** A Responses answer's web and file searches, counted as it passed when the request had such tools. */
+  #withServerTools(u: Usage): Usage {
+    const calls = this.#tools?.calls();
+    return calls ? { ...u, serverToolCalls: calls } : u;
   }
 
   /**
@@ -195,7 +215,7 @@ class UsageReader implements AnswerHandler {
   readonly #tap: UsageTap;
   readonly #bytes: AnswerBytes;
   readonly #filter: UsageChunkFilter | undefined;
-  /** What else sees the answer's bytes: an image counter, or the head of a timed answer. */
+  /** What else sees the answer's bytes: an image counter, the head of a timed answer, or a search counter. */
   readonly #observer: { push(chunk: Buffer): void } | undefined;
 
   constructor(
