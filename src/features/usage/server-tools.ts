@@ -33,27 +33,41 @@ export function uncountedCalls(): ServerToolCalls {
 export class ResponsesToolCounter {
   readonly #web: Buffer;
   readonly #file: Buffer;
-  /** The last bytes of what came before, for a name cut between chunks. */
-  #carry: Buffer = Buffer.alloc(0);
+  /** Bytes kept from before a chunk: one less than the longer name, so a name cut between chunks is seen whole. */
+  readonly #keep: number;
+  /** The kept bytes, then the new chunk's first ones: one buffer for the answer, no allocation per chunk. */
+  readonly #joint: Buffer;
+  #carried = 0;
   #webSearch = 0;
   #fileSearch = 0;
 
   constructor(isStream: boolean) {
     this.#web = Buffer.from(isStream ? '"response.web_search_call.completed"' : '"web_search_call"');
     this.#file = Buffer.from(isStream ? '"response.file_search_call.completed"' : '"file_search_call"');
+    this.#keep = Math.max(this.#web.length, this.#file.length) - 1;
+    this.#joint = Buffer.alloc(2 * this.#keep);
   }
 
   push(chunk: Buffer): void {
-    const keep = Math.max(this.#web.length, this.#file.length) - 1;
-    if (this.#carry.length > 0) {
-      // Only the names that start in the carry and end in this chunk: the others were counted, or are counted below.
-      const joint = Buffer.concat([this.#carry, chunk.subarray(0, keep)]);
-      this.#webSearch += occurrences(joint, this.#web, this.#carry.length);
-      this.#fileSearch += occurrences(joint, this.#file, this.#carry.length);
+    const keep = this.#keep;
+    const joint = this.#joint;
+    const carried = this.#carried;
+    if (carried > 0) {
+      // Only the names that start in the kept bytes and end in this chunk: the others were counted, or are below.
+      const head = chunk.copy(joint, carried, 0, Math.min(chunk.length, keep));
+      const seam = joint.subarray(0, carried + head);
+      this.#webSearch += occurrences(seam, this.#web, carried);
+      this.#fileSearch += occurrences(seam, this.#file, carried);
     }
     this.#webSearch += occurrences(chunk, this.#web);
     this.#fileSearch += occurrences(chunk, this.#file);
-    this.#carry = chunk.length >= keep ? Buffer.from(chunk.subarray(chunk.length - keep)) : Buffer.concat([this.#carry, chunk]).subarray(-keep);
+    // The last `keep` bytes of what was kept and this chunk, at the start of the joint buffer.
+    if (chunk.length >= keep) this.#carried = chunk.copy(joint, 0, chunk.length - keep);
+    else {
+      const fromKept = Math.min(carried, keep - chunk.length);
+      joint.copyWithin(0, carried - fromKept, carried);
+      this.#carried = fromKept + chunk.copy(joint, fromKept);
+    }
   }
 
   /** The calls counted; undefined when there were none. */
