@@ -141,7 +141,6 @@ const PricingSchema = z
     speechPerMChars: price('Per million characters of speech input.'),
     videoPerSecond: price('Per second of generated video.'),
     webSearchPerCall: price("Per web search the upstream ran itself (Anthropic's web_search_requests, a Responses web_search_call)."),
-    webFetchPerCall: price('Per web fetch the upstream ran itself (Anthropic\'s web_fetch_requests); "0" where it bills only tokens.'),
     fileSearchPerCall: price('Per file search the upstream ran itself (a Responses file_search_call).'),
   })
   .strict()

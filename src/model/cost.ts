@@ -132,12 +132,12 @@ function addMeasured(sum: Sum, pricing: Pricing, family: Family, m: { seconds?: 
 }
 
 /**
- * Calls of tools the upstream ran itself, billed per call on top of the tokens: a call without its price, or calls
+ * Calls of tools the upstream ran itself, billed per call on top of the tokens (web fetches are not: Anthropic bills
+ * them by their tokens alone): a call without its price, or calls
  * that could not be counted, make the cost unknown rather than low.
  */
 function addServerTools(sum: Sum, pricing: Pricing, calls: ServerToolCalls): void {
   sum.add('webSearchPerCall', count(calls.webSearch ?? 0), pricing.webSearchPerCall, 1);
-  sum.add('webFetchPerCall', count(calls.webFetch ?? 0), pricing.webFetchPerCall, 1);
   sum.add('fileSearchPerCall', count(calls.fileSearch ?? 0), pricing.fileSearchPerCall, 1);
   if (calls.uncounted) sum.unknown('serverToolCalls');
 }

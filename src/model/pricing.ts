@@ -31,8 +31,6 @@ export interface Pricing {
   readonly videoPerSecond?: number;
   /** Per web search a server-side tool ran (Anthropic's web_search_requests, a Responses web_search_call). */
   readonly webSearchPerCall?: number;
-  /** Per web fetch a server-side tool ran (Anthropic's web_fetch_requests). */
-  readonly webFetchPerCall?: number;
   /** Per file search a server-side tool ran (a Responses file_search_call). */
   readonly fileSearchPerCall?: number;
 }
@@ -64,6 +62,5 @@ export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> 
   speechPerMChars: ['audio.speech'],
   videoPerSecond: ['videos'],
   webSearchPerCall: ['responses', 'messages'],
-  webFetchPerCall: ['messages'],
   fileSearchPerCall: ['responses'],
 };

@@ -1,6 +1,6 @@
 // The per-call fees of tools the upstream runs itself: Anthropic's usage.server_tool_use (through @anthropic-ai/sdk)
 // and a Responses answer's web_search_call and file_search_call items (through the openai SDK), plain and streamed.
-// Priced at webSearchPerCall, webFetchPerCall and fileSearchPerCall on top of the tokens; a backend without those
+// Priced at webSearchPerCall and fileSearchPerCall on top of the tokens (a web fetch costs its tokens alone); a backend without those
 // prices records the cost as unknown, never the tokens' figure alone. Expected figures are written out beside them.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ const searched: AnthropicTurn = {
     server_tool_use: { web_search_requests: 2, web_fetch_requests: 1 },
   } as AnthropicTurn['usage'],
 };
-// 1,000 × 3.00 + 100 × 15.00 = 4,500 per million = 0.0045, + 2 searches × 0.01 + 1 fetch × 0 = 0.0245
+// 1,000 × 3.00 + 100 × 15.00 = 4,500 per million = 0.0045, + 2 searches × 0.01 (the fetch: its tokens only) = 0.0245
 const CLAUDE_COST = '0.0245';
 
 /** Two web searches and a file search, OpenAI's way: output items before the answer. */
@@ -59,7 +59,7 @@ spec:
     api: anthropic
     baseURL: ${anthropic}
     auth: {header: {name: x-api-key, secretRef: {name: upstreams, key: anthropic}}}
-    pricing: {inputPerMTok: "3.00", outputPerMTok: "15.00", webSearchPerCall: "0.01", webFetchPerCall: "0"}
+    pricing: {inputPerMTok: "3.00", outputPerMTok: "15.00", webSearchPerCall: "0.01"}
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
@@ -174,7 +174,7 @@ async function gptRecords(model: string): Promise<Record<string, unknown>[]> {
 }
 
 describe('server-side tool calls', () => {
-  it('Anthropic: usage.server_tool_use priced per search and per fetch, on top of the tokens', async () => {
+  it('Anthropic: usage.server_tool_use priced per search on top of the tokens; the fetch is logged and costs its tokens alone', async () => {
     for (const r of await claudeRecords('claude-priced'))
       expect(r).toMatchObject({ inputTokens: 1_000, outputTokens: 100, webSearchCalls: 2, webFetchCalls: 1, cost: CLAUDE_COST, estimated: false });
   });
