@@ -85,6 +85,9 @@ bad=(
   # Two Redis sources at once: the in-chart one and an external URL.
   "redis.inChart.enabled=true,redis.enabled=true,redis.url=redis://r:6379"
   "redis.inChart.maxmemory=lots"
+  # Sizes serve refuses (under 1kb): the pods would crash-loop.
+  "gateway.maxJsonBody=5b"
+  "gateway.maxUploadBody=0.5kb"
 )
 for setting in "${bad[@]}"; do
   if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --set "$setting" >/dev/null 2>&1; then

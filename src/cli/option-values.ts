@@ -1,6 +1,7 @@
 // Value parsers for `serve` flags and their environment variables. Each returns the typed value or throws a
 // message that completes "<flag> …" (e.g. "must be an integer from 0 to 65535 (got "x")"). Pure.
 import { parseDuration } from '../compile/duration.js';
+import { sizeBytes } from './size-grammar.js';
 
 export function nonEmpty(t: string): string {
   if (t.trim() === '') throw new Error('must not be empty');
@@ -37,28 +38,10 @@ export function parseDrain(t: string): number {
   return ms;
 }
 
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-};
-
-/** Sizes as people write them: 1048576, 512kb, 20mb, 1.5gb (binary multiples, as express and nginx use). */
+/** Sizes as people write them: 1048576, 512kb, 20mb, 1.5gb (the grammar is size-grammar.ts, which the chart shares). */
 export function parseSize(t: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(t.trim());
-  const unit = SIZE_UNITS[m?.[2]?.toLowerCase() ?? 'x'];
-  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > 64 * 1024 ** 3) {
-    throw new Error(`must be a size from 1kb to 64gb such as 512kb or 20mb (got "${t}")`);
-  }
+  const bytes = sizeBytes(t);
+  if (bytes === undefined) throw new Error(`must be a size from 1kb to 64gb such as 512kb or 20mb (got "${t}")`);
   return bytes;
 }
 
