@@ -88,6 +88,9 @@ bad=(
   # Sizes serve refuses (under 1kb): the pods would crash-loop.
   "gateway.maxJsonBody=5b"
   "gateway.maxUploadBody=0.5kb"
+  # A ratio outside [0, 1], from --set (a string) as from a values file.
+  "tracing.samplerRatio=1.5"
+  "tracing.samplerRatio=lots"
 )
 for setting in "${bad[@]}"; do
   if "$HELM_BIN" template "$RELEASE" "$ROOT/charts/model-gateway" --set "$setting" >/dev/null 2>&1; then

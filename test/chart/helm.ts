@@ -38,3 +38,9 @@ export function renderChart(args: readonly string[]): Promise<Rendered> {
 export function configData(objects: Record<string, any>[]): Record<string, string> {
   return objects.find((o) => o.kind === 'ConfigMap' && o.data?.MG_SOURCE)!.data;
 }
+/** The gateway container's env list as name → value (valueFrom entries left out). */
+export function containerEnv(objects: Record<string, any>[]): Record<string, string> {
+  const deployment = objects.find((o) => o.kind === 'Deployment')!;
+  const env: { name: string; value?: string }[] = deployment.spec.template.spec.containers[0].env ?? [];
+  return Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+}
