@@ -1,7 +1,8 @@
 // A fake cloud provider's OpenAI-compatible endpoint on 127.0.0.1: before answering, it checks what the real
 // provider checks (a key header, a query parameter, an access token, a SigV4 signature, a deployment path), through
-// a `check` the test gives it, and refuses with 401 like the provider when that fails (or the status a test names). It answers chat completions
-// (JSON and streams, usage included) and embeddings, and records every request it received.
+// a `check` the test gives it, and refuses with 401 like the provider when that fails (or the status and the body a
+// test names). It answers chat completions (JSON and streams, usage included) and embeddings, and records every
+// request it received.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { listenOnLoopback } from './loopback.js';
 
@@ -19,6 +20,16 @@ export interface ProviderRequest {
 /** Why the provider refuses the request, or undefined to answer it. */
 export type ProviderCheck = (req: ProviderRequest) => string | undefined;
 
+/** A refusal in the provider's own shape (Bedrock's {"message"}, Google's, Azure's); resolved when it may be sent. */
+export type ProviderRefusal = (
+  reason: string,
+) => { headers?: Record<string, string>; body: string } | Promise<{ headers?: Record<string, string>; body: string }>;
+
+/** OpenAI's refusal, which the OpenAI-compatible endpoints of the clouds send for most model errors. */
+const openAiRefusal: ProviderRefusal = (reason) => ({
+  body: JSON.stringify({ error: { message: `refused: ${reason}`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+});
+
 export interface ProviderUpstream {
   readonly origin: string;
   readonly requests: ProviderRequest[];
@@ -27,7 +38,7 @@ export interface ProviderUpstream {
   close(): Promise<void>;
 }
 
-export async function startProviderUpstream(check: ProviderCheck, refuseWith = 401): Promise<ProviderUpstream> {
+export async function startProviderUpstream(check: ProviderCheck, refuseWith = 401, refusal = openAiRefusal): Promise<ProviderUpstream> {
   const requests: ProviderRequest[] = [];
   const refused: Array<{ request: ProviderRequest; reason: string }> = [];
   const server: Server = createServer(async (req, res) => {
@@ -47,8 +58,9 @@ export async function startProviderUpstream(check: ProviderCheck, refuseWith = 4
     const reason = check(r);
     if (reason !== undefined) {
       refused.push({ request: r, reason });
-      res.writeHead(refuseWith, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `refused: ${reason}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      const { headers, body } = await refusal(reason);
+      res.writeHead(refuseWith, { 'content-type': 'application/json', ...headers });
+      res.end(body);
       return;
     }
     const body = r.body.length > 0 ? (JSON.parse(r.body.toString('utf8')) as Record<string, unknown>) : {};

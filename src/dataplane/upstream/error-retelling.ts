@@ -2,6 +2,7 @@
 // nothing was sent; as an SSE error event once a stream's 200 went out (keep-alives committed it, or the upstream's
 // body broke off mid-stream); an upstream's error answer retold as an event when the 200 is already out.
 import type { Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { GatewayError } from '../../model/errors.js';
 import type { RouteTimeouts } from '../../model/routing-table.js';
@@ -45,12 +46,13 @@ export function failUnrelayed(
 export async function retellUpstreamError(
   res: Response,
   status: number,
+  headers: IncomingHttpHeaders,
   body: Readable,
   mask: readonly Needle[],
   transforms: readonly ExchangeTransform[],
   progress: StreamProgress | undefined,
 ): Promise<void> {
-  res.end(await upstreamErrorAsSse(status, body, 5_000, { mask, responses: progress, event: (e) => errorEvent(transforms, e, progress) }));
+  res.end(await upstreamErrorAsSse(status, body, 5_000, { mask, headers, responses: progress, event: (e) => errorEvent(transforms, e, progress) }));
 }
 
 /** The error event that ends a stream the upstream broke off after it had started. */

@@ -9,10 +9,10 @@ import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { errors, GatewayError } from '../../model/errors.js';
 import type { Routed } from '../exchange/exchange.js';
-import type { Answer, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
+import type { Answer, AnswerHandler, ExchangeTransform, StreamProgress } from '../exchange/transform.js';
 import { RequestTiming } from '../observe/request-timing.js';
 import { finalError, SHUTDOWN_CODE } from '../policy/retry-policy.js';
-import { answerHandlers } from './answer-handlers.js';
+import { type AnswerHandlers, answerHandlers } from './answer-handlers.js';
 import { type AttemptCall, type AttemptDeps, sendAttempts } from './attempt-loop.js';
 import { errorCode } from './attempt-outcome.js';
 import { BodyDeadlines } from './body-deadlines.js';
@@ -20,6 +20,7 @@ import { bodyCoding, decoders } from './content-decoding.js';
 import { CredentialMask } from './credential-mask.js';
 import { credentialsOf } from './credentials.js';
 import { failUnrelayed, retellUpstreamError, streamFailure } from './error-retelling.js';
+import { openAiErrorRetelling } from './openai-error-body.js';
 import { relay } from './relay.js';
 import { codingRefusal, credentialRefusal, redirectRefusal, writeResponseHead } from './response-head.js';
 import { SseKeepAlive } from './sse-signals.js';
@@ -76,7 +77,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const credentials = sentWith ?? credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
   const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
-  const { rewrites, handlers, edits } = answerHandlers(call.transforms, answer);
+  const { rewrites, handlers, edits } = withErrorRetelling(answerHandlers(call.transforms, answer), openAiErrorRetelling(answer, req, coding));
   const refusal = codingRefusal(coding, model, retell || rewrites.length > 0 || edits || credentials.needles.length > 0);
   if (refusal) {
     for (const r of rewrites) r.destroy();
@@ -89,7 +90,16 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   // Errors anywhere in the chain reach its last stage (pipeline destroys every stream with the first error).
   if (chain.length > 0) pipeline([response.body.readable(), ...chain], () => {});
   const chainEnd = chain.length === 0 ? undefined : chain[chain.length - 1]!;
-  if (retell) return retellUpstreamError(res, response.statusCode, chainEnd ?? response.body.readable(), credentials.needles, call.transforms, progress);
+  if (retell)
+    return retellUpstreamError(
+      res,
+      response.statusCode,
+      response.headers,
+      chainEnd ?? response.body.readable(),
+      credentials.needles,
+      call.transforms,
+      progress,
+    );
 
   const gatewayMs = timing.gatewayMs();
   const upstreamMs = timing.upstreamMs();
@@ -140,6 +150,11 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     res.setHeader('x-model-gateway-backend', backend.name);
     return failUnrelayed(res, false, result.attempts, told(failure), call.transforms, progress);
   }
+}
+
+/** The transforms' handlers, and last the retelling of an error body in OpenAI's shape when there is one. */
+function withErrorRetelling(own: AnswerHandlers, retelling: AnswerHandler | undefined): AnswerHandlers {
+  return retelling ? { rewrites: own.rewrites, handlers: [...own.handlers, retelling], edits: true } : own;
 }
 
 /** A failed body whose head had not gone out, as the error the client gets instead. */

@@ -3,10 +3,11 @@
 // went out. The openai SDKs turn `event: error` (and any event whose data has an "error" object) into an APIError.
 // A Responses stream's error event is also shaped as the Responses API's own (`type: "error"` and a
 // `sequence_number`): clients that validate every event against that API (the Vercel AI SDK) need both.
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { SseError, StreamProgress } from '../exchange/transform.js';
 import { StreamReplacer, type Needle } from '../stream/stream-replace.js';
+import { parseJson, providerError, typeForStatus } from './provider-error.js';
 
 const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -58,13 +59,15 @@ export interface RetoldError {
   readonly mask: readonly Needle[];
   /** Set for a Responses stream (see sseErrorEvent). */
   readonly responses?: StreamProgress | undefined;
+  /** The upstream's headers (AWS names its error's kind in one). */
+  readonly headers?: IncomingHttpHeaders | undefined;
   /** The error event in the exchange's API's shape; default sseErrorEvent. */
   readonly event?: (e: SseError) => string;
 }
 
 /**
  * An upstream error response (status + body) retold as an error event, for a stream whose 200 already went out
- * (keep-alive committed it). The upstream's OpenAI-shaped error is kept; anything else gets a generic message.
+ * (keep-alive committed it). The provider's message is kept (provider-error.ts); a body without one gets a generic message.
  * Reads at most `limit` bytes (decoded, when the body is a decoder's output) and waits at most `waitMs` for them.
  */
 export async function upstreamErrorAsSse(status: number, body: Readable, waitMs: number, how: RetoldError, limit = 64 * 1024): Promise<string> {
@@ -83,26 +86,14 @@ export async function upstreamErrorAsSse(status: number, body: Readable, waitMs:
     clearTimeout(timer);
     if (!body.destroyed) body.destroy();
   }
-  const fallback: SseError = {
+  const text = StreamReplacer.replaceAll(Buffer.concat(chunks), how.mask).toString('utf8');
+  // The provider's message in whatever shape it sent it (Bedrock's, Google's, OpenAI's); else the status alone.
+  const told: SseError = providerError(status, parseJson(text), how.headers) ?? {
     message: `The upstream answered ${status}.`,
-    type: status >= 500 ? 'server_error' : 'invalid_request_error',
+    type: typeForStatus(status),
     code: status === 429 ? 'rate_limit_exceeded' : null,
   };
-  try {
-    const text = StreamReplacer.replaceAll(Buffer.concat(chunks), how.mask).toString('utf8');
-    const e = (JSON.parse(text) as { error?: Partial<Record<keyof SseError, unknown>> }).error;
-    if (e && typeof e.message === 'string') {
-      const told: SseError = {
-        message: e.message,
-        type: typeof e.type === 'string' ? e.type : fallback.type,
-        code: typeof e.code === 'string' ? e.code : fallback.code,
-      };
-      return how.event ? how.event(told) : sseErrorEvent(told, how.responses);
-    }
-  } catch {
-    // not JSON
-  }
-  return how.event ? how.event(fallback) : sseErrorEvent(fallback, how.responses);
+  return how.event ? how.event(told) : sseErrorEvent(told, how.responses);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Translation refusals and upstream (OpenAI-shaped) errors in Anthropic's error shape (model/anthropic-errors.ts).
 // Pure.
 
+import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { type AnthropicErrorBody, anthropicError, errorTypeForStatus, type Translated } from '../../model/anthropic-errors.js';
 
 /** A refusal of the client's request: 400 invalid_request_error, as Anthropic answers one. */
@@ -17,17 +18,11 @@ export function errorFromUpstream(status: number, body: unknown): AnthropicError
 }
 
 /**
- * The message of an OpenAI-shaped error object (`{"error":{"message"}}`, `{"error":"…"}` or `{"message"}`), or of
- * a text body, cut to its first 500 characters (a proxy's HTML error page is no message).
+ * The message of a provider's error body (OpenAI's, Bedrock's {"message"} or {"Message"}, Google's, Azure's:
+ * providerError reads them all), or of a text body, cut to its first 500 characters (a proxy's HTML error page is
+ * no message).
  */
 export function upstreamMessage(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined;
-  const b = body as Record<string, unknown>;
-  const inner = b['error'];
-  if (typeof inner === 'string' && inner) return inner;
-  if (inner && typeof inner === 'object') {
-    const m = (inner as Record<string, unknown>)['message'];
-    if (typeof m === 'string' && m) return m;
-  }
-  return typeof b['message'] === 'string' && b['message'] ? b['message'] : undefined;
+  return providerError(0, body)?.message;
 }

@@ -1,0 +1,56 @@
+// An upstream's error answer to an OpenAI client, told in OpenAI's shape when the provider's own shape hides its
+// message from the OpenAI SDKs (Bedrock's {"message"}: "403 status code (no body)" in older SDKs, a JSON dump in
+// others). The status is kept; a body that already is OpenAI's, or holds no message, goes out as it came.
+import type { Request } from 'express';
+import type { Answer, AnswerHandler } from '../exchange/transform.js';
+import { clientApiOf } from '../request/client-api.js';
+import type { BodyCoding } from './content-decoding.js';
+import { isOpenAiError, parseJson, providerError } from './provider-error.js';
+
+/** An error object is small; a body larger than this is no error object and is passed on as it came. */
+const MAX_ERROR_BYTES = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** The handler for this answer, when it is an error answer an OpenAI client gets whole (not a stream). */
+export function openAiErrorRetelling(answer: Answer, req: Request, coding: BodyCoding): AnswerHandler | undefined {
+  if (answer.statusCode < 400 || answer.isStream || req.method === 'HEAD' || coding.kind === 'unsupported') return undefined;
+  if (clientApiOf(req.path, answer.exchange.family, req.headers['anthropic-version']) !== 'openai') return undefined;
+  return new OpenAiErrorBody(answer);
+}
+
+class OpenAiErrorBody implements AnswerHandler {
+  readonly edits = true;
+  readonly holdsBody = true;
+  readonly #answer: Answer;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #passing = false;
+
+  constructor(answer: Answer) {
+    this.#answer = answer;
+  }
+
+  onData(chunk: Buffer): Buffer {
+    if (this.#passing) return chunk;
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    if (this.#bytes <= MAX_ERROR_BYTES) return EMPTY;
+    this.#passing = true;
+    const held = Buffer.concat(this.#chunks);
+    this.#chunks = [];
+    return held;
+  }
+
+  flush(): Buffer | undefined {
+    if (this.#passing) return undefined;
+    const held = Buffer.concat(this.#chunks);
+    const body = parseJson(held.toString('utf8'));
+    if (body === undefined || isOpenAiError(body)) return held;
+    const { statusCode, headers } = this.#answer;
+    const e = providerError(statusCode, body, headers);
+    if (e === undefined) return held;
+    // The head waits for this body (holdsBody): it goes out with the new body's type.
+    headers['content-type'] = 'application/json';
+    return Buffer.from(JSON.stringify({ error: { message: e.message, type: e.type, param: null, code: e.code } }));
+  }
+}
