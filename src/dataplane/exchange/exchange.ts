@@ -23,8 +23,11 @@ export class Exchange {
   /** Name of the backend that answered (or was tried last). */
   backend: string | undefined;
   attempts = 0;
-  /** Why the last attempt got no answer (e.g. ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, timeout), for the access line. */
-  upstreamError: string | undefined;
+  /**
+   * Why each attempt that did not give the answer failed, in order, as "backend:reason" (ECONNREFUSED,
+   * DEPTH_ZERO_SELF_SIGNED_CERT, timeout, a status that failed over), for the access line; undefined when none did.
+   */
+  upstreamError: string[] | undefined;
   /** True when the client went away before the response finished. */
   aborted = false;
   /** Set by the tracing feature when tracing is on; undefined otherwise (nothing allocated). */
@@ -65,6 +68,11 @@ export class Exchange {
     if (this.#closed) return fn();
     this.#lastEnd = append(this.#lastEnd, fn);
     this.#ends ??= this.#lastEnd;
+  }
+
+  /** An attempt that was not the answer, as "backend:reason" (the failover loop tells it; never on a first answer). */
+  attemptFailed(why: string): void {
+    (this.upstreamError ??= []).push(why);
   }
 
   /**

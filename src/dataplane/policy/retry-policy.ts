@@ -137,6 +137,20 @@ export function outcomeLabel(outcome: AttemptOutcome): OutcomeLabel {
   }
 }
 
+/** Why an attempt gave no answer the client gets, for the access line: the socket or TLS code, timeout, or the status. */
+export function failureReason(outcome: AttemptOutcome): string | undefined {
+  switch (outcome.kind) {
+    case 'response':
+      return String(outcome.status);
+    case 'connect-failure':
+      return outcome.code ?? 'other';
+    case 'timeout':
+      return 'timeout';
+    case 'aborted':
+      return undefined;
+  }
+}
+
 /**
  * retry-after-ms (OpenAI's, milliseconds) or retry-after (seconds or an HTTP date) → milliseconds from now.
  * Undefined when absent, unparsable or not in the future.

@@ -81,6 +81,20 @@ describe('runFailover', () => {
     expect(h.outcomes.map(([n, o]) => `${n}:${o.kind}`)).toEqual(['a:connect-failure', 'b:response']);
   });
 
+  it('tells the client side of each attempt that is not the answer (failed over, or last with none), and of nothing else', async () => {
+    const failed = (h: ReturnType<typeof harness>, extra: Partial<FailoverOptions<AttemptResponse>> = {}) => {
+      const seen: string[] = [];
+      const client = { aborted: false, onEnd: () => {}, attemptFailed: (why: string) => seen.push(why) };
+      return h.run({ ...extra, client }).then(() => seen);
+    };
+    expect(await failed(harness({ a: refused, b: { status: 503 }, c: { status: 200 } }))).toEqual(['a:ECONNREFUSED', 'b:503']);
+    expect(await failed(harness({ a: { status: 200 }, b: refused, c: refused }))).toEqual([]); // answered at once: never told
+    // b's 503 is the answer relayed: not a failed attempt.
+    expect(await failed(harness({ a: refused, b: { status: 503 }, c: { status: 200 } }), { policy: { ...policy, attempts: 2 } })).toEqual(['a:ECONNREFUSED']);
+    const hanging = { timeouts: { ...DEFAULT_TIMEOUTS, firstByteMs: 20 } };
+    expect(await failed(harness({ a: refused, b: refused, c: 'hang' }), hanging)).toEqual(['a:ECONNREFUSED', 'b:ECONNREFUSED', 'c:timeout']);
+  });
+
   it('passes a 4xx through without failover', async () => {
     const h = harness({ a: { status: 400 }, b: { status: 200 }, c: { status: 200 } });
     const r = await h.run();

@@ -6,10 +6,11 @@
 // - a response with a failover status is drained and dropped only when another attempt will really be made,
 //   otherwise it is passed on as it is (so the client sees the last upstream's 429 and its retry-after);
 // - the client going away aborts the attempt in flight at once and no further attempt starts;
-// - every outcome is reported to passive health and to the caller (metrics).
+// - every outcome is reported to passive health and to the caller (metrics), and each that is not the answer
+//   (failed over, or the last and none) once more, for the access line.
 import type { CompiledBackend, RetryPolicy, RouteTimeouts } from '../../model/routing-table.js';
 import type { BackendHealth } from '../policy/health.js';
-import { attemptTimeouts, decide, healthVerdict, parseRetryAfter, type AttemptOutcome, type StopReason } from '../policy/retry-policy.js';
+import { attemptTimeouts, decide, failureReason, healthVerdict, parseRetryAfter, type AttemptOutcome, type StopReason } from '../policy/retry-policy.js';
 import { AttemptAbort, type AttemptSignal } from './attempt-abort.js';
 import { classifyUpstreamError } from './attempt-outcome.js';
 
@@ -78,6 +79,17 @@ export type FailoverResult<R extends AttemptResponse> =
 interface ClientSide {
   readonly aborted: boolean;
   onEnd(fn: () => void): void;
+  /** An attempt that is not the answer (failed over, or the last and none), as "backend:reason", for the access line. */
+  attemptFailed?(why: string): void;
+}
+
+/**
+ * Tells the client side why an attempt was not the answer. A method of the exchange rather than a callback made per
+ * request: a request answered at its first attempt allocates nothing for this.
+ */
+function failed(client: ClientSide, backend: CompiledBackend, outcome: AttemptOutcome): void {
+  const why = failureReason(outcome);
+  if (why !== undefined) client.attemptFailed?.(`${backend.name}:${why}`);
 }
 
 class ClientGone extends Error {
@@ -144,12 +156,14 @@ export async function runFailover<R extends AttemptResponse>(o: FailoverOptions<
       o.budgetMs,
     );
     if (decision.retry) {
+      failed(o.client, backend, outcome);
       // A small error body is read to its end so its keep-alive connection can be reused; a big or slow one is cut.
       response?.body.dump(64 * 1024);
       continue;
     }
     if (response && decision.reason !== 'client-gone') return { ok: true, response, backend, attempts, attemptStartedAt: healthStartedAt };
     if (response) response.body.destroy();
+    else failed(o.client, backend, outcome);
     return { ok: false, last: outcome, backend, attempts, reason: decision.reason };
   }
   return { ok: false, last, backend: lastBackend, attempts, reason: 'backends' };

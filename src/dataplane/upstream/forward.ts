@@ -52,9 +52,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
     // An answer that is relayed keeps its attempt open until the relay is over; every other path ends it here.
     trace?.end();
     if (result.reason === 'client-gone') return;
-    // The client is told only that nothing answered; the operator's line says why (a TLS or DNS error, a refusal).
-    if (result.last?.kind === 'connect-failure') x.upstreamError = result.last.code;
-    else if (result.last?.kind === 'timeout') x.upstreamError = 'timeout';
+    // The client is told only that nothing answered; the operator's line says why, attempt by attempt (attempt-loop.ts).
     const e = finalError(result.last, model, result.attempts, result.backend?.name);
     return failUnrelayed(res, committed, result.attempts, new GatewayError(e.status, e.message, { code: e.code }), call.transforms, progress);
   }
