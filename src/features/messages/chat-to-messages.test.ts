@@ -153,4 +153,11 @@ describe('errorFromUpstream', () => {
     expect(errorFromUpstream(504, null)).toEqual({ type: 'error', error: { type: 'api_error', message: 'The upstream answered with status 504.' } });
     expect(errorFromUpstream(400, { error: 'plain string error' }).error.message).toBe('plain string error');
   });
+
+  it("reads a cloud's own shapes: Bedrock's {message} and {Message}, Vertex's array", () => {
+    expect(errorFromUpstream(403, { message: 'Signature expired' }).error.message).toBe('Signature expired');
+    expect(errorFromUpstream(400, { Message: 'Malformed input request' }).error.message).toBe('Malformed input request');
+    const vertex = [{ error: { code: 403, message: 'Permission denied', status: 'PERMISSION_DENIED' } }];
+    expect(errorFromUpstream(403, vertex).error).toEqual({ type: 'permission_error', message: 'Permission denied' });
+  });
 });
