@@ -93,7 +93,9 @@ describe('provider error bodies told to an OpenAI client', () => {
           body: JSON.stringify({ model: 'cloud-model', messages: [{ role: 'user', content: 'hi' }] }),
         });
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(await res.json()).toEqual({ error: { message: EXPIRED, type: 'invalid_request_error', param: null, code: 'InvalidSignatureException' } });
+        const text = await res.text();
+        expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text)); // the retold body's own length
+        expect(JSON.parse(text)).toEqual({ error: { message: EXPIRED, type: 'invalid_request_error', param: null, code: 'InvalidSignatureException' } });
       },
     );
   });

@@ -150,9 +150,12 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   }
 }
 
-/** The transforms' handlers, and last the retelling of an error body in OpenAI's shape when there is one. */
+/**
+ * The transforms' handlers, and last the retelling of an error body in OpenAI's shape when there is one. It does not
+ * count as editing: it holds the body whole and sets the Content-Length of what it passes on (openai-error-body.ts).
+ */
 function withErrorRetelling(own: AnswerHandlers, retelling: AnswerHandler | undefined): AnswerHandlers {
-  return retelling ? { rewrites: own.rewrites, handlers: [...own.handlers, retelling], edits: true } : own;
+  return retelling ? { rewrites: own.rewrites, handlers: [...own.handlers, retelling], edits: own.edits } : own;
 }
 
 /** A failed body whose head had not gone out, as the error the client gets instead. */

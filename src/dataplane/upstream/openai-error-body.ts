@@ -49,8 +49,11 @@ class OpenAiErrorBody implements AnswerHandler {
     const { statusCode, headers } = this.#answer;
     const e = providerError(statusCode, body, headers);
     if (e === undefined) return held;
-    // The head waits for this body (holdsBody): it goes out with the new body's type.
+    // The head waits for this body (holdsBody): it goes out with the new body's type and length (the credential
+    // mask after this keeps lengths; a Content-Length is dropped anyway when another handler edits or it is decoded).
+    const told = Buffer.from(JSON.stringify({ error: { message: e.message, type: e.type, param: null, code: e.code } }));
     headers['content-type'] = 'application/json';
-    return Buffer.from(JSON.stringify({ error: { message: e.message, type: e.type, param: null, code: e.code } }));
+    headers['content-length'] = String(told.length);
+    return told;
   }
 }
