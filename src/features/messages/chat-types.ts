@@ -38,5 +38,5 @@ export interface ChatRequest {
   user?: string;
   stream?: true;
   stream_options?: { include_usage: true };
-  response_format?: { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict: true } };
+  response_format?: { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } };
 }

@@ -344,6 +344,18 @@ describe('messagesToChat: parameters', () => {
     );
   });
 
+  it("a schema OpenAI's strict mode would refuse (an optional property) goes as a non-strict json_schema, and its tool as a plain function", () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' }, note: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const out = chat({
+      ...base,
+      messages: [{ role: 'user', content: 'x' }],
+      output_config: { format: { type: 'json_schema', schema } },
+      tools: [{ name: 'loose_by_schema', input_schema: schema, strict: true }],
+    });
+    expect(out.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema, strict: false } });
+    expect(out.tools).toEqual([{ type: 'function', function: { name: 'loose_by_schema', parameters: schema } }]);
+  });
+
   it('a strict tool (inputs guaranteed to match its schema) is a strict function; other tools say nothing of it', () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
     const out = chat({

@@ -5,11 +5,13 @@
 //   the tool — dropping one would let the model answer as if the client had not asked for it;
 // - top_k, thinking, context_management, output_config's effort, cache_control, service_tier and any unknown member:
 //   dropped, since each only tunes how Anthropic serves the request and chat has no field that means the same;
-// - structured outputs (output_config.format, output_format; a tool's strict): a strict json_schema response_format
-//   (a strict function), since dropping them would let the model answer what the client's schema does not allow.
+// - structured outputs (output_config.format, output_format; a tool's strict): a json_schema response_format (a
+//   function), strict when OpenAI's strict mode takes the schema (strict-schema.ts), since dropping them would let
+//   the model answer what the client's schema does not allow.
 import type { z } from 'zod';
 import type { Translated } from '../../model/anthropic-errors.js';
 import { invalidRequest } from './anthropic-errors.js';
+import { strictCompatible } from './strict-schema.js';
 import type { ChatMessage, ChatRequest, ChatTool, ChatToolChoice } from './chat-types.js';
 import { assistantTurn, systemText, systemTurn, userTurn } from './content-to-chat.js';
 import { type MessagesRequest, messagesRequest } from './messages-request-schema.js';
@@ -55,7 +57,7 @@ export function messagesToChat(body: unknown, upstreamModel: string): Translated
   if (req.temperature !== undefined) out.temperature = req.temperature;
   if (req.top_p !== undefined) out.top_p = req.top_p;
   const format = req.output_config?.format ?? req.output_format;
-  if (format) out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
+  if (format) out.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: strictCompatible(format.schema) } };
   const user = req.metadata?.user_id;
   if (user && user.length <= MAX_USER_LENGTH) out.user = user;
   if (req.stream) {
@@ -87,7 +89,8 @@ function chatTools(req: MessagesRequest): Translated<ChatTool[]> {
     }
     const parameters = t.input_schema ?? { type: 'object', properties: {} };
     // strict: the input must match the schema, which chat's strict function calling holds a backend to as well.
-    const fn = { name: t.name, ...(t.description ? { description: t.description } : {}), parameters, ...(t.strict ? { strict: true as const } : {}) };
+    const strict = t.strict === true && strictCompatible(parameters);
+    const fn = { name: t.name, ...(t.description ? { description: t.description } : {}), parameters, ...(strict ? { strict: true as const } : {}) };
     tools.push({ type: 'function', function: fn });
   }
   return { ok: true, value: tools };
