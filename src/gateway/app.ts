@@ -39,6 +39,7 @@ import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
 import { COUNT_TOKENS_PATH, countTokensCall } from '../features/messages/count-tokens.js';
 import { estimateInputTokens } from '../features/usage/input-estimate.js';
+import { estimateInput } from '../features/usage/estimate.js';
 
 export interface AppDeps {
   readonly tables: TableHolder;
@@ -153,8 +154,8 @@ export function createApp(deps: AppDeps): Express {
   // the others settle with), limits. Each declares the request members it reads.
   const features = [
     messagesFeature(),
-    sealedCreateFeature(sealer),
-    usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), deps.usage),
+    sealedCreateFeature(sealer, (body) => estimateInput('responses', body)),
+    usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), (claimKey) => usageLimits.claimOnce(claimKey), deps.usage),
     limitsFeature(usageLimits),
   ];
   // The one call path to upstreams, for the create calls and the follow-ups alike (dataplane/handlers/upstream-call.ts).

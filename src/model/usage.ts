@@ -38,6 +38,18 @@ export interface Usage {
    * everything that reads the settled usage (the usage record, metrics, the span, money limits) reads this figure.
    */
   readonly cost?: UsageCost;
+  /**
+   * Set on the record of what a background response generated beyond its create's record, made by the follow-up
+   * call that first saw it finished (docs/usage-and-limits.md); absent on every other record.
+   */
+  readonly background?: BackgroundRecord;
+}
+
+interface BackgroundRecord {
+  /** The response's id, as its client knows it. */
+  readonly responseId: string;
+  /** The request id of its create, whose record holds the input estimate this record completes. */
+  readonly createReqId: string;
 }
 
 export interface UsageCost {

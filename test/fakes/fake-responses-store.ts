@@ -14,6 +14,11 @@ interface InputItem {
 
 export interface StoredResponse {
   response: Record<string, unknown>;
+  /** What the create asked for, and the text it answers with (a background response runs on later). */
+  body: CreateBody;
+  text: string;
+  /** Retrieves of a background response so far (it completes after `backgroundSteps` of them). */
+  retrieves: number;
   inputItems: InputItem[];
   /** The full event sequence (create with stream, or synthesized), replayed by GET ?stream=true. */
   events: Record<string, unknown>[];
@@ -43,9 +48,18 @@ function normalizeInput(input: unknown): InputItem[] {
   });
 }
 
+/** The usage a completed response reports (input, cached and output tokens); default: 5 input, one output per word. */
+export interface FakeUsage {
+  input_tokens: number;
+  cached_tokens?: number;
+  output_tokens: number;
+}
+
 /** A complete Response object in the shape the API returns. */
-function makeResponse(id: string, body: CreateBody, status: string, output: unknown[]): Record<string, unknown> {
+function makeResponse(id: string, body: CreateBody, status: string, output: unknown[], usage?: FakeUsage): Record<string, unknown> {
   const text = output.length > 0 ? outputText(output) : '';
+  const input = usage?.input_tokens ?? 5;
+  const generated = usage?.output_tokens ?? text.split(' ').length;
   return {
     id,
     object: 'response',
@@ -71,11 +85,11 @@ function makeResponse(id: string, body: CreateBody, status: string, output: unkn
     usage:
       status === 'completed'
         ? {
-            input_tokens: 5,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens: text.split(' ').length,
+            input_tokens: input,
+            input_tokens_details: { cached_tokens: usage?.cached_tokens ?? 0 },
+            output_tokens: generated,
             output_tokens_details: { reasoning_tokens: 0 },
-            total_tokens: 5 + text.split(' ').length,
+            total_tokens: input + generated,
           }
         : null,
     user: null,
@@ -103,11 +117,13 @@ function message(id: string, text: string, status: 'in_progress' | 'completed') 
  * content_part.added, one output_text.delta per word, output_text.done, content_part.done,
  * output_item.done, completed.
  */
-function streamEvents(id: string, body: CreateBody, text: string): { events: Record<string, unknown>[]; final: Record<string, unknown> } {
+function streamEvents(id: string, body: CreateBody, text: string, usage?: FakeUsage): { events: Record<string, unknown>[]; final: Record<string, unknown> } {
   const msgId = `msg_${hex()}`;
   const events: Record<string, unknown>[] = [];
   const push = (type: string, fields: Record<string, unknown>) => events.push({ type, sequence_number: events.length, ...fields });
   const inProgress = makeResponse(id, body, 'in_progress', []);
+  // A background response is queued before it runs.
+  if (body.background) push('response.queued', { response: makeResponse(id, body, 'queued', []) });
   push('response.created', { response: inProgress });
   push('response.in_progress', { response: inProgress });
   push('response.output_item.added', { output_index: 0, item: message(msgId, text, 'in_progress') });
@@ -119,7 +135,7 @@ function streamEvents(id: string, body: CreateBody, text: string): { events: Rec
   push('response.content_part.done', { item_id: msgId, output_index: 0, content_index: 0, part: part(text) });
   const done = message(msgId, text, 'completed');
   push('response.output_item.done', { output_index: 0, item: done });
-  const final = makeResponse(id, body, 'completed', [done]);
+  const final = makeResponse(id, body, 'completed', [done], usage);
   push('response.completed', { response: final });
   return { events, final };
 }
@@ -140,13 +156,29 @@ export class ResponsesStore {
     let stored: StoredResponse;
     if (body.background) {
       const response = makeResponse(id, body, 'queued', []);
-      stored = { response, inputItems, events: [{ type: 'response.queued', sequence_number: 0, response }] };
+      stored = { response, body, text, retrieves: 0, inputItems, events: [{ type: 'response.queued', sequence_number: 0, response }] };
     } else {
       const { events, final } = streamEvents(id, body, text);
-      stored = { response: final, inputItems, events };
+      stored = { response: final, body, text, retrieves: 0, inputItems, events };
     }
     this.items.set(id, stored);
     return stored;
+  }
+
+  /**
+   * A retrieve of a background response that is still running: after `steps` of them it is in progress, after
+   * 2 × steps it has completed (reporting `usage`, and its whole event sequence from response.queued on). Never, when
+   * steps is undefined (it stays queued).
+   */
+  advance(stored: StoredResponse, steps: number | undefined, usage?: FakeUsage): void {
+    const status = stored.response.status;
+    if (steps === undefined || !stored.response.background || (status !== 'queued' && status !== 'in_progress')) return;
+    stored.retrieves++;
+    if (stored.retrieves >= 2 * steps) {
+      const { events, final } = streamEvents(String(stored.response.id), stored.body, stored.text, usage);
+      stored.response = final;
+      stored.events = events;
+    } else if (stored.retrieves >= steps) stored.response.status = 'in_progress';
   }
 
   /** The answer of POST /responses/compact: one opaque compaction item standing for the conversation so far. */

@@ -2,12 +2,13 @@
 // Videos: create (JSON or multipart with input_reference), retrieve (each retrieve advances queued →
 // in_progress → completed), content (?variant=video|thumbnail|spritesheet, paced chunks, optional hold),
 // remix, delete, list. Responses: create (JSON or SSE), retrieve (incl. ?stream=true&starting_after=N),
-// cancel (background only), delete, input_items with cursor pagination. Every request is recorded.
+// cancel (background only), delete, input_items with cursor pagination; a background response runs on over retrieves
+// (queued → in_progress → completed, backgroundSteps). Every request is recorded.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
-import { ResponsesStore, sseFrame, type CreateBody } from './fake-responses-store.js';
+import { ResponsesStore, sseFrame, type CreateBody, type FakeUsage } from './fake-responses-store.js';
 
 export interface RecordedRequest {
   method: string;
@@ -37,6 +38,13 @@ export interface FakeUpstreamOptions {
   chunkDelayMs?: number;
   /** Pause between streamed Responses events (default 0). */
   eventDelayMs?: number;
+  /**
+   * A background response is in progress after this many retrieves and completed after twice as many (streamed or
+   * not); absent: it stays queued.
+   */
+  backgroundSteps?: number;
+  /** The usage a completed background response reports (default: 5 input tokens, one output token per word). */
+  backgroundUsage?: FakeUsage;
 }
 
 const CONTENT_TYPES: Record<Variant, string> = { video: 'video/mp4', thumbnail: 'image/webp', spritesheet: 'image/jpeg' };
@@ -228,6 +236,7 @@ export class FakeVideoResponsesUpstream {
     const stored = id === undefined ? undefined : this.responses.items.get(id);
     if (!stored || id === undefined) return notFound(res, `response '${id ?? ''}'`);
     if (sub === undefined && rec.method === 'GET') {
+      this.responses.advance(stored, this.options.backgroundSteps, this.options.backgroundUsage);
       if (rec.query.get('stream') === 'true') {
         const after = Number(rec.query.get('starting_after') ?? -1);
         return this.sendEvents(

@@ -15,6 +15,8 @@ export interface SealedManifestOptions {
   groupModels?: string[];
   /** The team group's limits, as a YAML flow mapping (e.g. `{requestsPerMinute: 1}`); absent: none. */
   groupLimits?: string;
+  /** The gpt-r backend's pricing, as a YAML flow mapping; absent: none. */
+  responsesPricing?: string;
 }
 
 export function sealedManifests(o: SealedManifestOptions): string {
@@ -49,7 +51,7 @@ spec:
   model: gpt-r
   endpoints: [responses]
   backends:
-  - {name: store, baseURL: "${o.responses}", apiKeySecretRef: {name: upstream, key: apiKey}, model: gpt-r-up}
+  - {name: store, baseURL: "${o.responses}", apiKeySecretRef: {name: upstream, key: apiKey}, model: gpt-r-up${o.responsesPricing ? `, pricing: ${o.responsesPricing}` : ''}}
 ---
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute

@@ -139,7 +139,7 @@ export class Exchange {
     const estimate = this.#estimate;
     this.#estimate = undefined;
     if (this.#reported || !estimate) return this.#settle(this.#reported);
-    let usage: Usage | Promise<Usage> | undefined;
+    let usage: Usage | Promise<Usage | undefined> | undefined;
     try {
       usage = estimate.unreported!(this.#partial);
     } catch {
@@ -173,7 +173,7 @@ export class Exchange {
 
 /** What estimates a request's usage (a transform that offers `unreported`). */
 export interface UsageEstimate {
-  unreported?(partial?: Usage): Usage | Promise<Usage>;
+  unreported?(partial?: Usage): Usage | undefined | Promise<Usage | undefined>;
 }
 
 class Hook<A> {

@@ -155,9 +155,9 @@ export interface ExchangeTransform {
   /**
    * What the request consumed when no answer handler returned it (no answer, an answer cut short, or one without a
    * usage object): an estimate, keeping the counts an answer cut short had reported (`partial`). Asked once the
-   * response is over, of the first transform that offers it.
+   * response is over, of the first transform that offers it. Undefined: nothing to record.
    */
-  unreported?(partial?: Usage): Usage | Promise<Usage>;
+  unreported?(partial?: Usage): Usage | undefined | Promise<Usage | undefined>;
   /** The error event that ends a stream of this exchange, in the API's own shape; undefined: OpenAI's. */
   errorEvent?(e: SseError): string | undefined;
 }
@@ -175,6 +175,18 @@ export interface CallKind {
   readonly create: boolean;
   /** The call makes something the upstream charges for: every create, and a video remix (a new generation). */
   readonly consumes: boolean;
+  /** Set on a call that may show a background response finished (its retrieve, its cancel): what records it. */
+  readonly background?: BackgroundFollowUp;
+}
+
+/** A follow-up call on a response created in background mode (docs/usage-and-limits.md). */
+export interface BackgroundFollowUp {
+  /** The response's id as the client knows it (its sealed id). */
+  readonly responseId: string;
+  /** Names the response in every replica (its route, backend and upstream id): its record is claimed once by it. */
+  readonly claimKey: string;
+  /** What the create recorded: its input tokens (an estimate) and its request id. */
+  readonly create: { readonly inputTokens: number; readonly reqId: string };
 }
 
 /** Makes the transforms of one exchange; undefined when it has none for this request. */

@@ -39,6 +39,7 @@ export function accessLog(logger: Logger, metrics: Metrics) {
       // figure (what could be priced is only a lower bound): `costKnown: false` instead.
       const cost = u?.cost;
       const known = cost?.known === true;
+      const background = u?.background;
       if (known && cost.currency !== currency) [currency, digits] = [cost.currency, currencyDigits(cost.currency)];
       accessLine({
         reqId: ctx.id,
@@ -74,6 +75,10 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         currency: known ? cost.currency : undefined,
         costKnown: cost && !known ? false : undefined,
         costEstimated: known && u?.estimated ? true : undefined,
+        // What a background response generated beyond its create's record, recorded on the call that saw it finish.
+        background: background ? true : undefined,
+        responseId: background?.responseId,
+        createReqId: background?.createReqId,
         traceId: ctx.trace?.traceId,
       });
     });

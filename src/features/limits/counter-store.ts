@@ -40,6 +40,11 @@ export interface CounterStore {
   adjust(adjustments: readonly Adjustment[]): number[] | Promise<number[]>;
   /** Current counts (this replica's view for the in-process store; all replicas' for Redis), for status. */
   read(keys: readonly { key: string; kind: CounterKind }[]): Promise<number[]>;
+  /**
+   * True the first time `key` is claimed (until ttlMs passes), false after: in Redis, once over every replica (SET NX);
+   * in process, once in this process, among a bounded number of keys.
+   */
+  claim(key: string, ttlMs: number): boolean | Promise<boolean>;
   /** True when grants are leases worth holding (a remote store); false when asking is as cheap as holding. */
   readonly leases: boolean;
   close(): Promise<void>;

@@ -215,6 +215,7 @@ function bind(store: MemoryStore): CounterStore {
     take: (q) => store.take(q),
     adjust: (a) => store.adjust(a),
     read: (k) => store.read(k),
+    claim: (k, ttl) => store.claim(k, ttl),
     close: () => store.close(),
   };
 }

@@ -192,6 +192,24 @@ export class Limiter {
     }
   }
 
+  /**
+   * Charges usage no admission reserved (what a background response generated, learned at a later call) to the token
+   * rules among `rules` and to `money`'s rules: settled as a reservation of nothing, so it reaches their counters (a
+   * debt this replica pushes at its next sync, which its next admission already counts) and spend as every settlement's
+   * charge does.
+   */
+  charge(rules: readonly LimitRule[], tokens: number, money?: MoneyCharge): void {
+    const now = this.#now();
+    const held: Held[] = [];
+    const hold = (rule: AnyRule, settles: 'tokens' | 'money') => {
+      const key = this.keyOf(rule, now);
+      held.push({ key, rule, cost: 0, local: this.#local(key, rule, now), settles });
+    };
+    for (const rule of rules) if (rule.metric === 'tokens') hold(rule, 'tokens');
+    for (const rule of money?.rules ?? []) hold(rule, 'money');
+    this.settle(new Admission(held, true, money), tokens, money?.micros);
+  }
+
   /** Gives back the admission's in-flight slots (once). */
   release(admission: Admission): void {
     if (!admission.claimRelease()) return;

@@ -4,9 +4,10 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
+import { ClaimSet } from './claim-set.js';
 import type { CounterStore } from './counter-store.js';
 import { Limiter } from './limiter.js';
-import { MemoryStore } from './memory-store.js';
+import { MAX_LOCAL_CLAIMS, MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 
 export interface LimitsOptions {
@@ -30,6 +31,8 @@ const STARTUP_WAIT_MS = 2_000;
 const DEFAULT_SYNC_MS = 1000;
 /** At most one "store failing" log line per this interval; the metric counts every failure. */
 const LOG_EVERY_MS = 10_000;
+/** How long a claim is kept: as long as a stored response lives upstream (OpenAI keeps them 30 days). */
+const CLAIM_TTL_MS = 30 * 24 * 3600_000;
 
 export class Limits {
   readonly limiter: Limiter;
@@ -41,6 +44,9 @@ export class Limits {
   readonly #logger: Logger;
   /** Backends already logged as counted without a price (allowUnpriced), so each is logged once. */
   readonly #unpricedLogged = new Set<string>();
+  readonly #onStoreError: (err: unknown) => void;
+  /** Claims made while the store failed: then at least once per replica. */
+  #fallbackClaims: ClaimSet | undefined;
 
   constructor(options: LimitsOptions, logger: Logger, registry: Registry) {
     const storeErrors = sharedMetric(registry, Counter, {
@@ -71,24 +77,25 @@ export class Limits {
       : new MemoryStore();
     let lastLog = 0;
     let suppressed = 0;
+    this.#onStoreError = (err) => {
+      storeErrors.inc();
+      const now = Date.now();
+      if (now - lastLog < LOG_EVERY_MS) {
+        suppressed++;
+        return;
+      }
+      lastLog = now;
+      logger.warn(
+        { error: (err as Error).message, suppressed, failClosed: options.failClosed ?? false },
+        'limits store call failed; requests pass uncounted (fail open) or are refused (fail closed) until it answers',
+      );
+      suppressed = 0;
+    };
     this.limiter = new Limiter(this.#store, {
       failClosed: options.failClosed ?? false,
       onBudgetCrossed: (rule, group) =>
         budgetWarnings.inc({ group, scope: rule.scope.split('/').length > 3 ? 'model' : rule.scope.slice(0, rule.scope.indexOf('/')), limit: rule.field }),
-      onStoreError: (err) => {
-        storeErrors.inc();
-        const now = Date.now();
-        if (now - lastLog < LOG_EVERY_MS) {
-          suppressed++;
-          return;
-        }
-        lastLog = now;
-        logger.warn(
-          { error: (err as Error).message, suppressed, failClosed: options.failClosed ?? false },
-          'limits store call failed; requests pass uncounted (fail open) or are refused (fail closed) until it answers',
-        );
-        suppressed = 0;
-      },
+      onStoreError: this.#onStoreError,
     });
     this.#timer = setInterval(() => void this.limiter.sync(), options.syncMs ?? DEFAULT_SYNC_MS);
     this.#timer.unref();
@@ -103,6 +110,22 @@ export class Limits {
       { model, backend },
       'a request under a spend limit used a backend without the prices it needs; counted at what could be priced (--allow-unpriced)',
     );
+  }
+
+  /**
+   * True the first time a finished background response (its claim key) is claimed for its usage record: once over
+   * every replica with Redis, once in this process without. While Redis fails, once in this replica (counted twice
+   * rather than lost when another replica claimed it too).
+   */
+  async claimOnce(claimKey: string): Promise<boolean> {
+    const key = `mg:background:${claimKey}`;
+    try {
+      return await this.#store.claim(key, CLAIM_TTL_MS);
+    } catch (err) {
+      this.#onStoreError(err);
+      this.#fallbackClaims ??= new ClaimSet(MAX_LOCAL_CLAIMS);
+      return this.#fallbackClaims.claim(key, CLAIM_TTL_MS);
+    }
   }
 
   /** True once the counters can be counted: at once in process; with Redis, once it has answered (readiness). */

@@ -1,7 +1,11 @@
 // The in-process store: exact for one process, nothing shared. With N replicas and no Redis, each replica
 // counts on its own, so together they admit up to N times each limit (docs/usage-and-limits.md).
 import type { Adjustment, CounterKind, CounterStore, TakeRequest, TakeResult } from './counter-store.js';
+import { ClaimSet } from './claim-set.js';
 import { grant } from './lease.js';
+
+/** Most claims an in-process store keeps (a claim is a key and a number): the oldest are forgotten past it. */
+export const MAX_LOCAL_CLAIMS = 100_000;
 
 interface Entry {
   value: number;
@@ -14,11 +18,17 @@ export class MemoryStore implements CounterStore {
   readonly leases: boolean;
   readonly #entries = new Map<string, Entry>();
   readonly #now: () => number;
+  readonly #claims: ClaimSet;
   #sweepAt = 0;
 
   constructor(options: { now?: () => number; leases?: boolean } = {}) {
     this.#now = options.now ?? Date.now;
     this.leases = options.leases ?? false;
+    this.#claims = new ClaimSet(MAX_LOCAL_CLAIMS, this.#now);
+  }
+
+  claim(key: string, ttlMs: number): boolean {
+    return this.#claims.claim(key, ttlMs);
   }
 
   take(requests: readonly TakeRequest[]): TakeResult {

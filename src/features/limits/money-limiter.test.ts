@@ -100,6 +100,7 @@ describe('money limits in the limiter', () => {
       take: (q) => new Promise((resolve) => answers.push(() => resolve(store.take(q)))),
       adjust: (a) => store.adjust(a),
       read: (k) => store.read(k),
+      claim: (k, ttl) => store.claim(k, ttl),
       close: () => store.close(),
     };
     const l = new Limiter(slow, { now });

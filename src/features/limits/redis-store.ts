@@ -145,6 +145,11 @@ export class RedisStore implements CounterStore {
     return this.#call(() => this.#redis.mgAdjust(adjustments.length, ...args));
   }
 
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    const set = await this.#call(() => this.#redis.set(key, '1', 'PX', Math.ceil(ttlMs), 'NX'));
+    return set === 'OK';
+  }
+
   async read(keys: readonly { key: string; kind: CounterKind }[]): Promise<number[]> {
     if (keys.length === 0) return [];
     return this.#call(() => this.#redis.mgRead(keys.length, ...keys.map((k) => k.key), this.#staleMs, ...keys.map((k) => KIND[k.kind])));

@@ -108,6 +108,7 @@ describe('spend', () => {
       take: () => Promise.reject(new Error('timeout')),
       adjust: store.adjust.bind(store),
       read: store.read.bind(store),
+      claim: store.claim.bind(store),
       close: () => store.close(),
     };
     const l = new Limiter(failingTakes, { now: () => T0, onStoreError: () => {} });

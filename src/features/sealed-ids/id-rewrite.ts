@@ -1,7 +1,7 @@
 // Id rewriting (pure): which fields of upstream bodies carry routable ids, sealed on the way out. Only ids
 // that name an object the gateway routes follow-ups for are sealed (videos, stored responses); item ids
 // (msg_…, fc_…), which are input_items pagination cursors, and conversation ids pass through unchanged.
-import { SEALED_PREFIX, type IdSealer, type SealedKind, type SealedRef } from './sealed-id.js';
+import { type BackgroundCreate, SEALED_PREFIX, type IdSealer, type SealedKind, type SealedRef } from './sealed-id.js';
 
 /** Everything a sealed id carries besides the upstream id: the same for every id in one upstream answer. */
 export interface SealContext {
@@ -14,22 +14,30 @@ export interface SealContext {
    * as it was, so an object keeps the id the client knows even after a key rotation re-signs new ids.
    */
   readonly known?: { readonly upstreamId: string; readonly sealedId: string };
+  /** What a background create recorded: sealed into the answer's own id only, never into an id it quotes. */
+  readonly background?: BackgroundCreate;
 }
 
-export function sealId(ctx: SealContext, kind: SealedKind, upstreamId: string): string {
+/** `own`: the id is the answer's own (`id`), not one it quotes (`previous_response_id`). */
+export function sealId(ctx: SealContext, kind: SealedKind, upstreamId: string, own = false): string {
   if (ctx.known && ctx.known.upstreamId === upstreamId && ctx.known.sealedId.startsWith(SEALED_PREFIX[kind])) return ctx.known.sealedId;
-  const ref: SealedRef = { kind, upstreamId, model: ctx.model, backend: ctx.backend, owner: ctx.owner };
+  const bg = own ? ctx.background : undefined;
+  const ref: SealedRef = { kind, upstreamId, model: ctx.model, backend: ctx.backend, owner: ctx.owner, ...(bg ? { background: bg } : {}) };
   return ctx.sealer.seal(ref);
 }
 
 /** The fields of an answer body that hold routable ids, by what the body is. */
 export const SEALED_FIELDS: Readonly<Record<SealedKind, readonly string[]>> = {
+  // The answer's own id first: its index (OWN_ID_FIELD) is how a scanner tells it from the ids it quotes.
   // A Video (create, retrieve, remix) or a video.deleted answer. The source of a remix lives on the same backend
   // (remix is pinned there) and was reachable by the same owner.
   video: ['id', 'remixed_from_video_id'],
   // A Response object (create, retrieve, cancel) or a response.deleted answer.
   response: ['id', 'previous_response_id'],
 };
+
+/** The index of the answer's own id in SEALED_FIELDS (and in the scanners' paths built from them). */
+export const OWN_ID_FIELD = 0;
 
 /**
  * In a Responses stream, the lifecycle events (response.created, .queued, .in_progress, .completed, .failed,
@@ -42,9 +50,9 @@ export const RESPONSE_EVENT_KEY = 'response';
  * literal; undefined (keep it) for an empty string or a value that is not a string. A literal that is not valid
  * JSON throws: it is never passed on unsealed.
  */
-export function sealIdLiteral(ctx: SealContext, kind: SealedKind, literal: string): string | undefined {
+export function sealIdLiteral(ctx: SealContext, kind: SealedKind, literal: string, own = false): string | undefined {
   const id: unknown = JSON.parse(literal);
-  return typeof id === 'string' && id.length > 0 ? JSON.stringify(sealId(ctx, kind, id)) : undefined;
+  return typeof id === 'string' && id.length > 0 ? JSON.stringify(sealId(ctx, kind, id, own)) : undefined;
 }
 
 /**

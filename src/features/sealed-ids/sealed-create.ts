@@ -7,30 +7,55 @@ import type { CompiledToken } from '../../model/routing-table.js';
 import type { SealContext } from './id-rewrite.js';
 import { continuationBackend, resolveOwned } from './owned-object.js';
 import { sealedErrors } from './sealed-errors.js';
-import type { IdSealer } from './sealed-id.js';
+import type { BackgroundCreate, IdSealer } from './sealed-id.js';
 import { type SealedBody, sealingTransform } from './sealing-transforms.js';
 
 /** Seals the ids of an answer from whichever backend ends up answering; `known` is the id the client presented. */
-export function sealStage(body: SealedBody, sealer: IdSealer, token: CompiledToken, answer: Answer, known?: SealContext['known']): AnswerHandler | undefined {
-  const ctx: SealContext = { sealer, model: answer.exchange.route.model, backend: answer.backend.name, owner: token.ref, ...(known ? { known } : {}) };
+export function sealStage(
+  body: SealedBody,
+  sealer: IdSealer,
+  token: CompiledToken,
+  answer: Answer,
+  known?: SealContext['known'],
+  background?: BackgroundCreate,
+): AnswerHandler | undefined {
+  const ctx: SealContext = {
+    sealer,
+    model: answer.exchange.route.model,
+    backend: answer.backend.name,
+    owner: token.ref,
+    ...(known ? { known } : {}),
+    ...(background ? { background } : {}),
+  };
   const rewrite = sealingTransform({ body, ctx }, answer.statusCode, answer.contentType, answer.progress);
   return rewrite ? { rewrite } : undefined;
 }
 
-/** The sealed ids of the create calls: reads `previous_response_id` (unsealed for the upstream). */
-export function sealedCreateFeature(sealer: IdSealer): Feature {
-  return { reads: ['previous_response_id'], families: sealedCreateTransforms(sealer) };
+/** The input tokens the usage feature estimates for a JSON request body of the Responses family. */
+export type InputEstimate = (body: Buffer | undefined) => number;
+
+/**
+ * The sealed ids of the create calls: reads `previous_response_id` (unsealed for the upstream) and `background` (a
+ * background response's id carries what its create recorded, `inputEstimate` of its body, for the call that sees it
+ * finish: docs/usage-and-limits.md).
+ */
+export function sealedCreateFeature(sealer: IdSealer, inputEstimate: InputEstimate): Feature {
+  return { reads: ['previous_response_id', 'background'], families: sealedCreateTransforms(sealer, inputEstimate) };
 }
 
-function sealedCreateTransforms(sealer: IdSealer): Feature['families'] {
+function sealedCreateTransforms(sealer: IdSealer, inputEstimate: InputEstimate): Feature['families'] {
   return {
     // A follow-up seals its answer itself (sealed-routes.ts), with the id the client presented.
     videos: (x, kind) => (kind.create ? { onResponseStart: (a) => sealStage('video', sealer, x.token, a) } : undefined),
     responses: (x, kind) => {
       let members: Readonly<Record<string, string>> | undefined;
       let known: SealContext['known'];
+      let background: BackgroundCreate | undefined;
       const t: ExchangeTransform = {
         prepare(plan) {
+          // Answered before the model runs, the create records an estimate of its input (the usage feature's, made
+          // the same way from the same body); a streamed one records its own usage at its end and is not marked.
+          if (kind.create && !plan.stream && plan.raw('background') === 'true') background = { inputTokens: inputEstimate(plan.json), reqId: x.id };
           const prev = plan.member('previous_response_id');
           // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject). A follow-up's
           // plan reads no member: it names its object in the path (sealed-routes.ts).
@@ -48,7 +73,7 @@ function sealedCreateTransforms(sealer: IdSealer): Feature['families'] {
         members: () => members,
         // Only the create answers with a Response; compact and input_tokens answer with objects no call names by id
         // (their error texts still quote the client's previous_response_id). A follow-up seals its answer itself.
-        onResponseStart: (a) => sealStage(kind.create ? 'response' : 'none', sealer, x.token, a, known),
+        onResponseStart: (a) => sealStage(kind.create ? 'response' : 'none', sealer, x.token, a, known, background),
       };
       return t;
     },

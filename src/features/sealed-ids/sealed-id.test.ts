@@ -32,6 +32,18 @@ describe('IdSealer', () => {
     expect(s.unseal('response', resp)).toEqual({ ...ref, kind: 'response', upstreamId: 'resp_abc' });
   });
 
+  it("carries a background response's create record, under the MAC; an id without it reads as before", () => {
+    const s = new IdSealer([k1]);
+    const bg: SealedRef = { ...ref, kind: 'response', upstreamId: 'resp_0123abcd', background: { inputTokens: 1234, reqId: 'req-7f3a' } };
+    const id = s.seal(bg);
+    expect(s.unseal('response', id)).toEqual(bg);
+    const plain = s.seal({ ...bg, background: undefined });
+    expect(s.unseal('response', plain)?.background).toBeUndefined();
+    expect(id.length).toBeGreaterThan(plain.length);
+    // The record is authenticated like the rest: no character of it can change unnoticed.
+    for (let i = 'resp_'.length; i < id.length; i++) expect(s.unseal('response', flipChar(id, i))).toBeUndefined();
+  });
+
   it('is deterministic (a stream repeats the same id in every event)', () => {
     const s = new IdSealer([k1]);
     expect(s.seal(ref)).toBe(s.seal(ref));

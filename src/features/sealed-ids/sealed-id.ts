@@ -6,7 +6,9 @@
 //
 // Wire form: `<prefix><base64url(body || mac)>` with prefix `video_` or `resp_`, so ids look familiar and are
 // URL-safe. body = version(1) flags(1) then four u16-length-prefixed fields: upstream id (UTF-8, or raw bytes
-// when it is lowercase hex), model, backend, owner (UTF-8). mac = first 16 bytes (128 bits) of HMAC-SHA256(subkey, prefix || 0x00 || body). The prefix
+// when it is lowercase hex), model, backend, owner (UTF-8); a background response's id then holds what its create
+// recorded (a u32 of input tokens, the u16-length-prefixed request id), so the call that sees it finish can record
+// the rest on any replica. mac = first 16 bytes (128 bits) of HMAC-SHA256(subkey, prefix || 0x00 || body). The prefix
 // is under the MAC, so a video id can never be replayed as a response id.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
@@ -24,6 +26,16 @@ export interface SealedRef {
   readonly backend: string;
   /** `namespace/name` of the GatewayToken that created the object. */
   readonly owner: string;
+  /** Set on a response created in background mode (not streamed): what its create recorded. */
+  readonly background?: BackgroundCreate;
+}
+
+/** What the create of a background response recorded: its input estimate, in the usage record of its request. */
+export interface BackgroundCreate {
+  /** The input tokens the create's usage record holds (the gateway's estimate: the model had not run yet). */
+  readonly inputTokens: number;
+  /** The create's request id (`reqId` of its usage record). */
+  readonly reqId: string;
 }
 
 export const MIN_KEY_BYTES = 32;
@@ -33,6 +45,9 @@ const MAC_BYTES = 16;
 const FLAG_PREFIX_STRIPPED = 1;
 /** Bit 1: the (rest of the) upstream id is lowercase hex, stored as raw bytes (OpenAI ids are: half the size). */
 const FLAG_HEX = 2;
+/** Bit 2: a background response's id, followed by what its create recorded (BackgroundCreate). */
+const FLAG_BACKGROUND = 4;
+const MAX_U32 = 0xffffffff;
 const LOWER_HEX = /^(?:[0-9a-f]{2})+$/;
 const MAX_FIELD_BYTES = 0xffff;
 /** Longest id accepted for verification: bounds the work an attacker can make us do per request. */
@@ -59,13 +74,22 @@ export class IdSealer {
     const upstream = stripped ? ref.upstreamId.slice(prefix.length) : ref.upstreamId;
     const hex = LOWER_HEX.test(upstream);
     const fields = [hex ? Buffer.from(upstream, 'hex') : upstream, ref.model, ref.backend, ref.owner];
-    const parts: Buffer[] = [Buffer.from([VERSION, (stripped ? FLAG_PREFIX_STRIPPED : 0) | (hex ? FLAG_HEX : 0)])];
-    for (const f of fields) {
+    const bg = ref.background;
+    const flags = (stripped ? FLAG_PREFIX_STRIPPED : 0) | (hex ? FLAG_HEX : 0) | (bg ? FLAG_BACKGROUND : 0);
+    const parts: Buffer[] = [Buffer.from([VERSION, flags])];
+    const field = (f: string | Buffer) => {
       const bytes = typeof f === 'string' ? Buffer.from(f, 'utf8') : f;
       if (bytes.length > MAX_FIELD_BYTES) throw new Error('sealed-id field too long');
       const len = Buffer.alloc(2);
       len.writeUInt16BE(bytes.length);
       parts.push(len, bytes);
+    };
+    for (const f of fields) field(f);
+    if (bg) {
+      const n = Buffer.alloc(4);
+      n.writeUInt32BE(Math.min(MAX_U32, Math.max(0, Math.round(bg.inputTokens))));
+      parts.push(n);
+      field(bg.reqId);
     }
     const body = Buffer.concat(parts);
     return prefix + Buffer.concat([body, mac(this.#subkeys[0]!, prefix, body)]).toString('base64url');
@@ -114,8 +138,13 @@ function parseBody(kind: SealedKind, prefix: string, body: Buffer): SealedRef | 
     fields.push(body.toString(i === 0 && flags & FLAG_HEX ? 'hex' : 'utf8', at, at + len));
     at += len;
   }
-  if (at !== body.length) return undefined;
   const [upstream, model, backend, owner] = fields as [string, string, string, string];
   const upstreamId = flags & FLAG_PREFIX_STRIPPED ? prefix + upstream : upstream;
-  return { kind, upstreamId, model, backend, owner };
+  if (!(flags & FLAG_BACKGROUND)) return at === body.length ? { kind, upstreamId, model, backend, owner } : undefined;
+  if (at + 6 > body.length) return undefined;
+  const inputTokens = body.readUInt32BE(at);
+  const len = body.readUInt16BE(at + 4);
+  at += 6;
+  if (at + len !== body.length) return undefined;
+  return { kind, upstreamId, model, backend, owner, background: { inputTokens, reqId: body.toString('utf8', at, at + len) } };
 }

@@ -10,7 +10,7 @@ import type { BodyLimits } from '../../model/body-limits.js';
 import type { Family } from '../../model/families.js';
 import type { SealedBody } from './sealing-transforms.js';
 import { resolveOwned } from './owned-object.js';
-import type { IdSealer, SealedKind } from './sealed-id.js';
+import type { BackgroundCreate, IdSealer, SealedKind, SealedRef } from './sealed-id.js';
 import type { BodyBudget } from '../../dataplane/request/body-budget.js';
 import { authenticatedOf, clientGone, exchangeOf, routed } from '../../dataplane/exchange/exchange.js';
 import type { CallKind, ExchangeTransform, RequestPlan } from '../../dataplane/exchange/transform.js';
@@ -39,6 +39,8 @@ interface FollowUp {
   readonly withBody: boolean;
   /** A remix makes a new video (usage, token limits); reads, deletes and cancels consume nothing. */
   readonly call: CallKind;
+  /** The answer is the Response itself (retrieve, cancel): it may show a background response finished. */
+  readonly showsResponse?: boolean;
 }
 
 const READS: CallKind = { create: false, consumes: false };
@@ -57,9 +59,9 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
   add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
   add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false, call: READS });
   add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, call: GENERATES });
-  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS });
+  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS, showsResponse: true });
   add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS });
-  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS });
+  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS, showsResponse: true });
   // input_items pages hold item ids (the pagination cursors): relayed untouched.
   add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false, call: READS });
 }
@@ -91,7 +93,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     const known = { upstreamId: ref.upstreamId, sealedId };
     const seal: ExchangeTransform = { onResponseStart: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
     await deps.call(r, req, res, {
-      kind: f.call,
+      kind: f.showsResponse && ref.background ? backgroundCall(f.call, ref, ref.background, sealedId) : f.call,
       // HEAD stays HEAD (express serves HEAD on GET routes).
       method: req.method,
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
@@ -101,6 +103,21 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       streaming: false,
       body: () => () => body,
     });
+  };
+}
+
+/**
+ * A call that may show a background response finished: usage records what it generated, once in all replicas (by
+ * its claim key), beyond what its create recorded.
+ */
+function backgroundCall(call: CallKind, ref: SealedRef, create: BackgroundCreate, sealedId: string): CallKind {
+  return {
+    ...call,
+    background: {
+      responseId: sealedId,
+      claimKey: `${ref.model}/${ref.backend}:${ref.upstreamId}`,
+      create: { inputTokens: create.inputTokens, reqId: create.reqId },
+    },
   };
 }
 

@@ -4,7 +4,7 @@
 // input_items pages whose cursors are item ids) is relayed untouched. Every rewrite streams: the gateway holds
 // the bytes of one id at a time, never a body, so large answers cost no memory and are never passed on unsealed.
 import type { Transform } from 'node:stream';
-import { MIN_QUOTED_ID_CHARS, RESPONSE_EVENT_KEY, SEALED_FIELDS, sealIdLiteral, type SealContext } from './id-rewrite.js';
+import { MIN_QUOTED_ID_CHARS, OWN_ID_FIELD, RESPONSE_EVENT_KEY, SEALED_FIELDS, sealIdLiteral, type SealContext } from './id-rewrite.js';
 import type { SealedKind } from './sealed-id.js';
 import { FieldPaths, jsonFieldStream, type ReplaceValue } from '../../dataplane/stream/json-field-scan.js';
 import type { StreamProgress } from '../../dataplane/exchange/transform.js';
@@ -49,5 +49,5 @@ const BODY_PATHS: Readonly<Record<SealedKind, FieldPaths>> = {
 const EVENT_PATHS = new FieldPaths(SEALED_FIELDS.response.map((name) => [RESPONSE_EVENT_KEY, name]));
 
 function seal(ctx: SealContext, kind: SealedKind): ReplaceValue {
-  return (_field, literal) => sealIdLiteral(ctx, kind, literal);
+  return (field, literal) => sealIdLiteral(ctx, kind, literal, field === OWN_ID_FIELD);
 }

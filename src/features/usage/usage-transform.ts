@@ -10,6 +10,7 @@ import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
 import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
 import { AnswerHead } from './answer-head.js';
+import { BackgroundCompletion, type ClaimOnce } from './background-completion.js';
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { ImageCounter } from './image-count.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
@@ -48,10 +49,11 @@ export interface UsageOptions {
 /**
  * Usage on every family. Reads `stream_options` (whether a chat stream already reports usage), `input` (the
  * characters of speech), `seconds` (a video's length), an image request's `size`, `quality` and `n`, and `tools` and
- * `prompt` (whether the upstream may run a tool it bills per call, server-tools.ts).
+ * `prompt` (whether the upstream may run a tool it bills per call, server-tools.ts). `claimOnce` claims a finished
+ * background response for its record, once in all replicas sharing the limits store.
  */
-export function usageFeature(onRecord: (x: Routed, u: Usage) => void, options: UsageOptions = {}): Feature {
-  const factory = usageTransforms(onRecord, options.readOn ?? DEFAULT_READ_ON, options.currency ?? 'USD');
+export function usageFeature(onRecord: (x: Routed, u: Usage) => void, claimOnce: ClaimOnce, options: UsageOptions = {}): Feature {
+  const factory = usageTransforms(onRecord, options.readOn ?? DEFAULT_READ_ON, options.currency ?? 'USD', claimOnce);
   return {
     reads: ['stream_options', 'input', 'seconds', 'size', 'quality', 'n', 'tools', 'prompt'],
     families: Object.fromEntries(FAMILIES.map((f) => [f, factory])),
@@ -63,13 +65,15 @@ const SERVER_TOOLS = new Set<Family>(['responses', 'messages']);
 
 /**
  * The usage transform of every family. `onRecord` sees each request's usage (metrics), priced. Follow-ups that
- * consume nothing (reads, deletes, cancels) record nothing; a remix is recorded like a create.
+ * consume nothing (reads, deletes, cancels) record nothing, but for the first that shows a background response
+ * finished (background-completion.ts); a remix is recorded like a create.
  */
-function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOnBound, currency: string): TransformFactory {
+function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOnBound, currency: string, claimOnce: ClaimOnce): TransformFactory {
   return (x, kind) => {
-    if (!kind.consumes) return undefined;
-    const tap = new UsageTap(x, readOn);
-    x.priceUsage((u) => priced(u, tap.backend(), x.family, currency));
+    if (!kind.consumes && !kind.background) return undefined;
+    const tap = kind.consumes ? new UsageTap(x, readOn) : new BackgroundCompletion(kind.background!, claimOnce);
+    // The follow-up goes to the one backend holding the response.
+    x.priceUsage((u) => priced(u, tap instanceof UsageTap ? tap.backend() : x.route.backends.find((b) => b.name === x.backend), x.family, currency));
     x.onSettled((u) => {
       if (u) onRecord(x, u);
     });
