@@ -82,18 +82,19 @@ function makeResponse(id: string, body: CreateBody, status: string, output: unkn
     tools: [],
     top_p: 1,
     truncation: 'disabled',
-    usage:
-      status === 'completed'
-        ? {
-            input_tokens: input,
-            input_tokens_details: { cached_tokens: usage?.cached_tokens ?? 0 },
-            output_tokens: generated,
-            output_tokens_details: { reasoning_tokens: 0 },
-            total_tokens: input + generated,
-          }
-        : null,
+    usage: status === 'completed' ? usageObject({ input_tokens: input, cached_tokens: usage?.cached_tokens ?? 0, output_tokens: generated }) : null,
     user: null,
     metadata: body.metadata ?? {},
+  };
+}
+
+function usageObject(u: FakeUsage): Record<string, unknown> {
+  return {
+    input_tokens: u.input_tokens,
+    input_tokens_details: { cached_tokens: u.cached_tokens ?? 0 },
+    output_tokens: u.output_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: u.input_tokens + u.output_tokens,
   };
 }
 
@@ -179,6 +180,13 @@ export class ResponsesStore {
       stored.response = final;
       stored.events = events;
     } else if (stored.retrieves >= steps) stored.response.status = 'in_progress';
+  }
+
+  /** Cancels a background response; one that was running reports what it generated until then (`usage`). */
+  cancel(stored: StoredResponse, usage?: FakeUsage): void {
+    const running = stored.response.status === 'in_progress';
+    stored.response.status = 'cancelled';
+    if (running && usage) stored.response.usage = usageObject(usage);
   }
 
   /** The answer of POST /responses/compact: one opaque compaction item standing for the conversation so far. */

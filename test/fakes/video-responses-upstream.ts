@@ -252,7 +252,7 @@ export class FakeVideoResponsesUpstream {
     }
     if (sub === 'cancel' && rec.method === 'POST') {
       if (!stored.response.background) return badRequest(res, 'Only responses created with background=true can be cancelled.', null);
-      stored.response.status = 'cancelled';
+      this.responses.cancel(stored, this.options.backgroundUsage);
       return json(res, 200, stored.response);
     }
     if (sub === 'input_items' && rec.method === 'GET') return json(res, 200, this.responses.inputItemsPage(stored, rec.query));

@@ -133,6 +133,24 @@ describe('background responses: what the model generated is recorded by the foll
     expect((await gw!.record(got.response.headers.get('x-request-id')))['outputTokens']).toBeUndefined();
   });
 
+  it('a cancel that answers it cancelled with its usage records it; a retrieve after it adds nothing', async () => {
+    const alice = await setup();
+    const created = await createBackground(alice);
+    const estimate = (await gw!.record(created.reqId))['inputTokens'] as number;
+    expect((await alice.responses.retrieve(created.id)).status).toBe('in_progress');
+    const { data: cancelled, response } = await alice.responses.cancel(created.id).withResponse();
+    expect(cancelled.status).toBe('cancelled');
+    expect(await gw!.record(response.headers.get('x-request-id'))).toMatchObject({
+      background: true,
+      responseId: created.id,
+      inputTokens: USAGE.input_tokens - estimate,
+      outputTokens: USAGE.output_tokens,
+    });
+    const after = await alice.responses.retrieve(created.id).withResponse();
+    expect(after.data.status).toBe('cancelled');
+    expect((await gw!.record(after.response.headers.get('x-request-id')))['outputTokens']).toBeUndefined();
+  });
+
   it("its cost is charged to the creator's money limits: past costPerDay, the next request gets 429 insufficient_quota", async () => {
     // 0.10 a day: a create reserves about 0.001 and settles to its input estimate; the completion costs 0.24.
     const alice = await setup('{costPerDay: "0.10"}');
