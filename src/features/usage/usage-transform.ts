@@ -69,15 +69,29 @@ const SERVER_TOOLS = new Set<Family>(['responses', 'messages']);
  * finished (background-completion.ts); a remix is recorded like a create.
  */
 function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOnBound, currency: string, claimOnce: ClaimOnce): TransformFactory {
-  return (x, kind) => {
-    if (!kind.consumes && !kind.background) return undefined;
-    const tap = kind.consumes ? new UsageTap(x, readOn) : new BackgroundCompletion(kind.background!, claimOnce);
-    // The follow-up goes to the one backend holding the response.
-    x.priceUsage((u) => priced(u, tap instanceof UsageTap ? tap.backend() : x.route.backends.find((b) => b.name === x.backend), x.family, currency));
+  const record = (x: Routed) =>
     x.onSettled((u) => {
       if (u) onRecord(x, u);
     });
-    return tap;
+  return (x, kind) => {
+    if (kind.consumes) {
+      const tap = new UsageTap(x, readOn);
+      x.priceUsage((u) => priced(u, tap.backend(), x.family, currency));
+      record(x);
+      return tap;
+    }
+    if (!kind.background) return undefined;
+    // At the prices of the one backend holding the response, which answered the follow-up.
+    x.priceUsage((u) =>
+      priced(
+        u,
+        x.route.backends.find((b) => b.name === x.backend),
+        x.family,
+        currency,
+      ),
+    );
+    record(x);
+    return new BackgroundCompletion(kind.background, claimOnce);
   };
 }
 
