@@ -43,6 +43,27 @@ describe('money limits in the limiter', () => {
     expect(count).toBe(spent);
   });
 
+  it('charges what no admission reserved (a background completion): as spend, and as a debt the store learns at the next sync, which every replica then meets', async () => {
+    const { store, now, limiters } = replicas(2);
+    const [a, b] = limiters as [Limiter, Limiter];
+    const rule = budget(1_000_000);
+    const tokens = limitRules('token/ns/a', { tokensPerDay: 100_000 });
+    const first = (await a.admit(tokens, 100, { rules: [rule], micros: 10_000 })) as Admission;
+    a.settle(first, 80, 5_000);
+    a.charge(tokens, 90_000, { rules: [rule], micros: 990_000, group: 'ns/team' });
+    expect(a.spent(rule)).toBe(995_000);
+    // This replica counts its own debt at once; the store, and so the other replica, after the sync.
+    expect(await a.admit([], 0, { rules: [rule], micros: 10_000 })).toMatchObject({ rule });
+    await a.sync(true);
+    const [money, used] = await store.read([
+      { key: a.keyOf(rule, now()), kind: 'window' },
+      { key: a.keyOf(tokens[0]!, now()), kind: 'window' },
+    ]);
+    expect([money, used]).toEqual([995_000, 90_080]);
+    expect(await b.admit([], 0, { rules: [rule], micros: 10_000 })).toMatchObject({ rule, used: 995_000 });
+    expect(await b.admit(tokens, 10_000, undefined)).toMatchObject({ rule: tokens[0] });
+  });
+
   it('refuses with the money rule, and a cost beyond the whole limit as one that can never fit', async () => {
     const { limiters } = replicas(1);
     const l = limiters[0]!;
