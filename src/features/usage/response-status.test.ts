@@ -21,6 +21,11 @@ describe('ResponseStatus', () => {
     for (const s of ['incomplete', 'failed', 'cancelled']) expect(read(response(s), false, 64).final).toBe(true);
   });
 
+  it('an answer it cannot read is never final, and never fails', () => {
+    const huge = JSON.stringify({ id: 'resp_1', status: 'x'.repeat(20_000), usage: { input_tokens: 1 } });
+    expect(read(huge, false, 1024)).toMatchObject({ final: false });
+  });
+
   it("reads the last lifecycle event's response.status in a stream", () => {
     const event = (type: string, fields: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
     const stream =

@@ -13,6 +13,7 @@ const FINAL = new Set(['completed', 'incomplete', 'failed', 'cancelled']);
 
 export class ResponseStatus {
   #status: string | undefined;
+  #unreadable = false;
   readonly #json: JsonFieldScanner | undefined;
   readonly #sse: SseDataScanner | undefined;
   readonly #splice = new ChunkSplice();
@@ -29,11 +30,18 @@ export class ResponseStatus {
   }
 
   push(chunk: Buffer): void {
+    if (this.#unreadable) return;
     const splice = this.#splice;
-    splice.begin(chunk);
-    if (this.#sse) this.#sse.push(chunk, splice);
-    else this.#json!.scan(chunk, 0, chunk.length, splice);
-    splice.finish();
+    try {
+      splice.begin(chunk);
+      if (this.#sse) this.#sse.push(chunk, splice);
+      else this.#json!.scan(chunk, 0, chunk.length, splice);
+      splice.finish();
+    } catch {
+      // A status the scanner will not hold (over 8 KiB) or cannot read: this answer is not recorded, and never failed
+      // for it (a later call may record the response).
+      this.#unreadable = true;
+    }
   }
 
   /** The last status seen. */
@@ -43,6 +51,6 @@ export class ResponseStatus {
 
   /** The response has ended: its usage is what it generated. */
   get final(): boolean {
-    return this.#status !== undefined && FINAL.has(this.#status);
+    return !this.#unreadable && this.#status !== undefined && FINAL.has(this.#status);
   }
 }
