@@ -28,7 +28,7 @@ export interface RequestPlan {
   readonly json: Buffer | undefined;
   /** Size of the client's body in bytes. */
   readonly bytes: number;
-  /** The client asked for an event stream (`"stream": true`). */
+  /** The client asked for an event stream (`"stream": true`, or a form's `stream` field of `true`). */
   readonly stream: boolean;
   /** The client's request headers (lower-case names), for a transform that lays a body out from them. */
   readonly headers: IncomingHttpHeaders;

@@ -13,6 +13,7 @@ import type { BackendHealth } from '../policy/health.js';
 import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
 import type { JsonBody } from '../request/json-body.js';
+import { formField } from '../request/multipart.js';
 import { bodyBuilder, modelRename, type Payload, readPayload } from '../request/payload.js';
 import type { WantedKeys } from '../request/json-scan.js';
 import { readBody } from '../request/read-body.js';
@@ -111,7 +112,9 @@ class PayloadPlan implements RequestPlan {
     this.#json = json;
     this.json = json?.raw;
     this.bytes = payload.raw.length;
-    this.stream = json?.isTrue('stream') ?? false;
+    // A form asks for a stream with a `stream` field of "true", as both openai SDKs write a boolean in a form
+    // (streamed image edits and transcriptions): such a stream gets keep-alives and a stream's time budget.
+    this.stream = json ? json.isTrue('stream') : payload.kind === 'multipart' && formField(payload.form, 'stream') === 'true';
     this.backends = backends;
   }
 

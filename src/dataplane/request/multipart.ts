@@ -155,6 +155,12 @@ export function parseMultipart(body: Buffer, contentType: string): Promise<Multi
   });
 }
 
+/** The value of the form's first text field of that name (a file part is no value), else undefined. */
+export function formField(form: MultipartForm, name: string): string | undefined {
+  for (const part of form.parts) if (part.name === name && typeof part.value === 'string') return part.value;
+  return undefined;
+}
+
 /**
  * The file's bytes. busboy hands them out as views into the body it was given; when they are contiguous the
  * part is a view too, so an upload is not copied once more (a copy of the whole file is a large share of its CPU).
