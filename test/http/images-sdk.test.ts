@@ -41,7 +41,13 @@ beforeAll(async () => {
     standardManifests(
       base,
       route('extra-gpt-image', 'gpt-image-1', base, '{inputPerMTok: "5.00", outputPerMTok: "40.00"}') +
-        route('extra-dalle', 'dall-e-3', base, '{imagePer: [{size: "1024x1792", quality: "hd", price: "0.12"}, {size: "1024x1024", price: "0.04"}]}'),
+        route('extra-dalle', 'dall-e-3', base, '{imagePer: [{size: "1024x1792", quality: "hd", price: "0.12"}, {size: "1024x1024", price: "0.04"}]}') +
+        route(
+          'extra-dalle-2',
+          'dall-e-2',
+          base,
+          '{imagePer: [{size: "256x256", price: "0.016"}, {size: "512x512", price: "0.018"}, {size: "1024x1024", price: "0.02"}]}',
+        ),
     ),
   );
 });
@@ -130,5 +136,20 @@ describe('images and what they cost', () => {
     // 1,300 × 5.00 + 4,360 × 40.00 per million = 180,900 micro-units: the image input tokens at the one input price
     // (a backend has no price of its own for them; OpenAI bills gpt-image-1's at twice its text input).
     expect(r).toMatchObject({ images: 1, inputTokens: 1300, outputTokens: 4360, estimated: false, cost: '0.1809' });
+  });
+
+  it('a dall-e-2 edit of two images at 512x512: priced per image at the size its form asked for', async () => {
+    let form: FormData | undefined;
+    answer = async (res, body, contentType) => {
+      form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType } }).formData();
+      json(res, { created: 1, data: [{ url: 'https://files.example/a.png' }, { url: 'https://files.example/b.png' }] });
+    };
+    const image = await toFile(Buffer.from(png(10), 'base64'), 'a.png', { type: 'image/png' });
+    const { response } = await gw
+      .client()
+      .images.edit({ model: 'extra-dalle-2', prompt: 'a hat', image, n: 2, size: '512x512', response_format: 'url' })
+      .withResponse();
+    expect(form?.get('size')).toBe('512x512');
+    expect(await gw.record(response.headers.get('x-request-id'))).toMatchObject({ images: 2, imageSize: '512x512', cost: '0.036' });
   });
 });

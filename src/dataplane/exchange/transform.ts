@@ -18,9 +18,9 @@ export interface StreamProgress {
 
 /** The request as the transforms see it before any upstream call. */
 export interface RequestPlan {
-  /** A top-level string member of the client's JSON body, as the gateway read it (undefined for forms). */
+  /** A top-level string member of the client's JSON body, as the gateway read it, or the first text field of that name of a form. */
   member(name: string): string | undefined;
-  /** A top-level non-negative integer member of the client's JSON body (max_tokens and kin), else undefined. */
+  /** A top-level non-negative integer member of the client's JSON body (max_tokens and kin), or a form's field of digits; else undefined. */
   integer(name: string): number | undefined;
   /** A top-level member of the client's JSON body as its raw JSON text (any type), else undefined. */
   raw(name: string): string | undefined;

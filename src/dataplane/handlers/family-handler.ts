@@ -13,7 +13,7 @@ import type { BackendHealth } from '../policy/health.js';
 import { planAttempts, type Random } from '../policy/plan.js';
 import type { BodyBudget, BodyReservation } from '../request/body-budget.js';
 import type { JsonBody } from '../request/json-body.js';
-import { formField } from '../request/multipart.js';
+import { formField, formInteger, type MultipartForm } from '../request/multipart.js';
 import { bodyBuilder, modelRename, type Payload, readPayload } from '../request/payload.js';
 import type { WantedKeys } from '../request/json-scan.js';
 import { readBody } from '../request/read-body.js';
@@ -97,9 +97,13 @@ export function familyHandler(family: Family, deps: FamilyHandlerDeps, variant?:
   };
 }
 
-/** The request's payload as the transforms read it (methods, not closures: nothing allocated per member). */
+/**
+ * The request's payload as the transforms read it (methods, not closures: nothing allocated per member). A form's
+ * text fields are its members (an image edit's `size`, `quality` and `n`, a video's `seconds`), as a JSON body's are.
+ */
 class PayloadPlan implements RequestPlan {
   readonly #json: JsonBody | undefined;
+  readonly #form: MultipartForm | undefined;
   readonly json: Buffer | undefined;
   readonly bytes: number;
   readonly stream: boolean;
@@ -110,19 +114,22 @@ class PayloadPlan implements RequestPlan {
     this.headers = headers;
     const json = payload.kind === 'json' ? payload.json : undefined;
     this.#json = json;
+    this.#form = payload.kind === 'multipart' ? payload.form : undefined;
     this.json = json?.raw;
     this.bytes = payload.raw.length;
     // A form asks for a stream with a `stream` field of "true", as both openai SDKs write a boolean in a form
     // (streamed image edits and transcriptions): such a stream gets keep-alives and a stream's time budget.
-    this.stream = json ? json.isTrue('stream') : payload.kind === 'multipart' && formField(payload.form, 'stream') === 'true';
+    this.stream = json ? json.isTrue('stream') : this.member('stream') === 'true';
     this.backends = backends;
   }
 
   member(name: string): string | undefined {
+    if (this.#form) return formField(this.#form, name);
     return this.#json?.string(name);
   }
 
   integer(name: string): number | undefined {
+    if (this.#form) return formInteger(this.#form, name);
     return this.#json?.integer(name);
   }
 

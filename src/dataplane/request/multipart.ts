@@ -161,6 +161,12 @@ export function formField(form: MultipartForm, name: string): string | undefined
   return undefined;
 }
 
+/** The form's first text field of that name as a non-negative integer written in decimal digits, else undefined. */
+export function formInteger(form: MultipartForm, name: string): number | undefined {
+  const value = formField(form, name);
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+}
+
 /**
  * The file's bytes. busboy hands them out as views into the body it was given; when they are contiguous the
  * part is a view too, so an upload is not copied once more (a copy of the whole file is a large share of its CPU).
