@@ -43,6 +43,12 @@ beforeAll(async () => {
       route('extra-gpt-image', 'gpt-image-1', base, '{inputPerMTok: "5.00", outputPerMTok: "40.00"}') +
         route('extra-dalle', 'dall-e-3', base, '{imagePer: [{size: "1024x1792", quality: "hd", price: "0.12"}, {size: "1024x1024", price: "0.04"}]}') +
         route(
+          'extra-gpt-image-per',
+          'gpt-image-1',
+          base,
+          '{imagePer: [{size: "1024x1024", quality: "high", price: "0.167"}, {size: "1024x1024", quality: "medium", price: "0.042"}, {price: "0.011"}]}',
+        ) +
+        route(
           'extra-dalle-2',
           'dall-e-2',
           base,
@@ -151,5 +157,47 @@ describe('images and what they cost', () => {
       .withResponse();
     expect(form?.get('size')).toBe('512x512');
     expect(await gw.record(response.headers.get('x-request-id'))).toMatchObject({ images: 2, imageSize: '512x512', cost: '0.036' });
+  });
+
+  it('gpt-image-1 asked for no size or quality (auto): priced per image at the size and quality its answer states', async () => {
+    const stated = { background: 'opaque', output_format: 'png', quality: 'high', size: '1024x1024' };
+    answer = (res) =>
+      json(res, {
+        created: 1,
+        data: [{ b64_json: png(100_000), revised_prompt: 'a "quality": "low" fox' }],
+        ...stated,
+        usage: { input_tokens: 9, input_tokens_details: { text_tokens: 9, image_tokens: 0 }, output_tokens: 4160, total_tokens: 4169 },
+      });
+    const plain = await gw.client().images.generate({ model: 'extra-gpt-image-per', prompt: 'a fox' }).withResponse();
+    expect(await gw.record(plain.response.headers.get('x-request-id'))).toMatchObject({
+      images: 1,
+      imageSize: '1024x1024',
+      imageQuality: 'high',
+      cost: '0.167',
+    });
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = (e: object) => res.write(`event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`);
+      event({ type: 'image_generation.partial_image', b64_json: png(1000), partial_image_index: 0, created_at: 1, ...stated, quality: 'medium' });
+      event({
+        type: 'image_generation.completed',
+        b64_json: png(100_000),
+        created_at: 1,
+        ...stated,
+        usage: { input_tokens: 9, output_tokens: 4160, total_tokens: 4169 },
+      });
+      res.end();
+    };
+    const streamed = await gw
+      .client()
+      .images.generate({ model: 'extra-gpt-image-per', prompt: 'a fox', quality: 'auto', stream: true, partial_images: 1 })
+      .withResponse();
+    for await (const _ of streamed.data);
+    expect(await gw.record(streamed.response.headers.get('x-request-id'))).toMatchObject({
+      images: 1,
+      imageSize: '1024x1024',
+      imageQuality: 'high',
+      cost: '0.167',
+    });
   });
 });

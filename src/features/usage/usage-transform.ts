@@ -13,6 +13,7 @@ import { AnswerHead } from './answer-head.js';
 import { BackgroundCompletion, type ClaimOnce } from './background-completion.js';
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { ImageCounter } from './image-count.js';
+import { statedImageTerms } from './image-terms.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 import { mayCallServerTools, ResponsesToolCounter, uncountedCalls } from './server-tools.js';
 import { priced } from './usage-cost.js';
@@ -198,15 +199,18 @@ class UsageTap implements ExchangeTransform {
 
   /**
    * Adds what is measured from the request: the characters of speech, the seconds a video asked for, the images
-   * made (counted in a whole answer; else, estimated, the `n` asked for) at the size and quality asked for.
+   * made (counted in a whole answer; else, estimated, the `n` asked for) at the size and quality the answer states,
+   * else those asked for.
    */
   #withMeasures(u: Usage): Usage {
     const family = this.#x.family;
     if (IMAGES.has(family)) {
       const plan = this.#plan;
       const count = u.estimated ? (plan?.integer('n') ?? 1) : (this.#images?.count ?? 0);
-      const size = plan?.member('size');
-      const quality = plan?.member('quality');
+      // What a whole answer says it made decides; a request's "auto" (or silence) names no price.
+      const stated = !u.estimated && this.#bytes ? statedImageTerms(this.#bytes.tail()) : {};
+      const size = stated.size ?? plan?.member('size');
+      const quality = stated.quality ?? plan?.member('quality');
       return { ...u, images: { count, ...(size !== undefined ? { size } : {}), ...(quality !== undefined ? { quality } : {}) } };
     }
     if (family === 'audio.speech') return { ...u, characters: [...(this.#plan?.member('input') ?? '')].length };
