@@ -1,5 +1,5 @@
 // Every place an object id leaves the gateway, beyond sealed-responses.test.ts and sealed-videos.test.ts: the
-// previous_response_id of each event of a continued stream and of a later retrieve, and the upstream's error texts
+// previous_response_id of each event of a continued stream and of a later retrieve, a compaction's id, and the upstream's error texts
 // that quote its own id (a deleted response's input_items, a continued stream whose previous response is gone, a video
 // downloaded before it is ready), which the client sees quoting the sealed id instead. The Conversations API is not
 // served (404 unknown_url, never forwarded); a `conversation` in a Responses request passes as it came.
@@ -53,6 +53,19 @@ describe('previous_response_id as it comes back', () => {
     expect(new Set(seen)).toEqual(new Set([r1.id]));
     // Retrieved later, the continuation still names its previous response by the same id.
     expect((await alice.responses.retrieve(id!)).previous_response_id).toBe(r1.id);
+  });
+});
+
+describe('a compaction', () => {
+  it('its id is sealed like a response id, and goes back upstream as the id the upstream gave', async () => {
+    const r = await alice.responses.create({ model: 'gpt-r', input: 'long history' });
+    const compacted = await alice.responses.compact({ model: 'gpt-r', previous_response_id: r.id });
+    const ref = sealer.unseal('response', compacted.id);
+    expect(ref).toMatchObject({ model: 'gpt-r', backend: 'store', owner: 'default/alice' });
+    expect(compacted.id).not.toBe(ref!.upstreamId);
+    // Chained on: the gateway takes its own id back (it refused the raw one as a made-up id).
+    await alice.responses.create({ model: 'gpt-r', input: 'go on', previous_response_id: compacted.id }).catch(() => undefined);
+    expect((up.received('/v1/responses').at(-1)!.json as { previous_response_id: string }).previous_response_id).toBe(ref!.upstreamId);
   });
 });
 

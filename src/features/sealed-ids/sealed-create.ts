@@ -71,9 +71,11 @@ function sealedCreateTransforms(sealer: IdSealer, inputEstimate: InputEstimate):
           plan.backends = [backend];
         },
         members: () => members,
-        // Only the create answers with a Response; compact and input_tokens answer with objects no call names by id
-        // (their error texts still quote the client's previous_response_id). A follow-up seals its answer itself.
-        onResponseStart: (a) => sealStage(kind.create ? 'response' : 'none', sealer, x.token, a, known, background),
+        // The create answers with a Response, and compact with a compaction whose `id` is a response id, which a client
+        // may chain on as previous_response_id: both sealed (a background marker only ever comes from a create).
+        // input_tokens answers with a count (its error texts still quote the client's previous_response_id). A
+        // follow-up, which consumes nothing, seals its answer itself.
+        onResponseStart: (a) => sealStage(kind.consumes ? 'response' : 'none', sealer, x.token, a, known, background),
       };
       return t;
     },
