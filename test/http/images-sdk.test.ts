@@ -200,4 +200,12 @@ describe('images and what they cost', () => {
       cost: '0.167',
     });
   });
+
+  it('an OpenAI-compatible backend that writes every field of an image, nulls included: each image counted once', async () => {
+    // As a server that serializes openai-python's Image model whole: {"b64_json": …, "url": null, "revised_prompt": null}.
+    answer = (res) => json(res, { created: 1, data: [0, 1].map(() => ({ b64_json: png(5000), url: null, revised_prompt: null })) });
+    const { data, response } = await gw.client().images.generate({ model: 'extra-dalle-2', prompt: 'two', n: 2, size: '256x256' }).withResponse();
+    expect(data.data).toHaveLength(2);
+    expect(await gw.record(response.headers.get('x-request-id'))).toMatchObject({ images: 2, imageSize: '256x256', cost: '0.032' });
+  });
 });

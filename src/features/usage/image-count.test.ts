@@ -40,3 +40,24 @@ describe('image count', () => {
     expect(count(true, sse, [120, 121, 200])).toBe(2);
   });
 });
+
+describe('image count of an answer that writes the other field as null', () => {
+  const json = JSON.stringify({ data: [0, 1, 2].map(() => ({ b64_json: 'aGk=', url: null, revised_prompt: null })) }).replaceAll(':', ' : ');
+
+  it('counts each image once, however the bytes are cut', () => {
+    expect(count(false, json, [])).toBe(3);
+    for (let at = 1; at < json.length; at++) expect(count(false, json, [at])).toBe(3);
+    expect(
+      count(
+        false,
+        json,
+        Array.from({ length: json.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toBe(3);
+  });
+
+  it('a key quoted inside a string (a revised prompt) is no key, wherever the bytes are cut', () => {
+    const text = '{"data":[{"url":"https://x/1.png","revised_prompt":"say \\"url\\": \\"y\\""}]}';
+    for (let at = 1; at < text.length; at++) expect(count(false, text, [at]), `cut at ${at}`).toBe(1);
+  });
+});
