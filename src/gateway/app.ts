@@ -37,6 +37,7 @@ import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage
 import { type UsageOptions, usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
+import { wholeStreamFeature } from '../features/whole-stream/whole-stream-transform.js';
 import { COUNT_TOKENS_PATH, countTokensCall } from '../features/messages/count-tokens.js';
 import { estimateInputTokens } from '../features/usage/input-estimate.js';
 import { estimateInput } from '../features/usage/estimate.js';
@@ -151,12 +152,14 @@ export function createApp(deps: AppDeps): Express {
   const sealer = idSealer(deps);
   // The features on the call path, in order: the Messages API (its body per backend, and its answer translated or
   // read before the others see it), the sealed ids of videos and responses, usage (whose handler returns the usage
-  // the others settle with), limits. Each declares the request members it reads.
+  // the others settle with), limits, and a whole answer to a stream request told as the family's events (after usage,
+  // which reads the answer whole). Each declares the request members it reads.
   const features = [
     messagesFeature(),
     sealedCreateFeature(sealer, (body) => estimateInput('responses', body)),
     usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), (claimKey) => usageLimits.claimOnce(claimKey), deps.usage),
     limitsFeature(usageLimits),
+    wholeStreamFeature(),
   ];
   // The one call path to upstreams, for the create calls and the follow-ups alike (dataplane/handlers/upstream-call.ts).
   const call = upstreamCaller({

@@ -9,6 +9,7 @@ import OpenAI, { APIError } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../fakes/recording-upstream.js';
 import { ALICE_KEY, keepAliveRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { recordingFetch } from '../helpers/recording-fetch.js';
 
 let upstream: RecordingUpstream;
 let gw: TestGateway;
@@ -24,28 +25,6 @@ afterEach(() => {
   upstream.override('/v1/responses', undefined);
   upstream.override('/v1/chat/completions', undefined);
 });
-
-/**
- * A fetch for the SDKs that records the raw event-stream text it delivers and calls `onKeepAlive` once the
- * gateway's first keep-alive comment has arrived (so an upstream can answer after the 200 went out).
- */
-function recordingFetch(onKeepAlive: () => void = () => {}) {
-  const seen = { text: '' };
-  const decoder = new TextDecoder();
-  const fetchFn = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(input, init);
-    if (!res.body) return res;
-    const tap = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen.text += decoder.decode(chunk, { stream: true });
-        if (seen.text.includes(': keep-alive')) onKeepAlive();
-        controller.enqueue(chunk);
-      },
-    });
-    return new Response(res.body.pipeThrough(tap), { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-  return { fetch: fetchFn as typeof fetch, seen };
-}
 
 /** The data of the event stream's error event. */
 function errorEvent(text: string): any {

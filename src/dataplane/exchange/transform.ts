@@ -70,6 +70,12 @@ export interface AnswerHandler {
    */
   readonly holdsBody?: boolean;
   /**
+   * The handler tells a whole 2xx answer as the family's event stream (the client asked for a stream, the upstream
+   * answered whole): the client gets a stream, so a 200 the keep-alives committed carries it (rather than an error
+   * event), and a failure after the head is an error event.
+   */
+  readonly streams?: boolean;
+  /**
    * Each chunk, in order, as the handlers before this one passed it on; returns what to pass on: the chunk itself
    * to observe only; with `edits`, other bytes, fewer or none (holding some back). A throw fails the body (an error
    * event for a stream, a cut connection otherwise).

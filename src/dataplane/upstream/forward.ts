@@ -69,13 +69,15 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const framed = sent?.eventStream !== undefined && response.statusCode < 300 && upstreamType.startsWith(sent.eventStream);
   const contentType = framed ? SSE_TYPE : upstreamType;
   const isStream = contentType.startsWith('text/event-stream');
-  // The 200 already went out with the keep-alives: an upstream error can only be told as an error event (read
-  // through the transforms too: an error body may quote an upstream id).
-  const retell = committed && !(isStream && response.statusCode < 300);
   const credentials = sentWith ?? credentialsOf(backend);
   const coding = bodyCoding(response.headers['content-encoding']);
   const answer: Answer = { exchange: x, backend, statusCode: response.statusCode, headers: response.headers, contentType, isStream, progress };
   const { rewrites, handlers, edits } = withErrorRetelling(answerHandlers(call.transforms, answer), openAiErrorRetelling(answer, req, coding));
+  // A whole answer to a stream request that a handler tells as the family's events reaches the client as a stream.
+  const streamed = isStream || (call.streaming && response.statusCode < 300 && handlers.some((h) => h.streams));
+  // The 200 already went out with the keep-alives: an upstream error can only be told as an error event (read
+  // through the transforms too: an error body may quote an upstream id).
+  const retell = committed && !(streamed && response.statusCode < 300);
   const refusal = codingRefusal(coding, model, retell || rewrites.length > 0 || edits || credentials.needles.length > 0);
   if (refusal) {
     for (const r of rewrites) r.destroy();
@@ -132,7 +134,7 @@ export async function forward(deps: ForwardDeps, x: Routed, req: Request, res: R
   const totalMs = call.streaming || !contentType.includes('json') ? undefined : Math.max(0, timeouts.totalMs - (performance.now() - x.start));
   const watch = new BodyDeadlines(response.body, timeouts.streamIdleMs, totalMs);
   const failure = await relay(chainEnd ? streamSource(chainEnd) : response.body, res, x, {
-    trailer: isStream ? (err) => streamFailure(err, timeouts, call.transforms, progress) : undefined,
+    trailer: streamed ? (err) => streamFailure(err, timeouts, call.transforms, progress) : undefined,
     mask: CredentialMask.of(credentials),
     handlers,
     watch,

@@ -3,6 +3,7 @@
 // an error answer in Anthropic's error shape (anthropic-errors.ts). Each handler returns the usage the upstream
 // reported, which the exchange settles with.
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
+import { WholeBody } from '../../dataplane/exchange/whole-body.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { errorFromUpstream } from './anthropic-errors.js';
@@ -71,41 +72,23 @@ export class TranslatedStream implements AnswerHandler {
   }
 }
 
-/** Holds a whole body, up to MAX_ANSWER_BYTES, for a translation at its end. */
-abstract class WholeBody implements AnswerHandler {
-  readonly edits = true;
-  readonly holdsBody = true;
-  #chunks: Buffer[] = [];
-  #bytes = 0;
-
-  onData(chunk: Buffer): Buffer {
-    this.#bytes += chunk.length;
-    if (this.#bytes > MAX_ANSWER_BYTES)
-      throw new GatewayError(502, `The upstream answer is larger than ${MAX_ANSWER_BYTES} bytes, too large to translate.`, { code: 'upstream_error' });
-    this.#chunks.push(chunk);
-    return EMPTY;
-  }
-
-  flush(): Buffer {
-    return Buffer.from(this.translate(Buffer.concat(this.#chunks).toString('utf8')));
-  }
-
-  protected abstract translate(text: string): string;
-}
-
 /** A whole chat completion as a Messages answer; as its events when the client asked for a stream (`asEvents`). */
 export class TranslatedAnswer extends WholeBody {
+  protected readonly purpose = 'translate';
+  /** Told as events: the answer is a stream to the client (a keep-alive's committed 200 is kept). */
+  readonly streams: boolean;
   readonly #ctx: AnswerContext;
   readonly #asEvents: boolean;
   #usage: Usage | undefined;
 
   constructor(ctx: AnswerContext, asEvents = false) {
-    super();
+    super(MAX_ANSWER_BYTES);
+    this.streams = asEvents;
     this.#ctx = ctx;
     this.#asEvents = asEvents;
   }
 
-  protected translate(text: string): string {
+  protected remake(text: string): string {
     let completion: unknown;
     try {
       completion = JSON.parse(text);
@@ -126,14 +109,15 @@ export class TranslatedAnswer extends WholeBody {
 
 /** A chat backend's error answer (OpenAI's shape, or any text) in Anthropic's error shape, its status kept. */
 export class TranslatedError extends WholeBody {
+  protected readonly purpose = 'translate';
   readonly #status: number;
 
   constructor(status: number) {
-    super();
+    super(MAX_ANSWER_BYTES);
     this.#status = status;
   }
 
-  protected translate(text: string): string {
+  protected remake(text: string): string {
     let body: unknown = text;
     try {
       body = JSON.parse(text);

@@ -1,0 +1,204 @@
+// A stream request that the upstream answers 200 with a whole JSON answer (a server that ignores `stream`, a cache
+// that answers whole) reaches the openai SDK as the family's stream events, which it assembles into that same
+// answer: on a route without keep-alives (the head waits for the events) and on one whose keep-alives had already
+// committed the 200 (where the answer used to be retold as an error event). Usage is recorded as for any answer; an
+// upstream error after the keep-alives is still an error event.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import OpenAI, { APIError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RecordedRequest, type RecordingServer, startRecordingServer } from '../fakes/recording-json-server.js';
+import { ALICE_KEY, keepAliveRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { recordingFetch } from '../helpers/recording-fetch.js';
+
+type Answer = (req: IncomingMessage, res: ServerResponse, seen: RecordedRequest) => void | Promise<void>;
+
+let upstream: RecordingServer;
+let gw: TestGateway;
+let answer: Answer = (_req, res) => {
+  res.end();
+};
+beforeAll(async () => {
+  upstream = await startRecordingServer((req, res, seen) => void answer(req, res, seen));
+  gw = await startGateway(standardManifests(upstream.baseURL, keepAliveRoute(upstream.baseURL)));
+});
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+const completion = {
+  id: 'chatcmpl-whole',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'upstream-chat',
+  system_fingerprint: 'fp_whole',
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: 'Checking the weather.',
+        refusal: null,
+        tool_calls: [{ id: 'call_w', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
+      logprobs: null,
+      finish_reason: 'tool_calls',
+    },
+  ],
+  usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
+};
+
+const response = {
+  id: 'resp_whole',
+  object: 'response',
+  created_at: 1_700_000_000,
+  status: 'completed',
+  model: 'upstream-chat',
+  output: [
+    {
+      id: 'msg_whole',
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: 'It is sunny in Paris.', annotations: [] }],
+    },
+    { id: 'fc_whole', type: 'function_call', status: 'completed', call_id: 'call_r', name: 'get_weather', arguments: '{"city":"Paris"}' },
+  ],
+  usage: { input_tokens: 30, output_tokens: 12, total_tokens: 42, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+};
+
+/** Answers `body` whole as JSON, once `ready` (the client saw a keep-alive, when the route sends them). */
+function whole(body: unknown, ready: Promise<void>, status = 200): Answer {
+  return async (_req, res) => {
+    await ready;
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+}
+
+/** A client whose fetch records the stream, and the promise the upstream waits on before it answers. */
+function streamClient(keepAlive: boolean) {
+  let saw!: () => void;
+  const ready = keepAlive ? new Promise<void>((r) => (saw = r)) : Promise.resolve();
+  const rec = recordingFetch(() => saw?.());
+  const client = new OpenAI({ apiKey: ALICE_KEY, baseURL: gw.baseURL, maxRetries: 0, timeout: 10_000, fetch: rec.fetch });
+  return { client, rec, ready };
+}
+
+describe.each([
+  ['without keep-alives', 'gpt-4o-mini', false],
+  ['after keep-alives committed the 200', 'extra-keepalive', true],
+])('a whole answer to a stream request, %s', (_name, model, keepAlive) => {
+  it('chat: the SDK assembles the completion (text, tool calls, finish reason, usage asked for), and the record has its usage', async () => {
+    const { client, rec, ready } = streamClient(keepAlive);
+    answer = whole(completion, ready);
+    const stream = client.chat.completions.stream({
+      model,
+      messages: [{ role: 'user', content: 'weather?' }],
+      stream_options: { include_usage: true },
+    });
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0]!.message).toMatchObject({ role: 'assistant', content: 'Checking the weather.' });
+    expect(final.choices[0]!.message.tool_calls).toEqual([
+      { id: 'call_w', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    ]);
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(final.usage).toEqual(completion.usage);
+    expect(final).toMatchObject({ id: 'chatcmpl-whole', model: 'upstream-chat', system_fingerprint: 'fp_whole' });
+    expect(rec.seen.text.includes(': keep-alive')).toBe(keepAlive);
+    expect(rec.seen.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 40, outputTokens: 9, estimated: false });
+  });
+
+  it('chat: without stream_options.include_usage no chunk carries a usage, as a stream would', async () => {
+    const { client, rec, ready } = streamClient(keepAlive);
+    answer = whole(completion, ready);
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'weather?' }], stream: true }))
+      chunks.push(chunk);
+    expect(chunks.map((c) => c.choices[0]?.finish_reason ?? null)).toEqual([null, 'tool_calls']);
+    expect(chunks[0]!.choices[0]!.delta.content).toBe('Checking the weather.');
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.usage === undefined)).toBe(true);
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 40, outputTokens: 9 });
+  });
+
+  it('responses: responses.stream() rebuilds the response, its id sealed as a whole answer carries it', async () => {
+    const { client, rec, ready } = streamClient(keepAlive);
+    answer = whole(response, ready);
+    const stream = client.responses.stream({ model, input: 'weather?' });
+    const types: string[] = [];
+    stream.on('event', (e) => types.push(e.type));
+    const final = await stream.finalResponse();
+    expect(final.output).toMatchObject(response.output);
+    expect(final.output_text).toBe('It is sunny in Paris.');
+    expect(final.usage).toEqual(response.usage);
+    expect(types[0]).toBe('response.created');
+    expect(types.at(-1)).toBe('response.completed');
+    expect(types).toContain('response.output_text.delta');
+    expect(types).toContain('response.function_call_arguments.done');
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 30, outputTokens: 12, estimated: false });
+    // The id is the gateway's sealed one, which a follow-up resolves to the upstream's.
+    expect(final.id).not.toBe('resp_whole');
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(response));
+    };
+    await client.responses.retrieve(final.id);
+    expect(upstream.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/responses/resp_whole' });
+  });
+
+  it('images: the SDK gets the image_generation.completed event with the image and usage', async () => {
+    const { client, rec, ready } = streamClient(keepAlive);
+    const image = {
+      created: 1_700_000_000,
+      data: [{ b64_json: 'aW1hZ2U=' }],
+      size: '1024x1024',
+      quality: 'low',
+      output_format: 'png',
+      usage: { input_tokens: 5, output_tokens: 70, total_tokens: 75 },
+    };
+    answer = whole(image, ready);
+    const events = [];
+    for await (const e of await client.images.generate({ model: keepAlive ? model : 'org/image-model', prompt: 'a cat', stream: true })) events.push(e);
+    expect(events).toEqual([
+      {
+        type: 'image_generation.completed',
+        b64_json: 'aW1hZ2U=',
+        created_at: 1_700_000_000,
+        size: '1024x1024',
+        quality: 'low',
+        output_format: 'png',
+        usage: image.usage,
+      },
+    ]);
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, images: 1 });
+  });
+});
+
+describe('an upstream error after keep-alives committed the 200', () => {
+  it('is still an error event, which the SDK raises', async () => {
+    const { client, rec, ready } = streamClient(true);
+    answer = whole({ error: { message: 'the model crashed', type: 'server_error', param: null, code: null } }, ready, 500);
+    const err = await client.chat.completions
+      .stream({ model: 'extra-keepalive', messages: [{ role: 'user', content: 'hi' }] })
+      .finalChatCompletion()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).message).toContain('the model crashed');
+    expect(rec.seen.text).toMatch(/^: keep-alive/);
+    expect(rec.seen.text).toContain('event: error');
+  });
+});
+
+describe('a whole answer that is not the family’s', () => {
+  it('is a 502 the SDK raises, not a 200 cut short', async () => {
+    const { client, ready } = streamClient(false);
+    answer = whole({ object: 'list', data: [] }, ready);
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(502);
+    expect((err as APIError).message).toMatch(/not a chat completion/);
+  });
+});
