@@ -21,7 +21,7 @@ import type { ChatRequest } from './chat-types.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { bedrockStreamReader, cloudBody, isAwsEventStream } from './cloud-answer.js';
 import { messagesToChat } from './messages-to-chat.js';
-import { NativeAnswerReader, NativeStreamReader } from './native-answer.js';
+import { NativeAnswerEvents, NativeAnswerReader, NativeStreamReader } from './native-answer.js';
 import { TranslatedAnswer, TranslatedError, TranslatedStream } from './translated-answer.js';
 
 const CHAT_PATH = '/chat/completions';
@@ -152,7 +152,11 @@ class MessagesExchange implements ExchangeTransform {
       if (cloud && a.statusCode >= 300) return translatedError(a);
       if (a.statusCode >= 300 || !this.#create) return undefined;
       if (a.isStream) return cloud && isAwsEventStream(a.headers) ? bedrockStreamReader() : new NativeStreamReader();
-      return a.contentType.includes('json') ? new NativeAnswerReader() : undefined;
+      if (!a.contentType.includes('json')) return undefined;
+      if (!this.#stream) return new NativeAnswerReader();
+      // A stream request answered whole (a cache, a proxy that ignored `stream`): sent as the stream's events.
+      a.headers['content-type'] = SSE_TYPE;
+      return new NativeAnswerEvents();
     }
     if (a.statusCode >= 300) return translatedError(a);
     const ctx = this.#ctx!;

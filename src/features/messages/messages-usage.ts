@@ -13,7 +13,11 @@ const BACKSLASH = 0x5c;
 
 /** The Usage of a non-streamed Messages answer, from its bytes (UTF-8); undefined when it carries no usage. */
 export function messagesAnswerUsage(answer: Buffer): Usage | undefined {
-  const usage = answerUsageObject(answer);
+  return messageUsage(answerUsageObject(answer));
+}
+
+/** The Usage of a whole Messages answer's `usage` object; undefined for none. */
+export function messageUsage(usage: unknown): Usage | undefined {
   if (!usage) return undefined;
   // A whole answer's usage is what a stream's message_start would carry.
   const counts = new NativeStreamUsage();

@@ -1,10 +1,14 @@
 // The answer of a backend that speaks the Messages API itself: relayed byte for byte, and read only for its usage
 // (features/messages/messages-usage.ts): from a stream's message_start and message_delta events (every other event
 // is skipped unparsed), or from a whole answer's `usage`; a stream cut short hands what it read to the estimate.
-// Observes only: never edits the bytes.
+// Observes only: never edits the bytes; but a whole answer to a stream request (a backend or cache that ignored
+// `stream`) is told as its events (answer-events.ts).
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
+import { WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
-import { messagesAnswerUsage, NativeStreamUsage } from './messages-usage.js';
+import { answerEvents, type WholeMessage } from './answer-events.js';
+import { messagesAnswerUsage, messageUsage, NativeStreamUsage } from './messages-usage.js';
 import { SseEvents } from './sse-events.js';
 
 /** A whole answer longer than this is not parsed for its usage (the usage feature then estimates). */
@@ -58,5 +62,35 @@ export class NativeAnswerReader implements AnswerHandler {
     const chunks = this.#chunks;
     if (!chunks) return undefined;
     return messagesAnswerUsage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+  }
+}
+
+/** A native whole answer to a stream request, as the events of its stream; its usage read as a whole answer's. */
+export class NativeAnswerEvents extends WholeBody {
+  readonly streams = true;
+  protected readonly purpose = 'tell as stream events';
+  #usage: Usage | undefined;
+
+  constructor() {
+    super(MAX_ANSWER_BYTES);
+  }
+
+  protected remake(text: string): string {
+    let answer: unknown;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      answer = undefined;
+    }
+    const m = answer as (Partial<WholeMessage> & { type?: unknown }) | undefined;
+    // The head waits for this body (holdsBody): what is not a message is an error answer, not a 200 cut short.
+    if (m?.type !== 'message' || !Array.isArray(m.content))
+      throw new GatewayError(502, 'The upstream answered a stream request with JSON that is not a message.', { code: 'upstream_error' });
+    this.#usage = messageUsage(m.usage);
+    return answerEvents({ ...m, usage: m.usage ?? {} } as WholeMessage);
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#usage;
   }
 }
