@@ -3,23 +3,32 @@
 // answer: on a route without keep-alives (the head waits for the events) and on one whose keep-alives had already
 // committed the 200 (where the answer used to be retold as an error event). Usage is recorded as for any answer; an
 // upstream error after the keep-alives is still an error event.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import OpenAI, { APIError } from 'openai';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RecordedRequest, type RecordingServer, startRecordingServer } from '../fakes/recording-json-server.js';
+import { type Loopback, listenOnLoopback } from '../fakes/loopback.js';
 import { ALICE_KEY, keepAliveRoute, standardManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { recordingFetch } from '../helpers/recording-fetch.js';
 
-type Answer = (req: IncomingMessage, res: ServerResponse, seen: RecordedRequest) => void | Promise<void>;
+type Answer = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-let upstream: RecordingServer;
+let upstream: Loopback;
+/** Method and path of each request the fake upstream got (JSON and forms alike). */
+const requests: { method: string; path: string }[] = [];
 let gw: TestGateway;
 let answer: Answer = (_req, res) => {
   res.end();
 };
 beforeAll(async () => {
-  upstream = await startRecordingServer((req, res, seen) => void answer(req, res, seen));
-  gw = await startGateway(standardManifests(upstream.baseURL, keepAliveRoute(upstream.baseURL)));
+  upstream = await listenOnLoopback(
+    createServer(async (req, res) => {
+      for await (const _ of req);
+      requests.push({ method: req.method ?? '', path: req.url ?? '' });
+      await answer(req, res);
+    }),
+  );
+  const baseURL = `${upstream.origin}/v1`;
+  gw = await startGateway(standardManifests(baseURL, keepAliveRoute(baseURL)));
 });
 afterAll(async () => {
   await gw?.close();
@@ -144,7 +153,7 @@ describe.each([
       res.end(JSON.stringify(response));
     };
     await client.responses.retrieve(final.id);
-    expect(upstream.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/responses/resp_whole' });
+    expect(requests.at(-1)).toEqual({ method: 'GET', path: '/v1/responses/resp_whole' });
   });
 
   it('images: the SDK gets the image_generation.completed event with the image and usage', async () => {
@@ -172,6 +181,34 @@ describe.each([
       },
     ]);
     expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, images: 1 });
+  });
+
+  it('image edits (a form asking for a stream): the image_edit.completed event', async () => {
+    const { client, rec, ready } = streamClient(keepAlive);
+    answer = whole({ created: 1_700_000_000, data: [{ b64_json: 'ZWRpdA==' }], usage: { input_tokens: 5, output_tokens: 70, total_tokens: 75 } }, ready);
+    const events = [];
+    const image = await toFile(Buffer.from('png'), 'cat.png', { type: 'image/png' });
+    for await (const e of await client.images.edit({ model: keepAlive ? model : 'org/image-model', image, prompt: 'a hat', stream: true })) events.push(e);
+    expect(events).toEqual([
+      { type: 'image_edit.completed', b64_json: 'ZWRpdA==', created_at: 1_700_000_000, usage: { input_tokens: 5, output_tokens: 70, total_tokens: 75 } },
+    ]);
+    expect(rec.seen.text.includes(': keep-alive')).toBe(keepAlive);
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, images: 1 });
+  });
+
+  it('transcriptions (whisper-1 does not stream): the text delta and done events, with the usage recorded', async () => {
+    const { client, rec, ready } = streamClient(keepAlive);
+    const usage = { type: 'tokens', input_tokens: 14, output_tokens: 6, total_tokens: 20 };
+    answer = whole({ text: 'Hello there.', usage }, ready);
+    const file = await toFile(Buffer.from('RIFF'), 'hello.wav', { type: 'audio/wav' });
+    const events = [];
+    for await (const e of await client.audio.transcriptions.create({ model: keepAlive ? model : 'whisper-1', file, stream: true })) events.push(e);
+    expect(events).toEqual([
+      { type: 'transcript.text.delta', delta: 'Hello there.' },
+      { type: 'transcript.text.done', text: 'Hello there.', usage },
+    ]);
+    expect(rec.seen.text.includes(': keep-alive')).toBe(keepAlive);
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 14, outputTokens: 6, estimated: false });
   });
 });
 

@@ -1,6 +1,6 @@
 // A stream request that the upstream answered with a whole JSON answer (a server that ignores `stream`, a cache
 // that answers whole): the client gets that answer as its family's stream events (chat-events.ts,
-// responses-events.ts, image-events.ts), which is all a stream's client parses (the openai SDK finds no event in a
+// responses-events.ts, image-events.ts, transcription-events.ts), which is all a stream's client parses (the openai SDK finds no event in a
 // JSON body). Wired after usage, which reads the whole answer's usage as for any answer. A streamed answer is not
 // touched: no handler, no per-chunk work. The Messages API does the same in its own feature (answer-events.ts).
 import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan } from '../../dataplane/exchange/transform.js';
@@ -10,6 +10,7 @@ import type { Family } from '../../model/families.js';
 import { chatEvents } from './chat-events.js';
 import { imageEvents } from './image-events.js';
 import { responseEvents } from './responses-events.js';
+import { transcriptionEvents } from './transcription-events.js';
 
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
 /** The most of a whole text answer held to tell it as events. */
@@ -24,6 +25,8 @@ const FAMILIES: Partial<Record<Family, { readonly events: ToEvents; readonly max
   'chat.completions': { events: (a, plan) => chatEvents(a, { includeUsage: includeUsage(plan) }), maxBytes: MAX_TEXT_BYTES, what: 'a chat completion' },
   responses: { events: (a) => responseEvents(a), maxBytes: MAX_TEXT_BYTES, what: 'a response' },
   'images.generations': { events: (a) => imageEvents(a, 'generation'), maxBytes: MAX_IMAGES_BYTES, what: 'an images answer' },
+  'images.edits': { events: (a) => imageEvents(a, 'edit'), maxBytes: MAX_IMAGES_BYTES, what: 'an images answer' },
+  'audio.transcriptions': { events: (a) => transcriptionEvents(a), maxBytes: MAX_TEXT_BYTES, what: 'a transcription' },
 };
 
 /** Whether the client asked for the usage chunk of a chat stream (`stream_options.include_usage`). */
