@@ -227,6 +227,28 @@ describe('an upstream error after keep-alives committed the 200', () => {
   });
 });
 
+describe('an event stream its upstream labelled application/json', () => {
+  it('is passed on as it comes, not held as a whole answer', async () => {
+    const { client, rec } = streamClient(false);
+    let sendRest!: () => void;
+    const rest = new Promise<void>((r) => (sendRest = r));
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    answer = async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(chunk({ role: 'assistant', content: 'Hel' }));
+      await rest;
+      res.end(`${chunk({ content: 'lo' }, 'stop')}data: [DONE]\n\n`);
+    };
+    const stream = client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    // The first event reaches the client while the upstream still holds the rest back.
+    stream.on('content', () => sendRest());
+    const final = await stream.finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBe('Hello');
+    expect(rec.seen.text.startsWith('data: ')).toBe(true);
+  });
+});
+
 describe('a whole answer that is not the family’s', () => {
   it('is a 502 the SDK raises, not a 200 cut short', async () => {
     const { client, ready } = streamClient(false);

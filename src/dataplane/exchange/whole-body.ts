@@ -5,6 +5,7 @@ import { GatewayError } from '../../model/errors.js';
 import type { AnswerHandler } from './transform.js';
 
 const EMPTY = Buffer.alloc(0);
+const OPEN_BRACE = 0x7b;
 
 export abstract class WholeBody implements AnswerHandler {
   readonly edits = true;
@@ -12,12 +13,23 @@ export abstract class WholeBody implements AnswerHandler {
   readonly #max: number;
   #chunks: Buffer[] = [];
   #bytes = 0;
+  /**
+   * Set for a handler that takes a JSON answer to a stream request: a body that does not open with `{` is an event
+   * stream its server labelled JSON, passed on as it comes (neither held nor remade). Undefined: not yet known.
+   */
+  #passing: boolean | undefined;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, passesEventStreams = false) {
     this.#max = maxBytes;
+    this.#passing = passesEventStreams ? undefined : false;
   }
 
   onData(chunk: Buffer): Buffer {
+    if (this.#passing === undefined) {
+      const first = chunk.findIndex((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
+      if (first >= 0) this.#passing = chunk[first] !== OPEN_BRACE;
+    }
+    if (this.#passing) return chunk;
     this.#bytes += chunk.length;
     if (this.#bytes > this.#max)
       throw new GatewayError(502, `The upstream answer is larger than ${this.#max} bytes, too large to ${this.purpose}.`, { code: 'upstream_error' });
@@ -25,7 +37,8 @@ export abstract class WholeBody implements AnswerHandler {
     return EMPTY;
   }
 
-  flush(): Buffer {
+  flush(): Buffer | undefined {
+    if (this.#passing) return undefined;
     return Buffer.from(this.remake(Buffer.concat(this.#chunks).toString('utf8')));
   }
 

@@ -72,7 +72,7 @@ export class NativeAnswerEvents extends WholeBody {
   #usage: Usage | undefined;
 
   constructor() {
-    super(MAX_ANSWER_BYTES);
+    super(MAX_ANSWER_BYTES, true);
   }
 
   protected remake(text: string): string {

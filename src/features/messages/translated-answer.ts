@@ -78,14 +78,12 @@ export class TranslatedAnswer extends WholeBody {
   /** Told as events: the answer is a stream to the client (a keep-alive's committed 200 is kept). */
   readonly streams: boolean;
   readonly #ctx: AnswerContext;
-  readonly #asEvents: boolean;
   #usage: Usage | undefined;
 
   constructor(ctx: AnswerContext, asEvents = false) {
     super(MAX_ANSWER_BYTES);
     this.streams = asEvents;
     this.#ctx = ctx;
-    this.#asEvents = asEvents;
   }
 
   protected remake(text: string): string {
@@ -99,7 +97,7 @@ export class TranslatedAnswer extends WholeBody {
     const answer = chatToMessages(completion, this.#ctx);
     // The head waits for this body (holdsBody): an answer that cannot be translated is answered with its error.
     if (!answer.ok) throw new GatewayError(answer.status, answer.error.error.message, { code: 'upstream_error' });
-    return this.#asEvents ? answerEvents(answer.value) : JSON.stringify(answer.value);
+    return this.streams ? answerEvents(answer.value) : JSON.stringify(answer.value);
   }
 
   onEnd(): Usage | undefined {

@@ -76,7 +76,7 @@ class WholeAnswerEvents extends WholeBody {
   readonly #events: (answer: unknown) => string | undefined;
 
   constructor(maxBytes: number, what: string, events: (answer: unknown) => string | undefined) {
-    super(maxBytes);
+    super(maxBytes, true);
     this.#what = what;
     this.#events = events;
   }
