@@ -121,6 +121,24 @@ describe('listenDrainable', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
+  it('asks clients to close a keep-alive connection whose response had not begun when the drain started', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    server = await listenDrainable((_req, res) => void gate.then(() => res.end('slow')), { host: '127.0.0.1', port: 0 });
+    const socket = connect(server.address.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await waitUntil(() => server!.inFlight() === 1, 5_000, '/slow to arrive');
+    const drained = server.drain(5_000);
+    release();
+    await new Promise((r) => socket.once('close', r));
+    expect(await drained).toEqual({ completed: true, cut: 0 });
+    expect(received.toLowerCase()).toContain('connection: close');
+    expect(received).toContain('slow');
+  });
+
   it('asks clients to close a keep-alive connection when a request arrives during the drain', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));

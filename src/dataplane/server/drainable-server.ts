@@ -61,8 +61,10 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
   let draining = false;
   let inFlight = 0;
   let received = 0;
-  // The response in progress on each connection, so a protocol error never writes over one that started.
+  // The response in progress on each connection, so a protocol error never writes over one that started, and so a
+  // drain can ask each busy connection to close after its response.
   const responding = new WeakMap<Socket, ServerResponse>();
+  const connections = new Set<Socket>();
   const keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // Node refuses a headers timeout longer than the request timeout.
@@ -92,6 +94,10 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
       else handler(req, res);
     },
   );
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     const inHandler = responding.get(socket as Socket);
     const id = inHandler && options.requestIdOf?.(inHandler);
@@ -111,6 +117,16 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let drained: Promise<DrainResult> | undefined;
 
+  // Decided when its head is written (node writes every head through writeHead), not at the drain: a request
+  // pipelined behind it meanwhile must still be answered, and the socket then closes after that one.
+  const closeAfter = (res: ServerResponse, socket: Socket) => {
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+      if (responding.get(socket) === res) res.setHeader('connection', 'close');
+      return writeHead.apply(this, args);
+    } as ServerResponse['writeHead'];
+  };
+
   const drain = (timeoutMs: number, endInFlight?: () => void): Promise<DrainResult> => {
     drained ??= new Promise<DrainResult>((resolve) => {
       draining = true;
@@ -127,6 +143,13 @@ export async function listenDrainable(handler: RequestListener, options: ListenO
         server.closeAllConnections();
         resolve({ completed: !atDeadline, cut: atDeadline ?? 0 });
       };
+      // A response not yet begun (waiting for its upstream) says `connection: close`, so the client does not send its
+      // next request on a socket the drain closes (a POST cut that way is ambiguous to retry); a response already
+      // under way cannot say it, and its socket is closed once idle.
+      for (const socket of connections) {
+        const res = responding.get(socket);
+        if (res && !res.headersSent) closeAfter(res, socket);
+      }
       // Sockets go idle when their last response ends; close them promptly rather than after keepAliveTimeout.
       server.closeIdleConnections();
       const sweep = setInterval(() => {
