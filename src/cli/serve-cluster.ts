@@ -1,13 +1,13 @@
 // `serve --workers N` (N > 1): the primary process forks N workers that share the API port (node:cluster hands
-// connections round-robin), serves the metrics port itself with every worker's metrics summed, replaces a worker
-// that dies after it was ready, and on SIGTERM/SIGINT asks every worker to drain, then exits.
+// connections round-robin), serves the metrics port itself with every worker's metrics summed (cluster-metrics.ts),
+// replaces a worker that dies after it was ready, and on SIGTERM/SIGINT asks every worker to drain, then exits.
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../observability/logger.js';
-import { installScaledSum } from '../observability/scaled-sum.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
 import { listenDrainable } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
+import { ClusterMetrics } from './cluster-metrics.js';
 import type { ServeOptions } from './serve-options.js';
 
 /** Message a worker sends the primary once its first config load is complete. */
@@ -22,17 +22,17 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     workerEnv['MG_ID_KEYS'] = generateIdKey().toString('hex');
     logger.warn(GENERATED_KEY_WARNING);
   }
-  installScaledSum(); // the cost counter, in micro-units: summed as integers, not as floats
-  const aggregator = new AggregatorRegistry();
+  const aggregator = new ClusterMetrics();
   let metrics: Awaited<ReturnType<typeof listenDrainable>>;
   try {
-    metrics = await listenDrainable(metricsHandler({ metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType }), {
+    metrics = await listenDrainable(metricsHandler({ metrics: () => aggregator.metrics(), contentType: aggregator.contentType }), {
       host: options.host,
       port: options.metricsPort,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     process.stderr.write(`model-gateway: cannot listen on ${options.host}:${options.metricsPort}: ${e.code ?? e.message}\n`);
+    aggregator.stop();
     return 1;
   }
   const metricsServer = metrics;
@@ -49,6 +49,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   };
 
   const finish = async () => {
+    aggregator.stop();
     await metricsServer.drain(1_000);
     logger.info({ exitCode }, 'all workers stopped');
     await new Promise<void>((r) => logger.flush(() => r()));
@@ -65,6 +66,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   };
 
   cluster.on('exit', (w, code, signal) => {
+    aggregator.workerExited(w.id);
     const wasReady = ready.delete(w.id);
     if (!stopping) {
       if (wasReady) {
