@@ -325,6 +325,13 @@ describe('scenario specifics', () => {
     expect(r.config.MG_LEASE_NAME).toBe('gateway-leader');
   });
 
+  it('default: a preStop sleep holds SIGTERM until endpoints drop the pod (the gateway refuses connections from SIGTERM), inside the grace period', () => {
+    const r = load('default');
+    const drain = Number(/^(\d+)s$/.exec(r.config.MG_DRAIN_TIMEOUT!)![1]);
+    expect(preStopSeconds(r.container)).toBeGreaterThanOrEqual(3);
+    expect(r.pod.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStopSeconds(r.container) + drain);
+  });
+
   it('all-namespaces: MG_NAMESPACES is "*"', () => {
     expect(load('all-namespaces').config.MG_NAMESPACES).toBe('*');
   });
