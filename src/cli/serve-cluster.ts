@@ -85,13 +85,17 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     if (stopping && Object.keys(cluster.workers ?? {}).length === 0) void finish();
   });
 
-  let signals = 0;
+  let signalledAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (++signals > 1) {
+    if (signalledAt !== undefined) {
+      // The same Ctrl-C often arrives twice within milliseconds (from the terminal to the process group, and forwarded
+      // by `npm start`): only a signal 500 ms or more after the first forces the exit, as installSignalHandlers does.
+      if (Date.now() - signalledAt < 500) return;
       logger.warn({ signal }, 'second signal; killing the workers now');
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
       process.exit(1);
     }
+    signalledAt = Date.now();
     stop(signal);
   };
   process.on('SIGTERM', onSignal);
