@@ -183,12 +183,21 @@ async function serveGateway(
     // Alone, the process ends on its own; this only guards against a stray handle.
     setTimeout(() => process.exit(code), 2_000).unref();
   };
+  // A stop asked for (a signal, the primary gone) before the first config load ends that load: not a failed start.
+  let stopping = false;
+  const stoppable = {
+    logger: h.logger,
+    close: (o?: { timeoutMs?: number }) => {
+      stopping = true;
+      return h.close(o);
+    },
+  };
   if (worker) {
     reportMetricsToPrimary(h.metrics.registry);
-    installSignalHandlers(h, exit, { forceOnRepeat: false });
-    process.on('disconnect', () => void h.close().then(() => exit(0))); // the primary is gone
+    installSignalHandlers(stoppable, exit, { forceOnRepeat: false });
+    process.on('disconnect', () => void stoppable.close().then(() => exit(0))); // the primary is gone
   } else {
-    installSignalHandlers(h, exit);
+    installSignalHandlers(stoppable, exit);
   }
   installCrashHandlers(h, exit);
   h.ready.then(
@@ -196,6 +205,7 @@ async function serveGateway(
       if (worker) process.send?.({ type: WORKER_READY });
     },
     async (err: unknown) => {
+      if (stopping) return;
       process.stderr.write(`model-gateway: ${(err as Error).message.split('\n')[0]}\n`);
       await h.close({ timeoutMs: 0 });
       exit(1);

@@ -196,7 +196,11 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
         }
         logger.info({ configVersion: tables.get()?.version }, 'first config loaded; ready');
       },
-      (err: unknown) => logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'),
+      (err: unknown) =>
+        // A drain stops the source: a load it ended is not a failure.
+        draining
+          ? logger.info('stopped before the first complete config load')
+          : logger.error({ error: (err as Error).message }, 'the config source failed to load; not ready'),
     );
     logger.info({ api: api.url, metrics: metricsServer ? `${metricsServer.url}/metrics` : undefined }, 'model-gateway listening');
 

@@ -1,12 +1,14 @@
 // /healthz and /readyz of the built CLI as docs/operations.md says them, through what goes wrong in production: config
-// files that do not parse or do not validate (at start and later), and Redis (--redis-url) absent at start or gone
-// later. Liveness answers whenever the process serves HTTP; readiness waits for the first complete config load and
-// the limits store's first answer, and nothing later takes it away but a drain.
+// files that do not parse or do not validate (at start and later), Redis (--redis-url) absent at start or gone
+// later, a Kubernetes API server unreachable at start. Liveness answers whenever the process serves HTTP; readiness
+// waits for the first complete config load and the limits store's first answer, and nothing later takes it away but a
+// drain. A replica stopped before it was ever ready (a rollout that gives up on it) shuts down gracefully: exit 0.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { type CliRun, runCli } from '../support/spawn-cli.js';
 import { waitUntil } from '../support/wait.js';
@@ -51,7 +53,7 @@ afterAll(async () => {
 });
 
 async function serve(config: string, extra: string[] = []): Promise<{ run: CliRun; api: string }> {
-  const run = runCli(['serve', '--config', config, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', ...extra]);
+  const run = runCli(['serve', ...(config ? ['--config', config] : []), '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', ...extra]);
   runs.push(run);
   return { run, api: String((await run.waitForLog((l) => l.msg === 'model-gateway listening')).api) };
 }
@@ -100,4 +102,29 @@ it('Redis: not ready while it has never answered (live all along), ready once it
   for (let i = 0; i < 3; i++) expect((await chat(api)).choices[0]?.message.content).toBeTruthy();
   expect(await probe(api, '/readyz')).toBe('200 {"status":"ready"}');
   expect(await probe(api, '/healthz')).toBe('200 {"status":"ok"}');
+}, 30_000);
+
+it('Kubernetes API unreachable at start: live, not ready; SIGTERM then is a graceful stop (exit 0, no error), not a failed start', async () => {
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:${await freePort()}", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: default}}]
+current-context: x
+`,
+  );
+  const { run, api } = await serve('', ['--source', 'kubernetes', '--kubeconfig', kubeconfig, '--no-leader-election']);
+  await run.waitForLog((l) => String(l.msg).startsWith('kubernetes list failed'), 15_000);
+  expect(await probe(api, '/healthz')).toBe('200 {"status":"ok"}');
+  expect(await probe(api, '/readyz')).toBe('503 {"status":"not ready"}');
+  run.child.kill('SIGTERM');
+  const code = await run.exited;
+  const output = `stdout:\n${run.stdout()}\nstderr:\n${run.stderr()}`;
+  expect(code, output).toBe(0);
+  expect(run.stderr(), output).toBe('');
+  expect(run.stdout(), output).not.toContain('"level":50');
+  expect(run.stdout()).toContain('stopped before the first complete config load');
 }, 30_000);
