@@ -283,7 +283,11 @@ export function installSignalHandlers(
     signalledAt = Date.now();
     handle.logger.info({ signal }, 'shutdown requested');
     handle.close().then(
-      () => onExit(0),
+      () => {
+        // The last line of a clean stop: its absence in `kubectl logs --previous` means the process was killed.
+        handle.logger.info({ exitCode: 0 }, 'stopped');
+        onExit(0);
+      },
       (err: unknown) => {
         handle.logger.error({ error: (err as Error).message }, 'shutdown failed');
         onExit(1);

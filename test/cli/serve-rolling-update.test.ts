@@ -198,6 +198,7 @@ it('SIGTERM under traffic: in-flight streams and requests finish, answers in the
   const served = arrivals.filter((a) => a.status === 200).length + 8;
   expect(lines.filter((l) => l.msg === 'request' && l.status === 200)).toHaveLength(served);
   expect(lines.some((l) => l.msg === 'drained: every in-flight request finished')).toBe(true);
+  expect(lines.at(-1)).toMatchObject({ msg: 'stopped', exitCode: 0 }); // the last line says the stop was clean
 }, 30_000);
 
 it('SIGINT drains as SIGTERM does: a stream in flight finishes and the process exits 0', async () => {
