@@ -48,3 +48,12 @@ export abstract class WholeBody implements AnswerHandler {
   /** The body to pass on, made from the whole text; a throw (a GatewayError) fails the answer. */
   protected abstract remake(text: string): string;
 }
+
+/** The whole body's JSON, or `otherwise` when it is not JSON (a cut body, an HTML page). */
+export function jsonOr(text: string, otherwise: unknown): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return otherwise;
+  }
+}

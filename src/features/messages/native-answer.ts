@@ -4,7 +4,7 @@
 // Observes only: never edits the bytes; but a whole answer to a stream request (a backend or cache that ignored
 // `stream`) is told as its events (answer-events.ts).
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
-import { WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { answerEvents, type WholeMessage } from './answer-events.js';
@@ -76,13 +76,7 @@ export class NativeAnswerEvents extends WholeBody {
   }
 
   protected remake(text: string): string {
-    let answer: unknown;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      answer = undefined;
-    }
-    const m = answer as (Partial<WholeMessage> & { type?: unknown }) | undefined;
+    const m = jsonOr(text, undefined) as (Partial<WholeMessage> & { type?: unknown }) | undefined;
     // The head waits for this body (holdsBody): what is not a message is an error answer, not a 200 cut short.
     if (m?.type !== 'message' || !Array.isArray(m.content))
       throw new GatewayError(502, 'The upstream answered a stream request with JSON that is not a message.', { code: 'upstream_error' });

@@ -3,7 +3,7 @@
 // an error answer in Anthropic's error shape (anthropic-errors.ts). Each handler returns the usage the upstream
 // reported, which the exchange settles with.
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
-import { WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { errorFromUpstream } from './anthropic-errors.js';
@@ -87,12 +87,7 @@ export class TranslatedAnswer extends WholeBody {
   }
 
   protected remake(text: string): string {
-    let completion: unknown;
-    try {
-      completion = JSON.parse(text);
-    } catch {
-      completion = undefined;
-    }
+    const completion = jsonOr(text, undefined);
     this.#usage = chatUsage((completion as { usage?: unknown } | undefined)?.usage);
     const answer = chatToMessages(completion, this.#ctx);
     // The head waits for this body (holdsBody): an answer that cannot be translated is answered with its error.
@@ -116,12 +111,7 @@ export class TranslatedError extends WholeBody {
   }
 
   protected remake(text: string): string {
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // a text body: its first characters are the message
-    }
-    return JSON.stringify(errorFromUpstream(this.#status, body));
+    // A text body: its first characters are the message.
+    return JSON.stringify(errorFromUpstream(this.#status, jsonOr(text, text)));
   }
 }

@@ -4,7 +4,7 @@
 // JSON body). Wired after usage, which reads the whole answer's usage as for any answer. A streamed answer is not
 // touched: no handler, no per-chunk work. The Messages API does the same in its own feature (answer-events.ts).
 import type { Answer, AnswerHandler, ExchangeTransform, Feature, RequestPlan } from '../../dataplane/exchange/transform.js';
-import { WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Family } from '../../model/families.js';
 import { chatEvents } from './chat-events.js';
@@ -82,13 +82,7 @@ class WholeAnswerEvents extends WholeBody {
   }
 
   protected remake(text: string): string {
-    let answer: unknown;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      answer = undefined;
-    }
-    const events = this.#events(answer);
+    const events = this.#events(jsonOr(text, undefined));
     // The head waits for this body (holdsBody): an answer that is not the family's is an error, not a 200 cut short.
     if (events === undefined)
       throw new GatewayError(502, `The upstream answered a stream request with JSON that is not ${this.#what}.`, { code: 'upstream_error' });
