@@ -152,7 +152,23 @@ describe('compile: money limits', () => {
       withEndpoints('embed', ['embeddings'], { inputPerMTok: '0.02', outputPerMTok: '1', videoPerSecond: '0.1', audioInputPerSecond: '0.001' }),
       withEndpoints('claude', ['messages'], { inputPerMTok: '3', cacheWritePerMTok: '3.75', cacheWrite1hPerMTok: '6' }),
       route('all', { imagePer: [{ price: '0.04' }], speechPerMChars: '15', videoPerSecond: '0.1' }),
+      // Image and audio token prices where no answer reports such tokens: Responses and Messages report neither.
+      withEndpoints('text', ['responses', 'messages'], {
+        inputPerMTok: '1',
+        imageInputPerMTok: '10',
+        imageOutputPerMTok: '40',
+        audioInputPerMTok: '40',
+        audioOutputPerMTok: '80',
+      }),
+      withEndpoints('audio', ['chat.completions', 'audio.transcriptions'], { audioInputPerMTok: '40', audioOutputPerMTok: '80' }),
     ]);
+    expect(status(r, 'ModelRoute/default/text').warnings).toEqual([
+      'backend "up": pricing.imageInputPerMTok can never apply, since the route serves none of images.generations, images.edits',
+      'backend "up": pricing.imageOutputPerMTok can never apply, since the route serves none of images.generations, images.edits',
+      'backend "up": pricing.audioInputPerMTok can never apply, since the route serves none of chat.completions, audio.transcriptions',
+      'backend "up": pricing.audioOutputPerMTok can never apply, since the route does not serve chat.completions',
+    ]);
+    expect(status(r, 'ModelRoute/default/audio').warnings).toEqual([]);
     expect(status(r, 'ModelRoute/default/chat').warnings).toEqual([
       'backend "up": pricing.cacheWritePerMTok can never apply, since the route does not serve messages',
       'backend "up": pricing.imagePer can never apply, since the route serves none of images.generations, images.edits',

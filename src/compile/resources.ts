@@ -131,6 +131,10 @@ const PricingSchema = z
     cacheWritePerMTok: price('Per million input tokens written to the prompt cache (Anthropic: the 5-minute writes).'),
     cacheWrite1hPerMTok: price('Per million input tokens written to the prompt cache for one hour (Anthropic).'),
     outputPerMTok: price('Per million output tokens, reasoning tokens included.'),
+    imageInputPerMTok: price("Per million input tokens that are image tokens (gpt-image-1's input_tokens_details.image_tokens); unset: unknown cost."),
+    imageOutputPerMTok: price('Per million output tokens that are image tokens (every output token of gpt-image-1); unset: unknown cost.'),
+    audioInputPerMTok: price('Per million input tokens that are audio tokens (audio chat models, gpt-4o-transcribe); unset: unknown cost.'),
+    audioOutputPerMTok: price('Per million output tokens that are audio tokens (audio chat models); unset: unknown cost.'),
     imagePer: z
       .array(ImagePriceSchema)
       .min(1)

@@ -7,6 +7,8 @@ import type { Pricing } from './pricing.js';
 import type { Usage } from './usage.js';
 
 const µ = (text: string) => parseMoney(text)!;
+/** Micro-units of a sum of (tokens × µ per million) terms, rounded half up once. */
+const rounded = (perMillion: number) => Math.floor((perMillion + 500_000) / 1_000_000);
 const usage = (u: Partial<Usage>): Usage => ({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false, ...u });
 
 /** Claude-style prices: cache reads a tenth of input, 5-minute writes 1.25×, 1-hour writes 2×. */
@@ -164,6 +166,32 @@ describe('costOf', () => {
     expect(costOf(usage({ inputTokens: 1_000, outputTokens: 100 }), mini, 'audio.transcriptions')).toMatchObject({ micros: 210, known: true });
   });
 
+  it('prices image and audio tokens at their own prices, and is unknown without them (no text stand-in)', () => {
+    // gpt-image-1: text input 5.00, image input 10.00, image output 40.00 per million. 50 input tokens of which 40
+    // image, 4,160 output image tokens: 10 × 5.00 + 40 × 10.00 + 4,160 × 40.00 = 166,850 per million → 0.166850.
+    const image: Pricing = { inputPerMTok: µ('5.00'), imageInputPerMTok: µ('10.00'), outputPerMTok: µ('40.00'), imageOutputPerMTok: µ('40.00') };
+    const gen = usage({ inputTokens: 50, imageInputTokens: 40, outputTokens: 4_160, imageOutputTokens: 4_160 });
+    expect(costOf(gen, image, 'images.generations')).toMatchObject({ micros: 166_850, known: true });
+    // An audio chat answer: 1,000 input of which 200 cached and 300 audio, 500 output of which 400 audio, at 2.50
+    // text / 1.25 cached / 40.00 audio input, 10.00 text / 80.00 audio output: 500 × 2.50 + 200 × 1.25 + 300 × 40.00
+    // + 100 × 10.00 + 400 × 80.00 = 1,250 + 250 + 12,000 + 1,000 + 32,000 = 46,500 per million → 0.046500.
+    const audio: Pricing = {
+      inputPerMTok: µ('2.50'),
+      cachedInputPerMTok: µ('1.25'),
+      audioInputPerMTok: µ('40.00'),
+      outputPerMTok: µ('10.00'),
+      audioOutputPerMTok: µ('80.00'),
+    };
+    const chat = usage({ inputTokens: 1_000, cachedInputTokens: 200, audioInputTokens: 300, outputTokens: 500, audioOutputTokens: 400 });
+    expect(costOf(chat, audio, 'chat.completions')).toMatchObject({ micros: 46_500, known: true });
+    // The same answer on a backend with text prices alone: unknown, the text part a lower bound (not a 16× under-charge).
+    expect(costOf(chat, mini, 'chat.completions')).toMatchObject({ known: false, missing: ['audioInputPerMTok', 'audioOutputPerMTok'] });
+    // Audio and image parts never price more tokens than the uncached input holds.
+    expect(costOf(usage({ inputTokens: 10, cachedInputTokens: 8, audioInputTokens: 10 }), audio, 'chat.completions').micros).toBe(
+      rounded(8 * 1.25e6 + 2 * 40e6),
+    );
+  });
+
   it('stays exact past 2^53 and clamps what no budget could hold', () => {
     // 123,456,789,012 tokens × 7.654321 per million = 944,977.892727120852 → 944,977,892,727 µ (the product of
     // tokens and price in µ, 944,977,892,727,120,852, is past 2^53 ≈ 9.007e15)
@@ -184,6 +212,14 @@ describe('maxCostOf', () => {
     expect(maxCostOf({ inputTokens: 10_000, outputTokens: 4_096 }, anthropic, 'chat.completions')).toMatchObject({ micros: 121_440, known: true });
     // input 3 × 0.15 = 0.45 µ; output 1 × 0.60 = 0.6 µ; 1.05 µ → rounded up → 2 µ
     expect(maxCostOf({ inputTokens: 3, outputTokens: 1 }, mini, 'chat.completions').micros).toBe(2);
+  });
+
+  it('reserves input and output at an image or audio price where the family reports such tokens and it is higher', () => {
+    const audio: Pricing = { inputPerMTok: µ('2.50'), audioInputPerMTok: µ('40.00'), outputPerMTok: µ('10.00'), audioOutputPerMTok: µ('80.00') };
+    // 100 × 40.00 + 10 × 80.00 = 4,800 per million → 0.0048 (rounded up: exact).
+    expect(maxCostOf({ inputTokens: 100, outputTokens: 10 }, audio, 'chat.completions').micros).toBe(4_800);
+    // Responses reports no audio tokens: the text prices bound it. 100 × 2.50 + 10 × 10.00 = 350 per million → 0.000350.
+    expect(maxCostOf({ inputTokens: 100, outputTokens: 10 }, audio, 'responses').micros).toBe(350);
   });
 
   it('is unknown without an input or output price, or without pricing', () => {

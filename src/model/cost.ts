@@ -4,7 +4,7 @@
 // same figure (docs/usage-and-limits.md, "Costs and budgets"). Rounding each line instead would lose up to half a
 // micro-unit per line, and most lines of a small request are fractions of one.
 import type { Family } from './families.js';
-import type { ImagePrice, Pricing } from './pricing.js';
+import { type ImagePrice, PRICE_FAMILIES, type Pricing } from './pricing.js';
 import type { ImageCount, ServerToolCalls, Usage } from './usage.js';
 
 /**
@@ -50,7 +50,9 @@ export interface CostReservation {
 }
 
 const INPUT_SIDE = ['cachedInputPerMTok', 'cacheWritePerMTok', 'cacheWrite1hPerMTok'] as const;
-type InputPrice = 'inputPerMTok' | (typeof INPUT_SIDE)[number];
+const MEDIA_INPUT = ['imageInputPerMTok', 'audioInputPerMTok'] as const;
+const MEDIA_OUTPUT = ['imageOutputPerMTok', 'audioOutputPerMTok'] as const;
+type TokenPrice = 'inputPerMTok' | 'outputPerMTok' | (typeof INPUT_SIDE)[number] | (typeof MEDIA_INPUT)[number] | (typeof MEDIA_OUTPUT)[number];
 const AUDIO_INPUT = new Set<Family>(['audio.transcriptions', 'audio.translations']);
 const M = 1_000_000;
 
@@ -71,15 +73,28 @@ function addTokens(sum: Sum, pricing: Pricing, usage: Usage): void {
   const cached = count(usage.cachedInputTokens);
   const writes = count(usage.cacheWriteInputTokens ?? 0);
   const writes1h = Math.min(count(usage.cacheWrite1hInputTokens ?? 0), writes);
-  // Clamped: an upstream that reports more cached than input tokens is not charged a negative amount.
-  sum.add('inputPerMTok', Math.max(0, count(usage.inputTokens) - cached - writes), pricing.inputPerMTok, M);
+  // Clamped: an upstream that reports more cached than input tokens is not charged a negative amount. Image and
+  // audio tokens come out of the uncached part, never priced twice (a cache read is priced as one whatever its kind).
+  let uncached = Math.max(0, count(usage.inputTokens) - cached - writes);
+  const imageIn = Math.min(count(usage.imageInputTokens ?? 0), uncached);
+  uncached -= imageIn;
+  const audioIn = Math.min(count(usage.audioInputTokens ?? 0), uncached);
+  sum.add('inputPerMTok', uncached - audioIn, pricing.inputPerMTok, M);
+  // Image and audio tokens cost several times a text token: no stand-in, a missing price is unknown.
+  sum.add('imageInputPerMTok', imageIn, pricing.imageInputPerMTok, M);
+  sum.add('audioInputPerMTok', audioIn, pricing.audioInputPerMTok, M);
   // A cache read never costs more than an uncached token, so the input price is a safe stand-in for a missing one.
   if (pricing.cachedInputPerMTok !== undefined) sum.add('cachedInputPerMTok', cached, pricing.cachedInputPerMTok, M);
   else sum.add('inputPerMTok', cached, pricing.inputPerMTok, M);
   // Cache writes cost more than input (1.25× and 2× at Anthropic): no stand-in, a missing price is unknown.
   sum.add('cacheWritePerMTok', writes - writes1h, pricing.cacheWritePerMTok, M);
   sum.add('cacheWrite1hPerMTok', writes1h, pricing.cacheWrite1hPerMTok, M);
-  sum.add('outputPerMTok', count(usage.outputTokens), pricing.outputPerMTok, M);
+  const output = count(usage.outputTokens);
+  const imageOut = Math.min(count(usage.imageOutputTokens ?? 0), output);
+  const audioOut = Math.min(count(usage.audioOutputTokens ?? 0), output - imageOut);
+  sum.add('outputPerMTok', output - imageOut - audioOut, pricing.outputPerMTok, M);
+  sum.add('imageOutputPerMTok', imageOut, pricing.imageOutputPerMTok, M);
+  sum.add('audioOutputPerMTok', audioOut, pricing.audioOutputPerMTok, M);
 }
 
 /** Whether the backend sets the per-unit price of what this request measured (images, audio or video seconds, characters). */
@@ -93,8 +108,8 @@ function pricedByUnit(pricing: Pricing, family: Family, u: Usage): boolean {
 }
 
 /**
- * The most a reservation can cost: each input token at the highest input-side price set (a cache write can cost
- * more than an uncached token), each output token at the output price, rounded up. Unknown when a needed price
+ * The most a reservation can cost: each input token at the highest input-side price set (a cache write, an image or
+ * audio token can cost more than an uncached text token), each output token at the highest output price, rounded up. Unknown when a needed price
  * is missing.
  */
 export function maxCostOf(reservation: CostReservation, pricing: Pricing | undefined, family: Family): Cost {
@@ -102,12 +117,24 @@ export function maxCostOf(reservation: CostReservation, pricing: Pricing | undef
   const sum = new Sum();
   const input = count(reservation.inputTokens);
   // Uncached input can always happen, so the input price is needed; a pricier input-side price replaces it.
-  let price: InputPrice = 'inputPerMTok';
-  for (const name of INPUT_SIDE) if (pricing.inputPerMTok !== undefined && (pricing[name] ?? -1) > pricing[price]!) price = name;
-  sum.add(price, input, pricing[price], M);
-  sum.add('outputPerMTok', count(reservation.outputTokens), pricing.outputPerMTok, M);
+  // Image and audio tokens of the families that report them are pricier input or output the same way.
+  const inputPrice = highest(pricing, 'inputPerMTok', [...INPUT_SIDE, ...media(family, MEDIA_INPUT)]);
+  sum.add(inputPrice, input, pricing[inputPrice], M);
+  const output = highest(pricing, 'outputPerMTok', media(family, MEDIA_OUTPUT));
+  sum.add(output, count(reservation.outputTokens), pricing[output], M);
   addMeasured(sum, pricing, family, reservation, input > 0 || reservation.outputTokens > 0);
   return sum.cost(false, 'up');
+}
+
+/** The base price, or a pricier one of `others` where the base is set. */
+function highest(pricing: Pricing, base: TokenPrice, others: readonly TokenPrice[]): TokenPrice {
+  let price = base;
+  for (const name of others) if (pricing[base] !== undefined && (pricing[name] ?? -1) > pricing[price]!) price = name;
+  return price;
+}
+
+function media(family: Family, prices: readonly TokenPrice[]): TokenPrice[] {
+  return prices.filter((p) => PRICE_FAMILIES[p].includes(family));
 }
 
 /**

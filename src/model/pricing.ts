@@ -21,6 +21,14 @@ export interface Pricing {
   readonly cacheWrite1hPerMTok?: number;
   /** Per million output tokens, reasoning tokens included. */
   readonly outputPerMTok?: number;
+  /** Per million input tokens that are image tokens (gpt-image-1's input_tokens_details.image_tokens). */
+  readonly imageInputPerMTok?: number;
+  /** Per million output tokens that are image tokens (every output token of gpt-image-1). */
+  readonly imageOutputPerMTok?: number;
+  /** Per million input tokens that are audio tokens (audio chat models, gpt-4o-transcribe). */
+  readonly audioInputPerMTok?: number;
+  /** Per million output tokens that are audio tokens (audio chat models). */
+  readonly audioOutputPerMTok?: number;
   /** Per image, by size and quality: the first entry that matches applies. */
   readonly imagePer?: readonly ImagePrice[];
   /** Per second of audio input (transcriptions, translations). */
@@ -46,10 +54,13 @@ const TOKENS: readonly Family[] = [
   'audio.translations',
 ];
 
+const IMAGES: readonly Family[] = ['images.generations', 'images.edits'];
+
 /**
  * The families whose usage each price can apply to, as cost.ts prices them: a price on a backend whose route serves
  * none of them never bills (compile warns about it). Speech and videos report no tokens; embeddings no output; only
- * the Messages API reports cache writes.
+ * the Messages API reports cache writes;
+ * image tokens come from the Images API alone, audio tokens from chat (audio models) and token-billed transcriptions.
  */
 export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> = {
   inputPerMTok: TOKENS,
@@ -57,6 +68,10 @@ export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> 
   cacheWritePerMTok: ['messages'],
   cacheWrite1hPerMTok: ['messages'],
   outputPerMTok: TOKENS.filter((f) => f !== 'embeddings'),
+  imageInputPerMTok: IMAGES,
+  imageOutputPerMTok: IMAGES,
+  audioInputPerMTok: ['chat.completions', 'audio.transcriptions'],
+  audioOutputPerMTok: ['chat.completions'],
   imagePer: ['images.generations', 'images.edits'],
   audioInputPerSecond: ['audio.transcriptions', 'audio.translations'],
   speechPerMChars: ['audio.speech'],

@@ -19,6 +19,16 @@ export interface Usage {
   readonly cacheWrite1hInputTokens?: number;
   /** Part of outputTokens spent on reasoning. */
   readonly reasoningTokens: number;
+  /**
+   * Parts of inputTokens and outputTokens that are image or audio tokens, billed at their own prices (gpt-image-1's
+   * input_tokens_details.image_tokens and output tokens, the audio_tokens of audio chat models and gpt-4o-transcribe);
+   * absent means 0. A token read from the cache is priced as cached whatever its kind: these parts are priced
+   * out of the uncached input only (model/cost.ts).
+   */
+  readonly imageInputTokens?: number;
+  readonly imageOutputTokens?: number;
+  readonly audioInputTokens?: number;
+  readonly audioOutputTokens?: number;
   /** Audio or video seconds, where the family is measured in time and the length is known. */
   readonly seconds?: number;
   /** Input characters, where the family is measured in characters (speech). */

@@ -40,7 +40,7 @@ beforeAll(async () => {
   gw = await startGateway(
     standardManifests(
       base,
-      route('extra-gpt-image', 'gpt-image-1', base, '{inputPerMTok: "5.00", outputPerMTok: "40.00"}') +
+      route('extra-gpt-image', 'gpt-image-1', base, '{inputPerMTok: "5.00", imageInputPerMTok: "10.00", imageOutputPerMTok: "40.00"}') +
         route('extra-dalle', 'dall-e-3', base, '{imagePer: [{size: "1024x1792", quality: "hd", price: "0.12"}, {size: "1024x1024", price: "0.04"}]}') +
         route(
           'extra-gpt-image-per',
@@ -88,7 +88,7 @@ describe('images and what they cost', () => {
     expect(data.data).toHaveLength(2);
     expect(data.usage?.output_tokens).toBe(2112);
     const r = await gw.record(response.headers.get('x-request-id'));
-    // 50 × 5.00 + 2,112 × 40.00 per million = 84,730 micro-units.
+    // 50 × 5.00 + 2,112 image output tokens × 40.00 per million = 84,730 micro-units.
     expect(r).toMatchObject({ images: 2, inputTokens: 50, outputTokens: 2112, estimated: false, cost: '0.08473' });
   });
 
@@ -139,9 +139,9 @@ describe('images and what they cost', () => {
     expect(form?.get('partial_images')).toBe('2');
     expect(form?.getAll('image[]')).toHaveLength(2);
     const r = await gw.record(response.headers.get('x-request-id'));
-    // 1,300 × 5.00 + 4,360 × 40.00 per million = 180,900 micro-units: the image input tokens at the one input price
-    // (a backend has no price of its own for them; OpenAI bills gpt-image-1's at twice its text input).
-    expect(r).toMatchObject({ images: 1, inputTokens: 1300, outputTokens: 4360, estimated: false, cost: '0.1809' });
+    // 20 × 5.00 + 1,280 image input tokens × 10.00 + 4,360 image output tokens × 40.00 per million = 187,300
+    // micro-units: the image input tokens at their own price (OpenAI bills gpt-image-1's at twice its text input).
+    expect(r).toMatchObject({ images: 1, inputTokens: 1300, imageInputTokens: 1280, outputTokens: 4360, estimated: false, cost: '0.1873' });
   });
 
   it('a dall-e-2 edit of two images at 512x512: priced per image at the size its form asked for', async () => {

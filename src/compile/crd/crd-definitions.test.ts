@@ -129,6 +129,7 @@ describe('generated CRDs', () => {
     expect(found.sort()).toEqual(
       [
         ...['inputPerMTok', 'cachedInputPerMTok', 'cacheWritePerMTok', 'cacheWrite1hPerMTok', 'outputPerMTok', 'imagePer[].price']
+          .concat(['imageInputPerMTok', 'imageOutputPerMTok', 'audioInputPerMTok', 'audioOutputPerMTok'])
           .concat(['audioInputPerSecond', 'speechPerMChars', 'videoPerSecond', 'webSearchPerCall', 'fileSearchPerCall'])
           .map((f) => `ModelRoute.spec.backends[].pricing.${f}`),
         ...['Group.spec.limits', 'Group.spec.limits.models[]', 'GatewayToken.spec.limits'].flatMap((b) => [`${b}.costPerDay`, `${b}.costPerMonth`]),

@@ -24,6 +24,28 @@ describe('reading the usage object', () => {
     expect(read(text)).toEqual({ inputTokens: 20, outputTokens: 9, cachedInputTokens: 16, reasoningTokens: 4 });
   });
 
+  it('reads the image and audio parts of every shape that reports them', () => {
+    // gpt-image-1: its output tokens are the image made.
+    const image =
+      '{"data":[],"usage":{"input_tokens":50,"input_tokens_details":{"text_tokens":10,"image_tokens":40},"output_tokens":4160,"total_tokens":4210}}';
+    expect(read(image)).toEqual({ inputTokens: 50, outputTokens: 4160, imageInputTokens: 40, imageOutputTokens: 4160 });
+    // A newer image model that splits its output.
+    const split =
+      '{"usage":{"input_tokens":5,"input_tokens_details":{"text_tokens":5,"image_tokens":0},"output_tokens":300,"output_tokens_details":{"image_tokens":272,"text_tokens":28}}}';
+    expect(read(split)).toMatchObject({ imageInputTokens: 0, imageOutputTokens: 272 });
+    // gpt-4o-transcribe's input_token_details (singular).
+    const transcript =
+      '{"text":"hi","usage":{"type":"tokens","input_tokens":14,"input_token_details":{"text_tokens":0,"audio_tokens":14},"output_tokens":45,"total_tokens":59}}';
+    expect(read(transcript)).toEqual({ inputTokens: 14, outputTokens: 45, audioInputTokens: 14 });
+    // An audio chat completion.
+    const chat =
+      '{"usage":{"prompt_tokens":30,"completion_tokens":120,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":12},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":100}}}';
+    expect(read(chat)).toEqual({ inputTokens: 30, outputTokens: 120, cachedInputTokens: 0, reasoningTokens: 0, audioInputTokens: 12, audioOutputTokens: 100 });
+    expect(toUsage(read(chat)!, false)).toMatchObject({ audioInputTokens: 12, audioOutputTokens: 100 });
+    // Chat's zero counts leave the usage without the parts.
+    expect(toUsage({ inputTokens: 3, audioInputTokens: 0 }, false)).not.toHaveProperty('audioInputTokens');
+  });
+
   it('reads the duration form of transcription usage', () => {
     expect(read('{"text":"hi","usage":{"type":"duration","seconds":7}}')).toEqual({ seconds: 7 });
   });

@@ -14,6 +14,10 @@ export interface Reported {
   readonly outputTokens?: number;
   readonly cachedInputTokens?: number;
   readonly reasoningTokens?: number;
+  readonly imageInputTokens?: number;
+  readonly imageOutputTokens?: number;
+  readonly audioInputTokens?: number;
+  readonly audioOutputTokens?: number;
   readonly seconds?: number;
 }
 
@@ -52,15 +56,25 @@ export function lastUsageObject(bytes: Buffer): Record<string, unknown> | undefi
 export function reportedCounts(usage: Record<string, unknown>): Reported {
   const input = usage['prompt_tokens'] ?? usage['input_tokens'];
   const output = usage['completion_tokens'] ?? usage['output_tokens'];
-  const inputDetails = (usage['prompt_tokens_details'] ?? usage['input_tokens_details']) as Record<string, unknown> | undefined;
-  const outputDetails = (usage['completion_tokens_details'] ?? usage['output_tokens_details']) as Record<string, unknown> | undefined;
+  // input_token_details (singular): a token-billed transcription's.
+  const inputDetails = objectOr(usage['prompt_tokens_details'] ?? usage['input_tokens_details'] ?? usage['input_token_details']);
+  const outputDetails = objectOr(usage['completion_tokens_details'] ?? usage['output_tokens_details']);
+  const outputTokens = count(output);
+  const imageInputTokens = count(inputDetails?.['image_tokens']);
+  // Only the Images API splits input into image_tokens, and its output tokens are the image made unless it says
+  // otherwise (output_tokens_details, on newer image models).
+  const imageOutputTokens = count(outputDetails?.['image_tokens']) ?? (imageInputTokens !== undefined ? outputTokens : undefined);
   // Every key present, undefined where unsaid: one object shape for all answers (deleting keys made each a
   // dictionary, per request).
   return {
     inputTokens: count(input),
-    outputTokens: count(output),
-    cachedInputTokens: count(objectOr(inputDetails)?.['cached_tokens']),
-    reasoningTokens: count(objectOr(outputDetails)?.['reasoning_tokens']),
+    outputTokens,
+    cachedInputTokens: count(inputDetails?.['cached_tokens']),
+    reasoningTokens: count(outputDetails?.['reasoning_tokens']),
+    imageInputTokens,
+    imageOutputTokens,
+    audioInputTokens: count(inputDetails?.['audio_tokens']),
+    audioOutputTokens: count(outputDetails?.['audio_tokens']),
     seconds: seconds(usage['seconds']),
   };
 }
@@ -70,7 +84,7 @@ export function isEmpty(r: Reported): boolean {
   return r.inputTokens === undefined && r.outputTokens === undefined && r.seconds === undefined;
 }
 
-/** A report completed to a Usage: missing token counts are 0; cached and reasoning never exceed their totals. */
+/** A report completed to a Usage: missing token counts are 0; no part exceeds its total; image and audio parts only when some. */
 export function toUsage(r: Reported, estimated: boolean): Usage {
   const inputTokens = r.inputTokens ?? 0;
   const outputTokens = r.outputTokens ?? 0;
@@ -79,6 +93,10 @@ export function toUsage(r: Reported, estimated: boolean): Usage {
     outputTokens,
     cachedInputTokens: Math.min(r.cachedInputTokens ?? 0, inputTokens),
     reasoningTokens: Math.min(r.reasoningTokens ?? 0, outputTokens),
+    ...(r.imageInputTokens ? { imageInputTokens: Math.min(r.imageInputTokens, inputTokens) } : {}),
+    ...(r.imageOutputTokens ? { imageOutputTokens: Math.min(r.imageOutputTokens, outputTokens) } : {}),
+    ...(r.audioInputTokens ? { audioInputTokens: Math.min(r.audioInputTokens, inputTokens) } : {}),
+    ...(r.audioOutputTokens ? { audioOutputTokens: Math.min(r.audioOutputTokens, outputTokens) } : {}),
     ...(r.seconds !== undefined ? { seconds: r.seconds } : {}),
     estimated,
   };
