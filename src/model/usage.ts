@@ -53,6 +53,18 @@ export interface Usage {
    * call that first saw it finished (docs/usage-and-limits.md); absent on every other record.
    */
   readonly background?: BackgroundRecord;
+  /**
+   * Set on the credit of a video that failed, made by the retrieve that first saw it failed: its seconds are what the
+   * create was charged for, and its cost is negative (docs/usage-and-limits.md); absent on every other record.
+   */
+  readonly credit?: CreditRecord;
+}
+
+interface CreditRecord {
+  /** The video's id, as its client knows it. */
+  readonly videoId: string;
+  /** The request id of its create, where its id carries it. */
+  readonly createReqId?: string;
 }
 
 interface BackgroundRecord {

@@ -17,11 +17,16 @@ export interface SealedManifestOptions {
   groupLimits?: string;
   /** The gpt-r backend's pricing, as a YAML flow mapping; absent: none. */
   responsesPricing?: string;
+  /** The video backends' pricing, as a YAML flow mapping; absent: none. */
+  videoPricing?: string;
 }
 
 export function sealedManifests(o: SealedManifestOptions): string {
   const videoBackends = o.video
-    .map((url, i) => `  - {name: b${i}, baseURL: "${url}", apiKeySecretRef: {name: upstream, key: apiKey}, model: sora-2-up}`)
+    .map(
+      (url, i) =>
+        `  - {name: b${i}, baseURL: "${url}", apiKeySecretRef: {name: upstream, key: apiKey}, model: sora-2-up${o.videoPricing ? `, pricing: ${o.videoPricing}` : ''}}`,
+    )
     .join('\n');
   const models = o.groupModels ?? ['sora-2', 'gpt-r', 'gpt-r-same-store', 'gpt-r-other-store'];
   return `

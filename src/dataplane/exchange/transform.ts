@@ -183,6 +183,18 @@ export interface CallKind {
   readonly consumes: boolean;
   /** Set on a call that may show a background response finished (its retrieve, its cancel): what records it. */
   readonly background?: BackgroundFollowUp;
+  /** Set on a retrieve of a video: what credits its create, once, if it shows the video failed. */
+  readonly video?: VideoFollowUp;
+}
+
+/** A retrieve of a video (GET /v1/videos/{id}): its create was charged, and a failed video is not billed. */
+export interface VideoFollowUp {
+  /** The video's id as the client knows it (its sealed id). */
+  readonly videoId: string;
+  /** Names the video in every replica (its route, backend and upstream id): its credit is claimed once by it. */
+  readonly claimKey: string;
+  /** The request id of its create, when its id carries it (ids minted before it did do not). */
+  readonly createReqId?: string;
 }
 
 /** A follow-up call on a response created in background mode (docs/usage-and-limits.md). */

@@ -75,14 +75,18 @@ export function accessLog(logger: Logger, metrics: Metrics) {
         fileSearchCalls: u?.serverToolCalls?.fileSearch,
         serverToolCallsUncounted: u?.serverToolCalls?.uncounted,
         estimated: u?.estimated,
-        cost: known ? formatMoney(cost.micros, digits) : undefined,
+        // A credit (a failed video's) is negative.
+        cost: known ? (cost.micros < 0 ? `-${formatMoney(-cost.micros, digits)}` : formatMoney(cost.micros, digits)) : undefined,
         currency: known ? cost.currency : undefined,
         costKnown: cost && !known ? false : undefined,
         costEstimated: known && u?.estimated ? true : undefined,
         // What a background response generated beyond its create's record, recorded on the call that saw it finish.
         background: background ? true : undefined,
         responseId: background?.responseId,
-        createReqId: background?.createReqId,
+        createReqId: background?.createReqId ?? u?.credit?.createReqId,
+        // The credit of a video that failed, recorded on the retrieve that saw it failed.
+        credit: u?.credit ? true : undefined,
+        videoId: u?.credit?.videoId,
         traceId: ctx.trace?.traceId,
       });
     });

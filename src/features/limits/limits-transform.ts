@@ -35,7 +35,7 @@ function limitsTransforms(limits: Limits): TransformFactory {
     const own = x.token.limits;
     const perModel = x.token.group.modelLimits.get(x.route.model);
     const all = perModel ? [...own, ...perModel] : own;
-    if (kind.background) chargeBackground(limits, x, all);
+    if (kind.background || kind.video) chargeBackground(limits, x, all);
     const rules = kind.consumes ? all : all.filter(countsRequests);
     const money = kind.consumes ? moneyRulesOf(x) : NO_MONEY;
     if (rules.length === 0 && money.length === 0 && !x.route.backends.some(hasLimits)) return undefined;
@@ -60,14 +60,15 @@ const NO_MONEY: readonly MoneyLimitRule[] = [];
 /**
  * A follow-up that records what a background response generated (its usage is marked `background`) charges it to the
  * token's and group's token and money limits, which its create reserved nothing for: after the fact, as a settlement
- * beyond its reservation is. A cost that turned out unknown charges what could be priced.
+ * beyond its reservation is. A cost that turned out unknown charges what could be priced. The credit of a failed video
+ * (its usage is marked `credit`, its cost negative) is charged the same way: a negative charge.
  */
 function chargeBackground(limits: Limits, x: Routed, rules: readonly LimitRule[]): void {
   const tokenRules = rules.filter((r) => r.metric === 'tokens');
   const money = moneyRulesOf(x);
   if (tokenRules.length === 0 && money.length === 0) return;
   x.onSettled((u) => {
-    if (!u?.background) return;
+    if (!u?.background && !u?.credit) return;
     const charge = money.length > 0 ? { rules: money, micros: settledMicros(x, u, true) ?? 0, group: x.token.group.ref } : undefined;
     limits.limiter.charge(tokenRules, u.inputTokens + u.outputTokens, charge);
   });

@@ -46,7 +46,9 @@ export function sealedCreateFeature(sealer: IdSealer, inputEstimate: InputEstima
 function sealedCreateTransforms(sealer: IdSealer, inputEstimate: InputEstimate): Feature['families'] {
   return {
     // A follow-up seals its answer itself (sealed-routes.ts), with the id the client presented.
-    videos: (x, kind) => (kind.create ? { onResponseStart: (a) => sealStage('video', sealer, x.token, a) } : undefined),
+    // A video's id carries its create's request id (no input: a video's record is its seconds), named by its credit.
+    videos: (x, kind) =>
+      kind.create ? { onResponseStart: (a) => sealStage('video', sealer, x.token, a, undefined, { inputTokens: 0, reqId: x.id }) } : undefined,
     responses: (x, kind) => {
       let members: Readonly<Record<string, string>> | undefined;
       let known: SealContext['known'];

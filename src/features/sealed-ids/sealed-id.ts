@@ -8,7 +8,7 @@
 // URL-safe. body = version(1) flags(1) then four u16-length-prefixed fields: upstream id (UTF-8, or raw bytes
 // when it is lowercase hex), model, backend, owner (UTF-8); a background response's id then holds what its create
 // recorded (a u32 of input tokens, the u16-length-prefixed request id), so the call that sees it finish can record
-// the rest on any replica. mac = first 16 bytes (128 bits) of HMAC-SHA256(subkey, prefix || 0x00 || body). The prefix
+// the rest on any replica; a video's, its create's request id (input 0), which the credit of a failed video names. mac = first 16 bytes (128 bits) of HMAC-SHA256(subkey, prefix || 0x00 || body). The prefix
 // is under the MAC, so a video id can never be replayed as a response id.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
@@ -26,7 +26,7 @@ export interface SealedRef {
   readonly backend: string;
   /** `namespace/name` of the GatewayToken that created the object. */
   readonly owner: string;
-  /** Set on a response created in background mode (not streamed): what its create recorded. */
+  /** Set on a response created in background mode (not streamed), and on a video: what its create recorded. */
   readonly background?: BackgroundCreate;
 }
 

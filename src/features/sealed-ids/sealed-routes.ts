@@ -41,6 +41,8 @@ interface FollowUp {
   readonly call: CallKind;
   /** The answer is the Response itself (retrieve, cancel): it may show a background response finished. */
   readonly showsResponse?: boolean;
+  /** The answer is the video itself (retrieve): it may show the video failed, which credits its create. */
+  readonly showsVideo?: boolean;
 }
 
 const READS: CallKind = { create: false, consumes: false };
@@ -55,7 +57,7 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
     exchangeOf(res).family = 'videos';
     throw sealedErrors.listNotSupported();
   });
-  add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
+  add('get', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS, showsVideo: true });
   add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
   add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false, call: READS });
   add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, call: GENERATES });
@@ -93,7 +95,11 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     const known = { upstreamId: ref.upstreamId, sealedId };
     const seal: ExchangeTransform = { onResponseStart: (a) => sealStage(f.answer, deps.sealer, x.token, a, known) };
     await deps.call(r, req, res, {
-      kind: f.showsResponse && ref.background ? backgroundCall(f.call, ref, ref.background, sealedId) : f.call,
+      kind: f.showsVideo
+        ? videoCall(f.call, ref, sealedId)
+        : f.showsResponse && ref.background
+          ? backgroundCall(f.call, ref, ref.background, sealedId)
+          : f.call,
       // HEAD stays HEAD (express serves HEAD on GET routes).
       method: req.method,
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
@@ -119,6 +125,12 @@ function backgroundCall(call: CallKind, ref: SealedRef, create: BackgroundCreate
       create: { inputTokens: create.inputTokens, reqId: create.reqId },
     },
   };
+}
+
+/** A retrieve of a video: usage credits its create once in all replicas (by its claim key) if it shows it failed. */
+function videoCall(call: CallKind, ref: SealedRef, sealedId: string): CallKind {
+  const createReqId = ref.background?.reqId;
+  return { ...call, video: { videoId: sealedId, claimKey: `failed:${ref.model}/${ref.backend}:${ref.upstreamId}`, ...(createReqId ? { createReqId } : {}) } };
 }
 
 /** A follow-up as the transforms read it: one backend, and no member of its body read (the body goes as it came). */

@@ -9,7 +9,9 @@ import type { Usage, UsageCost } from '../../model/usage.js';
 export function priced(usage: Usage, backend: CompiledBackend | undefined, family: Family, currency: string): Usage {
   if (consumedNothing(usage)) return { ...usage, cost: { micros: 0, known: true, currency } };
   const cost = costOf(usage, backend?.pricing, family);
-  return { ...usage, cost: { micros: cost.micros, known: cost.known, currency } satisfies UsageCost };
+  // A credit gives back what its seconds cost: the same figure, negative.
+  const micros = usage.credit && cost.micros > 0 ? -cost.micros : cost.micros;
+  return { ...usage, cost: { micros, known: cost.known, currency } satisfies UsageCost };
 }
 
 function consumedNothing(u: Usage): boolean {

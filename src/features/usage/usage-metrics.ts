@@ -38,6 +38,13 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
     labelNames: ['group', 'model'],
     scale: 1e6,
   });
+  // A counter never goes down: the credits of failed videos are counted apart, cost less credits is what was billed.
+  const credited = sharedMetric<readonly [group: string, model: string]>(registry, SeriesCounter, {
+    name: 'model_gateway_cost_credited_total',
+    help: "Credits of videos that failed (their creates' cost, given back), in the gateway's currency, by group and public model: billed = model_gateway_cost_total - this.",
+    labelNames: ['group', 'model'],
+    scale: 1e6,
+  });
   const unknown = sharedMetric<readonly [group: string, model: string]>(registry, SeriesCounter, {
     name: 'model_gateway_cost_unknown_total',
     help: 'Requests whose cost is unknown (their backend sets no pricing, or not a price they needed), by group and public model.',
@@ -48,6 +55,7 @@ export function usageRecorder(metrics: Metrics, registry: Registry, options: Usa
     const model = x.route.model;
     if (u.cost?.known) {
       if (u.cost.micros > 0) cost.inc([group, model], u.cost.micros);
+      else if (u.cost.micros < 0) credited.inc([group, model], -u.cost.micros);
     } else if (u.cost) unknown.inc([group, model], 1);
     const estimated = u.estimated ? 'true' : 'false';
     const add = (type: Type, n: number) => {

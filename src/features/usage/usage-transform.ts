@@ -17,6 +17,7 @@ import { statedImageTerms } from './image-terms.js';
 import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 import { mayCallServerTools, ResponsesToolCounter, uncountedCalls } from './server-tools.js';
 import { priced } from './usage-cost.js';
+import { VideoFailure } from './video-failure.js';
 import { isEmpty, lastSeconds, lastUsageObject, type Reported, reportedCounts, toUsage } from './usage-object.js';
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
@@ -67,7 +68,8 @@ const SERVER_TOOLS = new Set<Family>(['responses', 'messages']);
 /**
  * The usage transform of every family. `onRecord` sees each request's usage (metrics), priced. Follow-ups that
  * consume nothing (reads, deletes, cancels) record nothing, but for the first that shows a background response
- * finished (background-completion.ts); a remix is recorded like a create.
+ * finished (background-completion.ts) and the first that shows a video failed (video-failure.ts); a remix is recorded
+ * like a create.
  */
 function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOnBound, currency: string, claimOnce: ClaimOnce): TransformFactory {
   const record = (x: Routed) =>
@@ -81,7 +83,7 @@ function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOn
       record(x);
       return tap;
     }
-    if (!kind.background) return undefined;
+    if (!kind.background && !kind.video) return undefined;
     // At the prices of the one backend holding the response, which answered the follow-up.
     x.priceUsage((u) =>
       priced(
@@ -92,7 +94,7 @@ function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOn
       ),
     );
     record(x);
-    return new BackgroundCompletion(kind.background, claimOnce);
+    return kind.background ? new BackgroundCompletion(kind.background, claimOnce) : new VideoFailure(kind.video!, claimOnce);
   };
 }
 
