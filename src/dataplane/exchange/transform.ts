@@ -28,7 +28,10 @@ export interface RequestPlan {
   readonly json: Buffer | undefined;
   /** Size of the client's body in bytes. */
   readonly bytes: number;
-  /** The client asked for an event stream (`"stream": true`, or a form's `stream` field of `true`). */
+  /**
+   * The client asked for an event stream (`"stream": true`, a form's `stream` field of `true`, or a retrieve's
+   * `stream=true` query).
+   */
   readonly stream: boolean;
   /** The client's request headers (lower-case names), for a transform that lays a body out from them. */
   readonly headers: IncomingHttpHeaders;
@@ -183,6 +186,11 @@ export interface CallKind {
   readonly consumes: boolean;
   /** Set on a call that may show a background response finished (its retrieve, its cancel): what records it. */
   readonly background?: BackgroundFollowUp;
+  /**
+   * The call reads a response back (GET /v1/responses/{id}), which with `stream=true` in its query string is its
+   * create's event stream told again: a stream request, whose answer is the family's events as a create's.
+   */
+  readonly retrieve?: boolean;
   /** Set on a retrieve of a video: what credits its create, once, if it shows the video failed. */
   readonly video?: VideoFollowUp;
 }

@@ -47,6 +47,8 @@ interface FollowUp {
 
 const READS: CallKind = { create: false, consumes: false };
 const GENERATES: CallKind = { create: false, consumes: true };
+/** A response's retrieve: a stream request when its query string asks for one (`stream=true`). */
+const RETRIEVE: CallKind = { ...READS, retrieve: true };
 
 const FAMILY: Readonly<Record<SealedKind, Family>> = { video: 'videos', response: 'responses' };
 const COLLECTION: Readonly<Record<SealedKind, string>> = { video: '/videos/', response: '/responses/' };
@@ -61,7 +63,7 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
   add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
   add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false, call: READS });
   add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, call: GENERATES });
-  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS, showsResponse: true });
+  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: RETRIEVE, showsResponse: true });
   add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS });
   add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS, showsResponse: true });
   // input_items pages hold item ids (the pagination cursors): relayed untouched.
@@ -105,8 +107,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
       own: seal,
       // The object exists on this backend only: no failover to another one.
-      plan: new FollowUpPlan(backend, body?.body.length ?? 0, req.headers),
-      streaming: false,
+      plan: new FollowUpPlan(backend, body?.body.length ?? 0, req.headers, f.call.retrieve === true && asksStream(req)),
       body: () => () => body,
     });
   };
@@ -133,18 +134,27 @@ function videoCall(call: CallKind, ref: SealedRef, sealedId: string): CallKind {
   return { ...call, video: { videoId: sealedId, claimKey: `failed:${ref.model}/${ref.backend}:${ref.upstreamId}`, ...(createReqId ? { createReqId } : {}) } };
 }
 
-/** A follow-up as the transforms read it: one backend, and no member of its body read (the body goes as it came). */
+/** A retrieve's query string asks for its event stream, as the openai SDKs write it (`stream=true`). */
+function asksStream(req: Request): boolean {
+  return req.query['stream'] === 'true';
+}
+
+/**
+ * A follow-up as the transforms read it: one backend, and no member of its body read (the body goes as it came). A
+ * streamed retrieve is a stream request (keep-alives, no total deadline, a whole answer told as events).
+ */
 class FollowUpPlan implements RequestPlan {
   readonly json = undefined;
-  readonly stream = false;
+  readonly stream: boolean;
   readonly bytes: number;
   readonly headers: IncomingHttpHeaders;
   backends: readonly CompiledBackend[];
 
-  constructor(backend: CompiledBackend, bytes: number, headers: IncomingHttpHeaders) {
+  constructor(backend: CompiledBackend, bytes: number, headers: IncomingHttpHeaders, stream: boolean) {
     this.backends = [backend];
     this.bytes = bytes;
     this.headers = headers;
+    this.stream = stream;
   }
 
   member(): undefined {

@@ -1,5 +1,5 @@
 // A stream request that the upstream answered with a whole JSON answer (a server that ignores `stream`, a cache
-// that answers whole): the client gets that answer as its family's stream events (chat-events.ts,
+// that answers whole; a Responses retrieve with `stream=true` too): the client gets that answer as its family's stream events (chat-events.ts,
 // responses-events.ts, image-events.ts, transcription-events.ts), which is all a stream's client parses (the openai SDK finds no event in a
 // JSON body). Wired after usage, which reads the whole answer's usage as for any answer. A streamed answer is not
 // touched: no handler, no per-chunk work. The Messages API does the same in its own feature (answer-events.ts).
@@ -43,7 +43,7 @@ function includeUsage(plan: RequestPlan): boolean {
 /** Reads `stream_options` (whether a chat stream's client asked for its usage chunk). */
 export function wholeStreamFeature(): Feature {
   const families: Feature['families'] = {};
-  for (const family of Object.keys(FAMILIES) as Family[]) families[family] = (_x, kind) => (kind.create ? new WholeStream(family) : undefined);
+  for (const family of Object.keys(FAMILIES) as Family[]) families[family] = (_x, kind) => (kind.create || kind.retrieve ? new WholeStream(family) : undefined);
   return { reads: ['stream_options'], families };
 }
 
