@@ -13,8 +13,8 @@ import { recordingFetch } from '../helpers/recording-fetch.js';
 type Answer = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 let upstream: Loopback;
-/** Method and path of each request the fake upstream got (JSON and forms alike). */
-const requests: { method: string; path: string }[] = [];
+/** Method, path and body of each request the fake upstream got (JSON and forms alike). */
+const requests: { method: string; path: string; body: string }[] = [];
 let gw: TestGateway;
 let answer: Answer = (_req, res) => {
   res.end();
@@ -22,8 +22,9 @@ let answer: Answer = (_req, res) => {
 beforeAll(async () => {
   upstream = await listenOnLoopback(
     createServer(async (req, res) => {
-      for await (const _ of req);
-      requests.push({ method: req.method ?? '', path: req.url ?? '' });
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      requests.push({ method: req.method ?? '', path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
       await answer(req, res);
     }),
   );
@@ -153,7 +154,7 @@ describe.each([
       res.end(JSON.stringify(response));
     };
     await client.responses.retrieve(final.id);
-    expect(requests.at(-1)).toEqual({ method: 'GET', path: '/v1/responses/resp_whole' });
+    expect(requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/responses/resp_whole' });
   });
 
   it('images: the SDK gets the image_generation.completed event with the image and usage', async () => {
@@ -246,6 +247,46 @@ describe('an event stream its upstream labelled application/json', () => {
     const final = await stream.finalChatCompletion();
     expect(final.choices[0]!.message.content).toBe('Hello');
     expect(rec.seen.text.startsWith('data: ')).toBe(true);
+  });
+});
+
+describe('an event stream labelled application/json, with the usage the gateway asked for', () => {
+  // OpenAI's stream once include_usage is set: `"usage":null` on every chunk, then a usage-only chunk.
+  const chunk = (choices: object[], usage: object | null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices, usage })}\n\n`;
+  const usage = { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 };
+  const mislabelled: Answer = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(chunk([{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }], null));
+    res.end(`${chunk([{ index: 0, delta: { content: 'lo' }, finish_reason: 'stop' }], null)}${chunk([], usage)}data: [DONE]\n\n`);
+  };
+
+  it('reaches a client that did not ask for usage without the usage chunk or the null usages; the record has the counts', async () => {
+    const { client, rec } = streamClient(false);
+    answer = mislabelled;
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const c of await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }))
+      chunks.push(c);
+    expect(JSON.parse(requests.at(-1)!.body).stream_options).toEqual({ include_usage: true });
+    expect(chunks.map((c) => c.choices[0]?.delta.content)).toEqual(['Hel', 'lo']);
+    expect(chunks.every((c) => !('usage' in c))).toBe(true);
+    expect(rec.seen.text).not.toContain('"usage"');
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 11, outputTokens: 2, estimated: false });
+  });
+
+  it('reaches a client that asked for usage whole, the usage chunk included', async () => {
+    const { client, rec } = streamClient(false);
+    answer = mislabelled;
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    const params = {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user' as const, content: 'hi' }],
+      stream: true as const,
+      stream_options: { include_usage: true },
+    };
+    for await (const c of await client.chat.completions.create(params)) chunks.push(c);
+    expect(chunks.map((c) => c.usage)).toEqual([null, null, usage]);
+    expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 11, outputTokens: 2 });
   });
 });
 

@@ -2,10 +2,10 @@
 // it holds the body, up to a bound, passes nothing on before its flush, and holds the answer's head with it
 // (`holdsBody`), so a body it cannot remake is answered with an error status rather than a 200 cut short.
 import { GatewayError } from '../../model/errors.js';
+import { isEventStreamBody } from '../stream/sse.js';
 import type { AnswerHandler } from './transform.js';
 
 const EMPTY = Buffer.alloc(0);
-const OPEN_BRACE = 0x7b;
 
 export abstract class WholeBody implements AnswerHandler {
   readonly edits = true;
@@ -25,10 +25,7 @@ export abstract class WholeBody implements AnswerHandler {
   }
 
   onData(chunk: Buffer): Buffer {
-    if (this.#passing === undefined) {
-      const first = chunk.findIndex((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09);
-      if (first >= 0) this.#passing = chunk[first] !== OPEN_BRACE;
-    }
+    if (this.#passing === undefined) this.#passing = isEventStreamBody(chunk);
     if (this.#passing) return chunk;
     this.#bytes += chunk.length;
     if (this.#bytes > this.#max)

@@ -78,6 +78,17 @@ export class SseSplitter {
   }
 }
 
+const OPEN_BRACE = 0x7b;
+
+/**
+ * Whether a body its server labelled JSON is an event stream: told by its first byte that is not whitespace, `{`
+ * opening a JSON document; undefined while only whitespace came.
+ */
+export function isEventStreamBody(chunk: Buffer): boolean | undefined {
+  const first = chunk.findIndex((b) => b !== 0x20 && b !== LF && b !== CR && b !== 0x09);
+  return first < 0 ? undefined : chunk[first] !== OPEN_BRACE;
+}
+
 /** True once: for the first chunk of a body (the time to first token, on the metric and on the spans). */
 export class FirstChunk {
   #seen = false;

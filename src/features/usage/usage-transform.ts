@@ -14,7 +14,7 @@ import { BackgroundCompletion, type ClaimOnce } from './background-completion.js
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { ImageCounter } from './image-count.js';
 import { statedImageTerms } from './image-terms.js';
-import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+import { LabelledJsonFilter, streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 import { mayCallServerTools, ResponsesToolCounter, uncountedCalls } from './server-tools.js';
 import { priced } from './usage-cost.js';
 import { VideoFailure } from './video-failure.js';
@@ -137,7 +137,7 @@ class UsageTap implements ExchangeTransform {
     if (a.statusCode >= 300) return undefined;
     this.#answer = a;
     this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0);
-    const filter = this.#streamOptions !== undefined && a.isStream ? new UsageChunkFilter((u) => (this.#taken = u)) : undefined;
+    const filter = this.#streamOptions === undefined ? undefined : usageFilter(a, (u) => (this.#taken = u));
     if (IMAGES.has(this.#x.family)) this.#images = new ImageCounter(a.isStream);
     if (TIMED.has(this.#x.family)) this.#head = new AnswerHead(HEAD_BYTES);
     if (this.#x.family === 'responses' && mayCallServerTools(this.#plan)) this.#tools = new ResponsesToolCounter(a.isStream);
@@ -232,20 +232,35 @@ class UsageTap implements ExchangeTransform {
   }
 }
 
+/** What the usage feature filters out of a chat stream it asked for usage. */
+interface UsageFilter {
+  push(chunk: Buffer): Buffer;
+  end(): Buffer;
+}
+
+/**
+ * The filter of a chat stream answer when the gateway asked for its usage: an event stream, or one its server
+ * labelled JSON (whole-stream passes that on as it comes), known at its first byte.
+ */
+function usageFilter(a: Answer, onUsage: (usage: Record<string, unknown>) => void): UsageFilter | undefined {
+  if (a.isStream) return new UsageChunkFilter(onUsage);
+  return a.contentType.includes('json') ? new LabelledJsonFilter(onUsage) : undefined;
+}
+
 /** The usage feature's view of one answer: the bytes it keeps, the usage chunk it takes out of a chat stream. */
 class UsageReader implements AnswerHandler {
   readonly edits: boolean;
   readonly readOn: ReadOnBound | undefined;
   readonly #tap: UsageTap;
   readonly #bytes: AnswerBytes;
-  readonly #filter: UsageChunkFilter | undefined;
+  readonly #filter: UsageFilter | undefined;
   /** What else sees the answer's bytes: an image counter, the head of a timed answer, or a search counter. */
   readonly #observer: { push(chunk: Buffer): void } | undefined;
 
   constructor(
     tap: UsageTap,
     bytes: AnswerBytes,
-    filter: UsageChunkFilter | undefined,
+    filter: UsageFilter | undefined,
     observer: { push(chunk: Buffer): void } | undefined,
     readOn: ReadOnBound | undefined,
   ) {
