@@ -137,6 +137,18 @@ describe('GET /v1/responses/{id}?stream=true', () => {
     });
   });
 
+  it('a HEAD with stream=true is answered as the upstream answers it (no body to stream)', async () => {
+    const { client } = recordingClient(0);
+    const created = await client.responses.create({ model: 'extra-retrieve', input: 'weather?' });
+    retrieveAnswer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(response));
+    };
+    const head = await fetch(`${gw.baseURL}/responses/${created.id}?stream=true`, { method: 'HEAD', headers: { authorization: `Bearer ${ALICE_KEY}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it('without stream=true stays a plain JSON retrieve', async () => {
     const { client } = recordingClient(0);
     const created = await client.responses.create({ model: 'extra-retrieve', input: 'weather?' });

@@ -134,9 +134,9 @@ function videoCall(call: CallKind, ref: SealedRef, sealedId: string): CallKind {
   return { ...call, video: { videoId: sealedId, claimKey: `failed:${ref.model}/${ref.backend}:${ref.upstreamId}`, ...(createReqId ? { createReqId } : {}) } };
 }
 
-/** A retrieve's query string asks for its event stream, as the openai SDKs write it (`stream=true`). */
+/** A retrieve's query string asks for its event stream, as the openai SDKs write it (`stream=true`); a HEAD has no body to stream. */
 function asksStream(req: Request): boolean {
-  return req.query['stream'] === 'true';
+  return req.method === 'GET' && req.query['stream'] === 'true';
 }
 
 /**
