@@ -26,8 +26,6 @@ interface UpstreamCall {
   readonly own: ExchangeTransform;
   /** The request as the transforms read it; its backends after every `prepare` are the ones tried. */
   readonly plan: RequestPlan;
-  /** Keep-alives while waiting and no total deadline (default: the client asked for a stream). */
-  readonly streaming?: boolean;
   /** The body for each backend, given the call's transforms (the members they set). */
   readonly body: (transforms: readonly ExchangeTransform[]) => ForwardCall['body'];
 }
@@ -59,7 +57,8 @@ export function upstreamCaller(deps: ForwardDeps & CallTransforms): CallUpstream
       method: call.method,
       path: call.path,
       backends: plan.backends,
-      streaming: call.streaming ?? plan.stream,
+      // Keep-alives while waiting and no total deadline: the client asked for a stream (plan.stream says it for every call).
+      streaming: plan.stream,
       body: call.body(transforms),
       transforms,
       admits: failoverAdmits(transforms),
