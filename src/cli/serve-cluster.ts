@@ -1,6 +1,7 @@
 // `serve --workers N` (N > 1): the primary process forks N workers that share the API port (node:cluster hands
 // connections round-robin), serves the metrics port itself with every worker's metrics summed (cluster-metrics.ts),
-// replaces a worker that dies after it was ready, and on SIGTERM/SIGINT asks every worker to drain, then exits.
+// replaces a worker that dies after it was ready (worker-restarts.ts bounds how often), and on SIGTERM/SIGINT asks
+// every worker to drain, then exits (killing a worker that outlives the drain timeout).
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../observability/logger.js';
@@ -9,6 +10,7 @@ import { listenDrainable } from '../dataplane/server/drainable-server.js';
 import { metricsHandler } from '../dataplane/server/metrics-handler.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import type { ServeOptions } from './serve-options.js';
+import { WorkerRestarts } from './worker-restarts.js';
 
 /** Message a worker sends the primary once its first config load is complete. */
 export const WORKER_READY = 'model-gateway:worker-ready';
@@ -38,10 +40,14 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   const metricsServer = metrics;
 
   const ready = new Set<number>();
+  // Which slot (0..N-1) each live worker fills and when it started, so a slot that keeps dying young backs off.
+  const slots = new Map<number, { slot: number; startedAt: number }>();
+  const restarts = new WorkerRestarts();
   let stopping = false;
   let exitCode = 0;
-  const fork = (): Worker => {
+  const fork = (slot: number): Worker => {
     const w = cluster.fork(workerEnv);
+    slots.set(w.id, { slot, startedAt: Date.now() });
     w.on('message', (m: unknown) => {
       if (m && typeof m === 'object' && (m as { type?: unknown }).type === WORKER_READY) ready.add(w.id);
     });
@@ -68,12 +74,21 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   cluster.on('exit', (w, code, signal) => {
     aggregator.workerExited(w.id);
     const wasReady = ready.delete(w.id);
+    const started = slots.get(w.id)!;
+    slots.delete(w.id);
     if (!stopping) {
       if (wasReady) {
-        logger.error({ worker: w.id, code, signal }, 'a worker died; starting a replacement');
-        setTimeout(() => {
-          if (!stopping) fork();
-        }, 1_000).unref();
+        const decision = restarts.died(started.slot, started.startedAt, Date.now());
+        if (decision.replace) {
+          logger.error({ worker: w.id, code, signal, delayMs: decision.delayMs }, 'a worker died; starting a replacement');
+          setTimeout(() => {
+            if (!stopping) fork(started.slot);
+          }, decision.delayMs).unref();
+          return;
+        }
+        exitCode = 1;
+        logger.error({ worker: w.id, code, signal, deaths: decision.deaths }, 'workers keep dying; giving up');
+        stop(`${decision.deaths} workers died within the restart window`);
         return;
       }
       // A worker that never became ready (bad config directory, port in use) would fail again: stop everything.
@@ -101,7 +116,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  for (let i = 0; i < options.workers; i++) fork();
+  for (let i = 0; i < options.workers; i++) fork(i);
   logger.info({ workers: options.workers, metrics: `${metricsServer.url}/metrics` }, 'started workers');
   return undefined;
 }
