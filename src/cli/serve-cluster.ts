@@ -15,6 +15,9 @@ import { WorkerRestarts } from './worker-restarts.js';
 /** Message a worker sends the primary once its first config load is complete. */
 export const WORKER_READY = 'model-gateway:worker-ready';
 
+/** How long after the drain timeout the primary waits for its workers to exit before it kills them. */
+const SHUTDOWN_MARGIN_MS = 5_000;
+
 export async function runPrimary(options: ServeOptions, generateIdKeys = false): Promise<number | undefined> {
   const logger = createLogger({ level: options.logLevel }).child({ role: 'primary' });
   // Without configured sealed-id keys, every worker would mint its own and reject its siblings' ids: the
@@ -54,7 +57,9 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     return w;
   };
 
+  let deadline: NodeJS.Timeout | undefined;
   const finish = async () => {
+    clearTimeout(deadline);
     aggregator.stop();
     await metricsServer.drain(1_000);
     logger.info({ exitCode }, 'all workers stopped');
@@ -68,7 +73,17 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     stopping = true;
     logger.info({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping: asking every worker to drain');
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    if (Object.keys(cluster.workers ?? {}).length === 0) void finish();
+    if (Object.keys(cluster.workers ?? {}).length === 0) return void finish();
+    // A worker drains within the drain timeout and then needs a moment to close its connections and flush; one still
+    // alive after that is hung, and would hold the pod until Kubernetes' SIGKILL at terminationGracePeriodSeconds.
+    deadline = setTimeout(() => {
+      for (const w of Object.values(cluster.workers ?? {})) {
+        if (!w) continue;
+        exitCode = 1;
+        logger.error({ worker: w.id, pid: w.process.pid, afterMs: options.drainTimeoutMs + SHUTDOWN_MARGIN_MS }, 'a worker did not stop in time; killing it');
+        w.process.kill('SIGKILL');
+      }
+    }, options.drainTimeoutMs + SHUTDOWN_MARGIN_MS);
   };
 
   cluster.on('exit', (w, code, signal) => {
