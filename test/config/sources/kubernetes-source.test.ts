@@ -328,11 +328,11 @@ describe('KubernetesSource', () => {
   // has grown past the target (here up to 8 s instead of production's 30 s, to keep it short) and ends just after
   // the last reflector failed, when its own next retry is at least 3.2 s away: without a shared "server is back"
   // signal its kind cannot show within 2 s. The probe and wake-up timings are the production defaults. The backoff
-  // starts at 3.2 s, so that two failures get there (from 100 ms it took seven, and twice as long).
+  // starts at 1.6 s without jitter, so that two failures get there (from 100 ms it took seven, and twice as long).
   describe.each<Outage>(['refused', '503'])('after an outage (connections %s)', (how) => {
-    const FAILURES = 2; // 3.2 s doubling: the 2nd failure's delay is 3.2-6.4 s
+    const FAILURES = 2; // 1.6 s doubling, no jitter: the 2nd failure's delay is 3.2 s
     it("a change to every kind made at the server's return shows within 2 s", async () => {
-      const { api, source, rec } = await setup({ backoff: { initialMs: 3200, maxMs: 8000 } });
+      const { api, source, rec } = await setup({ backoff: { initialMs: 1600, maxMs: 8000, jitter: 0 } });
       applyEveryKind(api, NS);
       await source.start(rec.onSnapshot);
       await waitUntil(() => api.openWatches === 4, 5000, 'four open watches');
@@ -349,12 +349,13 @@ describe('KubernetesSource', () => {
   // its RBAC authorizer had synced. That 403 is not an outage error, so the reflector waited out the delay its
   // outage failures had grown to, and its kind stayed stale for seconds after the server was back.
   it('a 403 from a server just back from an outage is retried after the first delay, not the outage-grown one', async () => {
-    const { api, source, rec } = await setup({ backoff: { initialMs: 100, maxMs: 8000 } });
+    // Without jitter, six failures grow every reflector's next delay to 3.2 s, past the 2 s target.
+    const { api, source, rec } = await setup({ backoff: { initialMs: 100, maxMs: 8000, jitter: 0 } });
     applyEveryKind(api, NS);
     await source.start(rec.onSnapshot);
     await waitUntil(() => api.openWatches === 4, 5000, 'four open watches');
     await goDown(api, 'refused');
-    await waitUntil(() => source.stats().every((s) => s.stats.errors >= 7), 30_000, '7 failures of every reflector');
+    await waitUntil(() => source.stats().every((s) => s.stats.errors >= 6), 30_000, '6 failures of every reflector');
     // The first request after the return (a probe, before any success has woken the others) gets the 403.
     const forbidden = api.failRequests({}, 403, 1);
     await comeBack(api, 'refused');
