@@ -103,15 +103,23 @@ describeEnvtest('the charts on a real kube-apiserver', () => {
     passDryRuns({ 'model-gateway-crds': rendered });
   });
 
-  /** The defaults and each ci/*-values.yaml, one release per scenario, named for it: release → rendered stream. */
+  /**
+   * The defaults and each ci/*-values.yaml, one release per scenario, named for it: release → rendered stream.
+   * Rendered once for the file (nine helm runs), for the two tests that read it.
+   */
+  let scenarioStreams: Record<string, string> | undefined;
   const renderScenarios = (): Record<string, string> => {
+    if (scenarioStreams) return scenarioStreams;
     const scenarios: [string, string[]][] = [
       ['defaults', []],
       ...CI_VALUES.map((f): [string, string[]] => [f.replace(/-values\.yaml$/, ''), ['-f', join(repoRoot, 'charts/model-gateway/ci', f)]]),
       // The release with the most names derived from the full name (the in-chart Redis adds a Deployment and Service).
       [LONG_RELEASE, ['-f', join(repoRoot, 'charts/model-gateway/ci/in-chart-redis-values.yaml')]],
     ];
-    return Object.fromEntries(scenarios.map(([release, args]) => [release, charts.template('model-gateway', ['--namespace', NAMESPACE, ...args], release)]));
+    scenarioStreams = Object.fromEntries(
+      scenarios.map(([release, args]) => [release, charts.template('model-gateway', ['--namespace', NAMESPACE, ...args], release)]),
+    );
+    return scenarioStreams;
   };
 
   it('charts/model-gateway with the defaults and with each ci/*-values.yaml: every object passes the dry runs', () => {
