@@ -4,6 +4,7 @@
 // committed the 200 (where the answer used to be retold as an error event). Usage is recorded as for any answer; an
 // upstream error after the keep-alives is still an error event.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { APIError, toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listenOnLoopback } from '../fakes/loopback.js';
@@ -29,12 +30,24 @@ beforeAll(async () => {
     }),
   );
   const baseURL = `${upstream.origin}/v1`;
-  gw = await startGateway(standardManifests(baseURL, keepAliveRoute(baseURL)));
+  gw = await startGateway(standardManifests(baseURL, keepAliveRoute(baseURL) + messagesRoute(baseURL)));
 });
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
 });
+
+/** A Messages route whose backend speaks chat completions (the gateway translates both ways). */
+const messagesRoute = (baseURL: string) => `---
+apiVersion: modelgateway.io/v1alpha1
+kind: ModelRoute
+metadata: {name: extra-claude}
+spec:
+  model: extra-claude
+  endpoints: [messages]
+  backends:
+  - {name: chat, baseURL: "${baseURL}", apiKeySecretRef: {name: upstream-credentials, key: apiKey}, model: upstream-chat}
+`;
 
 const completion = {
   id: 'chatcmpl-whole',
@@ -287,6 +300,32 @@ describe('an event stream labelled application/json, with the usage the gateway 
     for await (const c of await client.chat.completions.create(params)) chunks.push(c);
     expect(chunks.map((c) => c.usage)).toEqual([null, null, usage]);
     expect(await gw.record(rec.seen.requestId)).toMatchObject({ status: 200, inputTokens: 11, outputTokens: 2 });
+  });
+});
+
+describe('a Messages stream translated from a chat stream labelled application/json', () => {
+  it('reaches @anthropic-ai/sdk as Messages events: the final message is the streamed text, the record has the usage', async () => {
+    const chunk = (choices: object[], usage: object | null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-chat', choices, usage })}\n\n`;
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`\n${chunk([{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }], null)}`);
+      res.end(
+        `${chunk([{ index: 0, delta: { content: 'lo there' }, finish_reason: 'stop' }], null)}${chunk([], { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 })}data: [DONE]\n\n`,
+      );
+    };
+    const claude = new Anthropic({ apiKey: ALICE_KEY, baseURL: gw.origin, maxRetries: 0, timeout: 10_000 });
+    const stream = claude.messages.stream({ model: 'extra-claude', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+    const texts: string[] = [];
+    stream.on('text', (t) => texts.push(t));
+    const final = await stream.finalMessage();
+    expect(final.content).toMatchObject([{ type: 'text', text: 'Hello there' }]);
+    expect(texts.join('')).toBe('Hello there');
+    expect(final.stop_reason).toBe('end_turn');
+    expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 3 });
+    expect(JSON.parse(requests.at(-1)!.body)).toMatchObject({ model: 'upstream-chat', stream: true });
+    const id = (await stream.withResponse()).response.headers.get('x-request-id');
+    expect(await gw.record(id)).toMatchObject({ status: 200, inputTokens: 12, outputTokens: 3, estimated: false });
   });
 });
 

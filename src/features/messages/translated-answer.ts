@@ -4,6 +4,7 @@
 // reported, which the exchange settles with.
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
 import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { isEventStreamBody } from '../../dataplane/stream/sse.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { errorFromUpstream } from './anthropic-errors.js';
@@ -97,6 +98,45 @@ export class TranslatedAnswer extends WholeBody {
 
   onEnd(): Usage | undefined {
     return this.#usage;
+  }
+}
+
+/**
+ * A stream request's 2xx answer its chat backend labelled JSON: an event stream (told by its first byte that is not
+ * whitespace, as WholeBody tells it) is translated event by event, a whole answer (`{`) as its events at its end.
+ */
+export class LabelledTranslation implements AnswerHandler {
+  readonly edits = true;
+  readonly holdsBody = true;
+  readonly streams = true;
+  readonly #ctx: AnswerContext;
+  #chosen: TranslatedStream | TranslatedAnswer | undefined;
+  /** Whitespace that came before the first byte that tells. */
+  #held: Buffer[] = [];
+
+  constructor(ctx: AnswerContext) {
+    this.#ctx = ctx;
+  }
+
+  onData(chunk: Buffer): Buffer {
+    if (this.#chosen) return this.#chosen.onData(chunk);
+    const events = isEventStreamBody(chunk);
+    this.#held.push(chunk);
+    if (events === undefined) return EMPTY;
+    this.#chosen = events ? new TranslatedStream(this.#ctx) : new TranslatedAnswer(this.#ctx, true);
+    const held = Buffer.concat(this.#held);
+    this.#held = [];
+    return this.#chosen.onData(held);
+  }
+
+  flush(): Buffer | undefined {
+    // A body of whitespace only is no answer: the whole path fails it as it fails any body it cannot translate.
+    this.#chosen ??= new TranslatedAnswer(this.#ctx, true);
+    return this.#chosen.flush();
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#chosen?.onEnd();
   }
 }
 
