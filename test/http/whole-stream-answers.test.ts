@@ -303,6 +303,33 @@ describe('an event stream labelled application/json, with the usage the gateway 
   });
 });
 
+describe('an event stream labelled application/json whose upstream ignores include_usage', () => {
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const labelled =
+    (type: string): Answer =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': type });
+      res.write(chunk({ role: 'assistant', content: 'The quick brown fox ' }));
+      res.end(`${chunk({ content: 'jumps over the lazy dog, twice over.' }, 'stop')}data: [DONE]\n\n`);
+    };
+
+  it('has its output estimated from the deltas, as the same stream labelled text/event-stream', async () => {
+    const outputs: unknown[] = [];
+    for (const type of ['text/event-stream', 'application/json']) {
+      const { client, rec } = streamClient(false);
+      answer = labelled(type);
+      const stream = client.chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      expect((await stream.finalChatCompletion()).choices[0]!.message.content).toBe('The quick brown fox jumps over the lazy dog, twice over.');
+      const record = await gw.record(rec.seen.requestId);
+      expect(record).toMatchObject({ status: 200, estimated: true });
+      outputs.push(record['outputTokens']);
+    }
+    expect(outputs[0]).toBeGreaterThan(5);
+    expect(outputs[1]).toBe(outputs[0]);
+  });
+});
+
 describe('a Messages stream translated from a chat stream labelled application/json', () => {
   it('reaches @anthropic-ai/sdk as Messages events: the final message is the streamed text, the record has the usage', async () => {
     const chunk = (choices: object[], usage: object | null) =>

@@ -8,7 +8,7 @@ import type { Answer, AnswerHandler, ExchangeTransform, Feature, ReadOnBound, Re
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { FAMILIES, type Family } from '../../model/families.js';
 import type { Usage } from '../../model/usage.js';
-import { AnswerTail as AnswerBytes } from '../../dataplane/stream/sse.js';
+import { AnswerTail as AnswerBytes, isEventStreamBody } from '../../dataplane/stream/sse.js';
 import { AnswerHead } from './answer-head.js';
 import { BackgroundCompletion, type ClaimOnce } from './background-completion.js';
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
@@ -112,6 +112,8 @@ class UsageTap implements ExchangeTransform {
   #images: ImageCounter | undefined;
   /** A Responses answer's searches, counted only when the request's tools could run one. */
   #tools: ResponsesToolCounter | undefined;
+  /** A stream request's text answer labelled JSON is an event stream (told at its first byte; undefined: not told). */
+  eventStream: boolean | undefined;
 
   constructor(x: Routed, readOn: ReadOnBound) {
     this.#x = x;
@@ -142,8 +144,10 @@ class UsageTap implements ExchangeTransform {
     if (TIMED.has(this.#x.family)) this.#head = new AnswerHead(HEAD_BYTES);
     if (this.#x.family === 'responses' && mayCallServerTools(this.#plan)) this.#tools = new ResponsesToolCounter(a.isStream);
     const observer = this.#images ?? this.#head ?? this.#tools;
+    // Only a stream request's text answer labelled JSON is looked at for what it is (what its estimate counts).
+    const sniffs = !a.isStream && (this.#plan?.stream ?? false) && TEXT_OUT.has(this.#x.family) && a.contentType.includes('json');
     // Media that is measured from the request (speech, videos) has no usage at its end to read on for.
-    return new UsageReader(this, this.#bytes, filter, observer, MEASURED.has(this.#x.family) ? undefined : this.#readOn);
+    return new UsageReader(this, this.#bytes, filter, observer, MEASURED.has(this.#x.family) ? undefined : this.#readOn, sniffs);
   }
 
   /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
@@ -186,7 +190,8 @@ class UsageTap implements ExchangeTransform {
       const held = bytes.text();
       const sample = held.length > SAMPLE_BYTES ? held.slice(-SAMPLE_BYTES) : held;
       const sampled = Buffer.byteLength(sample);
-      outputTokens = estimateOutput(sample, a.isStream, a.contentType.includes('json'), sampled < bytes.total ? bytes.total / sampled : 1);
+      const events = a.isStream || this.eventStream === true;
+      outputTokens = estimateOutput(sample, events, a.contentType.includes('json'), sampled < bytes.total ? bytes.total / sampled : 1);
     }
     const u = this.#withMeasures({ ...ZERO, inputTokens: estimateInput(x.family, this.#plan?.json), outputTokens, estimated: true });
     // Searches the upstream may have run and billed are in no estimate: unknown, never left out.
@@ -256,6 +261,8 @@ class UsageReader implements AnswerHandler {
   readonly #filter: UsageFilter | undefined;
   /** What else sees the answer's bytes: an image counter, the head of a timed answer, or a search counter. */
   readonly #observer: { push(chunk: Buffer): void } | undefined;
+  /** Until its first byte past whitespace tells: whether a body labelled JSON is an event stream. */
+  #sniffing: boolean;
 
   constructor(
     tap: UsageTap,
@@ -263,6 +270,7 @@ class UsageReader implements AnswerHandler {
     filter: UsageFilter | undefined,
     observer: { push(chunk: Buffer): void } | undefined,
     readOn: ReadOnBound | undefined,
+    sniffs: boolean,
   ) {
     this.#tap = tap;
     this.#bytes = bytes;
@@ -270,9 +278,14 @@ class UsageReader implements AnswerHandler {
     this.#observer = observer;
     this.edits = filter !== undefined;
     this.readOn = readOn;
+    this.#sniffing = sniffs;
   }
 
   onData(chunk: Buffer): Buffer {
+    if (this.#sniffing) {
+      this.#tap.eventStream = isEventStreamBody(chunk);
+      this.#sniffing = this.#tap.eventStream === undefined;
+    }
     const out = this.#filter ? this.#filter.push(chunk) : chunk;
     if (out.length > 0) this.#bytes.push(out);
     this.#observer?.push(out);
