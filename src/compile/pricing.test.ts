@@ -161,12 +161,15 @@ describe('compile: money limits', () => {
         audioOutputPerMTok: '80',
       }),
       withEndpoints('audio', ['chat.completions', 'audio.transcriptions'], { audioInputPerMTok: '40', audioOutputPerMTok: '80' }),
+      // gpt-4o-mini-tts: text input and audio output tokens, or characters.
+      withEndpoints('tts', ['audio.speech'], { inputPerMTok: '0.6', audioOutputPerMTok: '12', speechPerMChars: '15' }),
     ]);
+    expect(status(r, 'ModelRoute/default/tts').warnings).toEqual([]);
     expect(status(r, 'ModelRoute/default/text').warnings).toEqual([
       'backend "up": pricing.imageInputPerMTok can never apply, since the route serves none of images.generations, images.edits',
       'backend "up": pricing.imageOutputPerMTok can never apply, since the route serves none of images.generations, images.edits',
       'backend "up": pricing.audioInputPerMTok can never apply, since the route serves none of chat.completions, audio.transcriptions',
-      'backend "up": pricing.audioOutputPerMTok can never apply, since the route does not serve chat.completions',
+      'backend "up": pricing.audioOutputPerMTok can never apply, since the route serves none of chat.completions, audio.speech',
     ]);
     expect(status(r, 'ModelRoute/default/audio').warnings).toEqual([]);
     expect(status(r, 'ModelRoute/default/chat').warnings).toEqual([

@@ -58,12 +58,13 @@ const IMAGES: readonly Family[] = ['images.generations', 'images.edits'];
 
 /**
  * The families whose usage each price can apply to, as cost.ts prices them: a price on a backend whose route serves
- * none of them never bills (compile warns about it). Speech and videos report no tokens; embeddings no output; only
- * the Messages API reports cache writes;
- * image tokens come from the Images API alone, audio tokens from chat (audio models) and token-billed transcriptions.
+ * none of them never bills (compile warns about it). Videos report no tokens; embeddings no output; only the
+ * Messages API reports cache writes; image tokens come from the Images API alone, audio tokens from chat (audio
+ * models), token-billed transcriptions and speech (gpt-4o-mini-tts's stream: text input, audio output).
  */
 export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> = {
-  inputPerMTok: TOKENS,
+  // Speech's text input (gpt-4o-mini-tts), its output all audio tokens.
+  inputPerMTok: [...TOKENS, 'audio.speech'],
   cachedInputPerMTok: TOKENS,
   cacheWritePerMTok: ['messages'],
   cacheWrite1hPerMTok: ['messages'],
@@ -71,7 +72,7 @@ export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> 
   imageInputPerMTok: IMAGES,
   imageOutputPerMTok: IMAGES,
   audioInputPerMTok: ['chat.completions', 'audio.transcriptions'],
-  audioOutputPerMTok: ['chat.completions'],
+  audioOutputPerMTok: ['chat.completions', 'audio.speech'],
   imagePer: ['images.generations', 'images.edits'],
   audioInputPerSecond: ['audio.transcriptions', 'audio.translations'],
   speechPerMChars: ['audio.speech'],

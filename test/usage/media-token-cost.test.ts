@@ -1,6 +1,7 @@
 // Image and audio tokens priced at their own prices, through the real HTTP stack with the openai SDK: a loopback
 // upstream answers gpt-image-1, an audio chat model and gpt-4o-transcribe with the usage shapes of OpenAI's API
-// reference, plain and streamed. Every expected cost is written out beside its request (tokens × price per million).
+// reference, plain and streamed, and gpt-4o-mini-tts's speech stream (its `speech.audio.done` event's usage), its
+// audio output tokens at audioOutputPerMTok unless the backend prices speech per character. Every expected cost is written out beside its request (tokens × price per million).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,8 @@ const TRANSCRIBE_STREAM_USAGE = {
   output_tokens: 60,
   total_tokens: 260,
 };
+
+const SPEECH_USAGE = { input_tokens: 14, output_tokens: 1000, total_tokens: 1014 };
 
 const sse = (res: ServerResponse, events: unknown[], named = true) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -90,6 +93,12 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
       false,
     );
   }
+  if (req.url === '/v1/audio/speech') {
+    const audio = Buffer.alloc(4096, 7);
+    if (!/"stream_format"\s*:\s*"sse"/.test(text)) return void res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(audio);
+    const delta = { type: 'speech.audio.delta', audio: audio.toString('base64') };
+    return sse(res, [delta, delta, { type: 'speech.audio.done', usage: SPEECH_USAGE }]);
+  }
   res.writeHead(404).end();
 }
 
@@ -119,6 +128,8 @@ ${route('image', 'gpt-image-1', 'images.generations', '{inputPerMTok: "5.00", im
 ${route('audio', 'gpt-4o-audio-preview', 'chat.completions', '{inputPerMTok: "2.50", audioInputPerMTok: "40.00", outputPerMTok: "10.00", audioOutputPerMTok: "80.00"}', baseURL)}
 ${route('audio-text-prices', 'audio-text-prices', 'chat.completions', '{inputPerMTok: "2.50", outputPerMTok: "10.00"}', baseURL)}
 ${route('transcribe', 'gpt-4o-transcribe', 'audio.transcriptions', '{inputPerMTok: "2.50", audioInputPerMTok: "6.00", outputPerMTok: "10.00"}', baseURL)}
+${route('tts', 'gpt-4o-mini-tts', 'audio.speech', '{inputPerMTok: "0.60", audioOutputPerMTok: "12.00"}', baseURL)}
+${route('tts-chars', 'tts-per-char', 'audio.speech', '{inputPerMTok: "0.60", audioOutputPerMTok: "12.00", speechPerMChars: "15.00"}', baseURL)}
 apiVersion: modelgateway.io/v1alpha1
 kind: Group
 metadata: {name: team-a}
@@ -217,5 +228,38 @@ describe('image and audio tokens at their own prices', () => {
       outputTokens: 60,
       cost: '0.00173',
     });
+  });
+});
+
+describe('speech streams', () => {
+  const INPUT = 'Hello from the gateway.'; // 23 characters
+  /** The stream's events as the client got them, and the request's record. */
+  async function speak(model: string, sse: boolean) {
+    const { data, response } = await gateway
+      .client()
+      .audio.speech.create({ model, voice: 'alloy', input: INPUT, ...(sse ? { stream_format: 'sse' as const } : {}) })
+      .withResponse();
+    const body = Buffer.from(await data.arrayBuffer());
+    return { body, record: await gateway.record(response.headers.get('x-request-id')) };
+  }
+
+  it("gpt-4o-mini-tts with stream_format sse: speech.audio.done's usage, 14 × 0.60 + 1,000 audio × 12.00 = 12,008.4 per million → 0.012008", async () => {
+    const { body, record } = await speak('gpt-4o-mini-tts', true);
+    expect(body.toString()).toContain('"type":"speech.audio.done"');
+    expect(record).toMatchObject({ family: 'audio.speech', inputTokens: 14, outputTokens: 1000, audioOutputTokens: 1000, characters: 23, cost: '0.012008' });
+    expect(record['costKnown']).toBeUndefined();
+  });
+
+  it('a backend that prices speech per character: the characters alone, tokens reported or not (23 × 15.00 per million → 0.000345)', async () => {
+    for (const sse of [true, false]) {
+      const { record } = await speak('tts-per-char', sse);
+      expect(record).toMatchObject({ family: 'audio.speech', characters: 23, cost: '0.000345' });
+      expect(record['costKnown']).toBeUndefined();
+    }
+  });
+
+  it('an answer without tokens on a backend without a per-character price: the cost is unknown', async () => {
+    const { record } = await speak('gpt-4o-mini-tts', false);
+    expect(record).toMatchObject({ family: 'audio.speech', characters: 23, inputTokens: 0, outputTokens: 0, costKnown: false });
   });
 });

@@ -1,6 +1,6 @@
 // Usage as an exchange transform: what a routed request consumed is returned by its answer handler when the body
 // completes (`onEnd`), or estimated once the response is over (`unreported`); the exchange settles with it. Counts come from the upstream's usage object where it gave one (a chat stream is made to give one,
-// see include-usage.ts); speech is measured in input characters and videos in seconds, both known exactly; when
+// see include-usage.ts, and a speech stream reports its tokens too); speech is measured in input characters and videos in seconds, both known exactly; when
 // the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
 // the counts are estimated (an approximation of the tokenizer, estimate.ts) and marked so. An error answer, or none, records zero.
 import type { Routed } from '../../dataplane/exchange/exchange.js';
@@ -156,7 +156,7 @@ class UsageTap implements ExchangeTransform {
     const tail = this.#bytes!.tail();
     const usage = this.#taken ?? lastUsageObject(tail);
     const reported: Reported = usage ? reportedCounts(usage) : {};
-    if (!isEmpty(reported)) return this.#withServerTools(this.#withMeasures(toUsage(reported, false)));
+    if (!isEmpty(reported)) return this.#withServerTools(this.#withMeasures(toUsage(this.#audioOut(reported), false)));
     const head = this.#head;
     const seconds = TIMED.has(x.family) ? (lastSeconds(tail.toString('utf8')) ?? (head && lastSeconds(head.text())) ?? this.#requestedSeconds()) : undefined;
     if (seconds !== undefined || x.family === 'audio.speech') return this.#withMeasures(toUsage({ seconds }, false));
@@ -196,6 +196,11 @@ class UsageTap implements ExchangeTransform {
     const u = this.#withMeasures({ ...ZERO, inputTokens: estimateInput(x.family, this.#plan?.json), outputTokens, estimated: true });
     // Searches the upstream may have run and billed are in no estimate: unknown, never left out.
     return SERVER_TOOLS.has(x.family) && mayCallServerTools(this.#plan) ? { ...u, serverToolCalls: uncountedCalls() } : u;
+  }
+
+  /** Speech's output tokens (gpt-4o-mini-tts's `speech.audio.done` usage) are all the audio it made. */
+  #audioOut(r: Reported): Reported {
+    return this.#x.family === 'audio.speech' && r.audioOutputTokens === undefined ? { ...r, audioOutputTokens: r.outputTokens } : r;
   }
 
   /** A Responses answer's web and file searches, counted as it passed when the request had such tools. */
