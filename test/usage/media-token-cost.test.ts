@@ -7,6 +7,7 @@ import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listenOnLoopback } from '../fakes/loopback.js';
 import { ALICE_KEY, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { waitUntil } from '../support/wait.js';
 
 const IMAGE_USAGE = { input_tokens: 50, input_tokens_details: { text_tokens: 10, image_tokens: 40 }, output_tokens: 4160, total_tokens: 4210 };
 const CHAT_USAGE = {
@@ -34,8 +35,11 @@ const TRANSCRIBE_STREAM_USAGE = {
 
 const SPEECH_USAGE = { input_tokens: 14, output_tokens: 1000, total_tokens: 1014 };
 
+let leave!: () => void;
+const clientLeft = new Promise<void>((r) => (leave = r));
+
 const sse = (res: ServerResponse, events: unknown[], named = true) => {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const e of events) res.write(`${named ? `event: ${(e as { type: string }).type}\n` : ''}data: ${JSON.stringify(e)}\n\n`);
   res.end(named ? '' : 'data: [DONE]\n\n');
 };
@@ -97,6 +101,13 @@ async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const audio = Buffer.alloc(4096, 7);
     if (!/"stream_format"\s*:\s*"sse"/.test(text)) return void res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(audio);
     const delta = { type: 'speech.audio.delta', audio: audio.toString('base64') };
+    if (text.includes('left before the end')) {
+      // The rest is sent once the test's client has left.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: speech.audio.delta\ndata: ${JSON.stringify(delta)}\n\n`);
+      await clientLeft;
+      return sse(res, [delta, { type: 'speech.audio.done', usage: SPEECH_USAGE }]);
+    }
     return sse(res, [delta, delta, { type: 'speech.audio.done', usage: SPEECH_USAGE }]);
   }
   res.writeHead(404).end();
@@ -248,6 +259,21 @@ describe('speech streams', () => {
     expect(body.toString()).toContain('"type":"speech.audio.done"');
     expect(record).toMatchObject({ family: 'audio.speech', inputTokens: 14, outputTokens: 1000, audioOutputTokens: 1000, characters: 23, cost: '0.012008' });
     expect(record['costKnown']).toBeUndefined();
+  });
+
+  it("a client that leaves a speech stream mid-way: the stream is read on to speech.audio.done's usage", async () => {
+    const controller = new AbortController();
+    const { data, response } = await gateway
+      .client()
+      .audio.speech.create({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'left before the end', stream_format: 'sse' }, { signal: controller.signal })
+      .withResponse();
+    await data.body!.getReader().read();
+    controller.abort();
+    // The gateway has seen the client leave once its connection is gone; only then does the upstream finish.
+    await waitUntil(async () => (await gateway.connections()) === 0, 5_000, 'the client connection to close');
+    leave();
+    const record = await gateway.record(response.headers.get('x-request-id'));
+    expect(record).toMatchObject({ aborted: true, inputTokens: 14, outputTokens: 1000, audioOutputTokens: 1000, cost: '0.012008', estimated: false });
   });
 
   it('a backend that prices speech per character: the characters alone, tokens reported or not (23 × 15.00 per million → 0.000345)', async () => {

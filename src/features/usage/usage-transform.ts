@@ -146,8 +146,10 @@ class UsageTap implements ExchangeTransform {
     const observer = this.#images ?? this.#head ?? this.#tools;
     // Only a stream request's text answer labelled JSON is looked at for what it is (what its estimate counts).
     const sniffs = !a.isStream && (this.#plan?.stream ?? false) && TEXT_OUT.has(this.#x.family) && a.contentType.includes('json');
-    // Media that is measured from the request (speech, videos) has no usage at its end to read on for.
-    return new UsageReader(this, this.#bytes, filter, observer, MEASURED.has(this.#x.family) ? undefined : this.#readOn, sniffs);
+    // Media that is measured from the request (speech, videos) has no usage at its end to read on for, but for a
+    // speech stream, whose `speech.audio.done` event reports its tokens.
+    const readsOn = !MEASURED.has(this.#x.family) || (this.#x.family === 'audio.speech' && a.isStream);
+    return new UsageReader(this, this.#bytes, filter, observer, readsOn ? this.#readOn : undefined, sniffs);
   }
 
   /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
