@@ -160,8 +160,8 @@ function addMeasured(sum: Sum, pricing: Pricing, family: Family, m: { seconds?: 
 
 /**
  * Calls of tools the upstream ran itself, billed per call on top of the tokens (web fetches are not: Anthropic bills
- * them by their tokens alone): a call without its price, or calls
- * that could not be counted, make the cost unknown rather than low.
+ * them by their tokens alone): a call without its price, or calls that could not be counted, make the cost unknown
+ * rather than low.
  */
 function addServerTools(sum: Sum, pricing: Pricing, calls: ServerToolCalls): void {
   sum.add('webSearchPerCall', count(calls.webSearch ?? 0), pricing.webSearchPerCall, 1);

@@ -7,7 +7,7 @@
 // an estimate may take a moment to produce.
 import type { Request, Response } from 'express';
 import type { Family } from '../../model/families.js';
-import type { CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
+import type { CompiledBackend, CompiledRoute, CompiledToken, RoutingTable } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
 import type { ExchangeTrace } from './trace-hooks.js';
 
@@ -206,6 +206,11 @@ export interface Authenticated extends Exchange {
 export interface Routed extends Authenticated {
   readonly route: CompiledRoute;
   readonly family: Family;
+}
+
+/** The backend that answered (or was tried last), found by the name the exchange holds; undefined before any. */
+export function namedBackend(x: Routed): CompiledBackend | undefined {
+  return x.backend === undefined ? undefined : x.route.backends.find((b) => b.name === x.backend);
 }
 
 const KEY = 'gateway';

@@ -1,7 +1,7 @@
 // What a request reserves and settles on money limits, in micro-units (model/cost.ts). Before the call the backend
 // is not known: failover may use any planned backend, so the reservation is the highest largest-cost over them.
 // After it, the exact cost at the prices of the backend that answered. Pure.
-import type { Routed } from '../../dataplane/exchange/exchange.js';
+import { namedBackend, type Routed } from '../../dataplane/exchange/exchange.js';
 import { costOf, maxCostOf } from '../../model/cost.js';
 import type { Family } from '../../model/families.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
@@ -45,6 +45,6 @@ export function reserveMoney(family: Family, use: ReservedUse, backends: readonl
  * the reservation then stands.
  */
 export function settledMicros(x: Routed, usage: Usage, allowUnpriced: boolean): number | undefined {
-  const cost = usage.cost ?? costOf(usage, x.route.backends.find((b) => b.name === x.backend)?.pricing, x.family);
+  const cost = usage.cost ?? costOf(usage, namedBackend(x)?.pricing, x.family);
   return cost.known || allowUnpriced ? cost.micros : undefined;
 }

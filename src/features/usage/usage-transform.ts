@@ -3,7 +3,7 @@
 // see include-usage.ts, and a speech stream reports its tokens too); speech is measured in input characters and videos in seconds, both known exactly; when
 // the upstream reported nothing for a text answer (a stream cut short, an upstream that died or omits usage)
 // the counts are estimated (an approximation of the tokenizer, estimate.ts) and marked so. An error answer, or none, records zero.
-import type { Routed } from '../../dataplane/exchange/exchange.js';
+import { namedBackend, type Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, ExchangeTransform, Feature, ReadOnBound, RequestPlan, TransformFactory } from '../../dataplane/exchange/transform.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { FAMILIES, type Family } from '../../model/families.js';
@@ -85,14 +85,7 @@ function usageTransforms(onRecord: (x: Routed, u: Usage) => void, readOn: ReadOn
     }
     if (!kind.background && !kind.video) return undefined;
     // At the prices of the one backend holding the response, which answered the follow-up.
-    x.priceUsage((u) =>
-      priced(
-        u,
-        x.route.backends.find((b) => b.name === x.backend),
-        x.family,
-        currency,
-      ),
-    );
+    x.priceUsage((u) => priced(u, namedBackend(x), x.family, currency));
     record(x);
     return kind.background ? new BackgroundCompletion(kind.background, claimOnce) : new VideoFailure(kind.video!, claimOnce);
   };
@@ -122,8 +115,7 @@ class UsageTap implements ExchangeTransform {
 
   /** The backend that answered, else the one tried last (a client that left while it worked). */
   backend(): CompiledBackend | undefined {
-    const x = this.#x;
-    return this.#answer?.backend ?? (x.backend === undefined ? undefined : x.route.backends.find((b) => b.name === x.backend));
+    return this.#answer?.backend ?? namedBackend(this.#x);
   }
 
   prepare(plan: RequestPlan): void {
