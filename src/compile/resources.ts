@@ -359,10 +359,10 @@ const BackendSchema = z
         "openai (default): baseURL + /chat/completions and so on. azureDeployments: Azure OpenAI's deployment paths, baseURL + /deployments/{model}/chat/completions (baseURL ending in /openai; set query api-version).",
       ),
     api: z
-      .enum(['openai', 'anthropic'])
+      .enum(['openai', 'anthropic', 'chatCompletions'])
       .optional()
       .describe(
-        "The API the backend speaks. openai (default): OpenAI's (chat completions and the other families); a Messages request (the messages family) is translated to chat completions for it. anthropic: Anthropic's Messages API; a Messages request is sent as it came, with only the model renamed.",
+        "The API the backend speaks. openai (default): OpenAI's (chat completions and the other families); a Messages request (the messages family) is translated to chat completions for it. anthropic: Anthropic's Messages API; a Messages request is sent as it came, with only the model renamed. chatCompletions: OpenAI's API without /responses: a Responses request is translated to chat completions, as a Messages request is; the other families pass as for openai.",
       ),
     model: z.string().min(1).max(256).optional().describe('Model name sent upstream; defaults to spec.model.'),
     priority: z.number().int().min(0).max(100).default(0).describe('Priority tier; lower tiers are tried first, higher tiers are fallbacks.'),

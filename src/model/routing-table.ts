@@ -6,7 +6,7 @@ import type { MoneyLimitRule } from './money-limits.js';
 import type { Pricing } from './pricing.js';
 import type { LimitRule } from './usage-limits.js';
 
-type BackendApi = 'openai' | 'anthropic';
+type BackendApi = 'openai' | 'anthropic' | 'chatCompletions';
 
 export interface CompiledBackend {
   /** Stable id `namespace/route/backend`, used in metrics, logs, health tracking and sealed ids. */
@@ -26,8 +26,9 @@ export interface CompiledBackend {
   readonly query: readonly BackendParam[];
   readonly pathStyle: PathStyle;
   /**
-   * The API the backend speaks: `openai` (chat completions and the other OpenAI families) or `anthropic` (the
-   * Messages API). A Messages request goes to an anthropic backend as sent, and to an openai one translated.
+   * The API the backend speaks: `openai` (chat completions and the other OpenAI families), `anthropic` (the
+   * Messages API) or `chatCompletions` (OpenAI's without /responses). A Messages request goes to an anthropic backend
+   * as sent, and to the others translated; a Responses request goes to a chatCompletions backend translated.
    */
   readonly api: BackendApi;
   /** Equal for backends reaching the same upstream with the same credential (a digest: compare, never show). */

@@ -9,7 +9,7 @@ import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { answerEvents, type WholeMessage } from './answer-events.js';
 import { messagesAnswerUsage, messageUsage, NativeStreamUsage } from './messages-usage.js';
-import { SseEvents } from './sse-events.js';
+import { SseEvents } from '../../dataplane/stream/sse-events.js';
 
 /** A whole answer longer than this is not parsed for its usage (the usage feature then estimates). */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;

@@ -12,7 +12,7 @@ import { answerEvents } from './answer-events.js';
 import { chatUsage } from './answer-parts.js';
 import { ChatStreamToMessages } from './chat-stream-to-messages.js';
 import { type AnswerContext, chatToMessages } from './chat-to-messages.js';
-import { SseEvents } from './sse-events.js';
+import { SseEvents } from '../../dataplane/stream/sse-events.js';
 
 /** The most of a whole answer (or an error answer) held to translate it. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;

@@ -1,8 +1,8 @@
-// The events of a Server-Sent Events stream, read with the one SSE splitter (dataplane/stream/sse.ts): each event's
+// The events of a Server-Sent Events stream, read with the one SSE splitter (sse.ts): each event's
 // name (its `event:` line) and its data (the `data:` lines joined by LF), for the readers that must parse events
-// rather than pass bytes through (the chat stream translated to Messages events, the usage of a native Messages
+// rather than pass bytes through (a chat stream translated to Messages or Responses events, the usage of a native Messages
 // stream). Events the caller does not want are skipped without holding their bytes. Pure.
-import { type SseLineReader, SseSplitter } from '../../dataplane/stream/sse.js';
+import { type SseLineReader, SseSplitter } from './sse.js';
 
 /** The longest event held; a longer one fails the stream (a chat chunk or a Messages event is a few KiB at most). */
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
