@@ -1,0 +1,22 @@
+// What the answer direction of the Responses → chat completions translation needs to know of the request: the
+// Response's identity, the client's custom tools (sent upstream as function tools) and the request members a
+// Response echoes. Made by the request direction; read by chat-to-response.ts and chat-stream-to-responses.ts.
+
+export interface ResponseContext {
+  /** The Response id the gateway mints: 'resp_' + 32 hex characters. */
+  readonly id: string;
+  /** Unix seconds. */
+  readonly createdAt: number;
+  /** The model name the Response carries. */
+  readonly model: string;
+  /**
+   * Names of the client's `custom` tools, sent upstream as function tools with one string parameter `input`:
+   * their calls become custom_tool_call items.
+   */
+  readonly customTools: ReadonlySet<string>;
+  /**
+   * Request members a Response echoes (instructions, tools, tool_choice, parallel_tool_calls, temperature, top_p,
+   * max_output_tokens, reasoning, text, store, metadata, user…), copied into the Response object.
+   */
+  readonly echo: Readonly<Record<string, unknown>>;
+}
