@@ -1,0 +1,99 @@
+// The Responses API (POST /v1/responses) on a backend that speaks chat completions only (`api: chatCompletions`),
+// as a feature on the one call path. The body is made per backend, so a route may mix both kinds and fail over
+// between them: a chatCompletions backend gets the request translated (responses-to-chat.ts) at /chat/completions,
+// and its answer translated back (translated-response.ts); any other backend gets the client's body unchanged.
+// Nothing is stored upstream, so the Response id the gateway mints is not a sealed id: a follow-up on it
+// (retrieve, delete, cancel, input_items) or a previous_response_id naming it answers 404, no backend asked.
+// Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
+import { randomBytes } from 'node:crypto';
+import type { Routed } from '../../dataplane/exchange/exchange.js';
+import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, OutgoingBody, RequestPlan } from '../../dataplane/exchange/transform.js';
+import { GatewayError } from '../../model/errors.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
+import type { ChatRequest } from './chat-request.js';
+import type { ResponseContext } from './response-context.js';
+import { responsesToChat } from './responses-to-chat.js';
+import { TranslatedResponse, TranslatedResponseStream } from './translated-response.js';
+
+const CHAT_PATH = '/chat/completions';
+const JSON_TYPE = 'application/json';
+
+/** The Responses family's translation for chat completions backends; it parses the whole body itself. */
+export function responsesChatFeature(): Feature {
+  return { reads: [], families: { responses: (x, kind) => new ResponsesChatExchange(x, kind) } };
+}
+
+function speaksChat(backend: CompiledBackend): boolean {
+  return backend.api === 'chatCompletions';
+}
+
+class ResponsesChatExchange implements ExchangeTransform {
+  readonly #x: Routed;
+  readonly #kind: CallKind;
+  #chat: ChatRequest | undefined;
+  #ctx: ResponseContext | undefined;
+  /** The translated body per upstream model name. */
+  #bodies: Map<string, OutgoingBody> | undefined;
+
+  constructor(x: Routed, kind: CallKind) {
+    this.#x = x;
+    this.#kind = kind;
+  }
+
+  prepare(plan: RequestPlan): void {
+    if (!plan.backends.some(speaksChat)) return;
+    const others = plan.backends.filter((b) => !speaksChat(b));
+    if (!this.#kind.create) {
+      // compact, input_tokens and the follow-ups need the Responses API itself: only the other backends serve them.
+      if (others.length === 0) throw notServed(plan);
+      plan.backends = others;
+      return;
+    }
+    const translated = responsesToChat(JSON.parse(plan.json!.toString('utf8')));
+    if (!translated.ok) {
+      // What chat cannot carry may still go to the route's Responses backends, which take it as it is.
+      if (others.length === 0) throw translated.error;
+      plan.backends = others;
+      return;
+    }
+    const { chat, customTools, echo } = translated.value;
+    this.#chat = chat;
+    this.#ctx = {
+      id: `resp_${randomBytes(16).toString('hex')}`,
+      createdAt: Math.floor(Date.now() / 1000),
+      model: plan.member('model') ?? this.#x.route.model,
+      customTools,
+      echo,
+    };
+  }
+
+  body(backend: CompiledBackend): OutgoingBody | undefined {
+    const chat = this.#chat;
+    if (!chat || !speaksChat(backend)) return undefined;
+    let out = (this.#bodies ??= new Map()).get(backend.model);
+    if (!out) {
+      out = { body: Buffer.from(JSON.stringify({ ...chat, model: backend.model })), contentType: JSON_TYPE, path: CHAT_PATH };
+      this.#bodies.set(backend.model, out);
+    }
+    return out;
+  }
+
+  onResponseStart(a: Answer): AnswerHandler | undefined {
+    const ctx = this.#ctx;
+    if (!ctx || !speaksChat(a.backend) || a.statusCode >= 300) return undefined;
+    if (a.isStream) return new TranslatedResponseStream(ctx, a.progress);
+    // A stream request answered whole (a server that ignored `stream`) is a Response too, which whole-stream, wired
+    // later, tells as the stream's events (as for a Responses backend that answered whole).
+    a.headers['content-type'] = JSON_TYPE;
+    return new TranslatedResponse(ctx);
+  }
+}
+
+/** A call beside the create on a route whose backends all speak chat completions. */
+function notServed(plan: RequestPlan): GatewayError {
+  // A follow-up names a stored response, which a chat backend never had (its id was minted by the gateway).
+  if (plan.json === undefined) return new GatewayError(404, 'No response found with that id.', { code: 'not_found' });
+  return new GatewayError(400, "This model's backend speaks chat completions, which has no such call; only POST /v1/responses is served for it.", {
+    code: 'unsupported_endpoint',
+  });
+}

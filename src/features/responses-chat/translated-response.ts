@@ -1,0 +1,94 @@
+// The answer of a chat completions backend to a translated Responses request: a whole completion as a Response
+// object (chat-to-response.ts), a chat stream as Responses events (chat-stream-to-responses.ts, its events read with
+// the one SSE reader). Each returns the usage the backend reported, which the exchange settles with. Error answers
+// are not touched: a chat backend's error is OpenAI's shape already, or retold in it by the data plane.
+import type { AnswerHandler, StreamProgress } from '../../dataplane/exchange/transform.js';
+import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { SseEvents } from '../../dataplane/stream/sse-events.js';
+import type { Usage } from '../../model/usage.js';
+import { chatToResponse } from './chat-to-response.js';
+import { ChatStreamToResponses } from './chat-stream-to-responses.js';
+import type { ResponseContext } from './response-context.js';
+
+/** The most of a whole answer held to translate it. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+/** A whole chat completion as a Response object. */
+export class TranslatedResponse extends WholeBody {
+  protected readonly purpose = 'translate';
+  readonly #ctx: ResponseContext;
+  #usage: Usage | undefined;
+
+  constructor(ctx: ResponseContext) {
+    super(MAX_ANSWER_BYTES);
+    this.#ctx = ctx;
+  }
+
+  protected remake(text: string): string {
+    // The head waits for this body (holdsBody): a body that is no chat completion is answered with its 502.
+    const { response, usage } = chatToResponse(jsonOr(text, undefined), this.#ctx);
+    this.#usage = usage;
+    return JSON.stringify(response);
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#usage;
+  }
+}
+
+/** A chat completions event stream as Responses events. */
+export class TranslatedResponseStream implements AnswerHandler {
+  readonly edits = true;
+  readonly #translator: ChatStreamToResponses;
+  /** Where the data plane reads the last sequence_number sent, for the error event that may end the stream. */
+  readonly #progress: StreamProgress | undefined;
+  readonly #events = new SseEvents(
+    () => true,
+    (_event, data) => this.#event(data),
+  );
+  #out = '';
+  #usage: Usage | undefined;
+
+  constructor(ctx: ResponseContext, progress: StreamProgress | undefined) {
+    this.#translator = new ChatStreamToResponses(ctx);
+    this.#progress = progress;
+  }
+
+  onData(chunk: Buffer): Buffer {
+    this.#events.push(chunk);
+    return this.#take();
+  }
+
+  flush(): Buffer | undefined {
+    this.#events.end();
+    const { events, usage } = this.#translator.end();
+    this.#usage = usage;
+    this.#out += events;
+    return this.#take();
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#usage;
+  }
+
+  #event(data: string): void {
+    const trimmed = data.trim();
+    if (trimmed === '[DONE]') return; // the end is told by flush, [DONE] or not
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(trimmed);
+    } catch {
+      return; // not a chunk (a comment-like line some servers send): nothing to translate
+    }
+    this.#out += this.#translator.push(chunk);
+  }
+
+  #take(): Buffer {
+    if (this.#out === '') return EMPTY;
+    const out = this.#out;
+    this.#out = '';
+    if (this.#progress) this.#progress.lastSequenceNumber = this.#translator.progress.lastSequenceNumber;
+    return Buffer.from(out);
+  }
+}
