@@ -23,6 +23,11 @@ export async function runCodex(options: {
   model: string;
   prompt: string;
   timeoutMs?: number;
+  /**
+   * Leave out the tools a chat completions model cannot be offered (docs/coding-agents.md): the web_search tool the
+   * Responses API runs, and the multi-agent tools Codex groups in a `namespace`.
+   */
+  chatOnly?: boolean;
 }): Promise<CodexRun> {
   const home = join(options.dir, 'codex-home');
   const workdir = join(options.dir, 'work');
@@ -33,7 +38,7 @@ export async function runCodex(options: {
     join(home, 'config.toml'),
     `model = ${JSON.stringify(options.model)}
 model_provider = "gateway"
-
+${options.chatOnly ? 'web_search = "disabled"\n' : ''}
 [model_providers.gateway]
 name = "model-gateway"
 base_url = ${JSON.stringify(options.baseURL)}
@@ -42,7 +47,7 @@ wire_api = "responses"
 
 [features]
 plugins = false
-
+${options.chatOnly ? 'multi_agent = false\n' : ''}
 [analytics]
 enabled = false
 `,

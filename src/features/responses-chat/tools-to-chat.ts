@@ -18,6 +18,7 @@ const NO_PARAMETERS = { type: 'object', properties: {} };
 export function toolsToChat(tools: ResponsesRequest['tools']): Result<ChatTools> {
   const out: ChatFunctionTool[] = [];
   const custom = new Set<string>();
+  const refused: { at: string; type: string }[] = [];
   for (const [i, t] of (tools ?? []).entries()) {
     const at = `tools[${i}]`;
     if (t.type === 'function') {
@@ -41,15 +42,25 @@ export function toolsToChat(tools: ResponsesRequest['tools']): Result<ChatTools>
       const parameters = { type: 'object', properties: { input }, required: ['input'], additionalProperties: false };
       out.push({ type: 'function', function: { name, ...(description ? { description } : {}), parameters } });
       custom.add(name);
-    } else {
-      return invalid(
-        `${at}.type`,
-        `${at}: tools of type \`${t.type}\` are run by OpenAI's Responses API; this model is served through chat completions, which has no equivalent. Offer function or custom tools only${t.type === 'web_search' ? ' (Codex: set web_search = "disabled")' : ''}.`,
-        'unsupported_tool',
-      );
-    }
+    } else refused.push({ at, type: t.type });
   }
+  if (refused.length > 0) return refusal(refused);
   return ok({ tools: out, customTools: custom });
+}
+
+/** Every tool chat cannot be offered, named at once (a client's config fixes them together); param: the first. */
+function refusal(refused: readonly { at: string; type: string }[]) {
+  const named = refused.map((r) => `${r.at} (\`${r.type}\`)`).join(', ');
+  const types = new Set(refused.map((r) => r.type));
+  const hints = [
+    ...(types.has('namespace') ? ['a namespace groups tools under a name a chat tool call cannot carry (Codex: [features] multi_agent = false)'] : []),
+    ...(types.has('web_search') ? ['Codex: web_search = "disabled"'] : []),
+  ];
+  return invalid(
+    `${refused[0]!.at}.type`,
+    `${named}: this model is served through chat completions, which takes function tools only: tools that OpenAI's Responses API runs itself have no equivalent there. Offer function or custom tools only${hints.length > 0 ? ` (${hints.join('; ')})` : ''}.`,
+    'unsupported_tool',
+  );
 }
 
 export function toolChoiceToChat(choice: ResponsesRequest['tool_choice']): Result<ChatToolChoice | undefined> {
