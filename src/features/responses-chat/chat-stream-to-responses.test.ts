@@ -237,7 +237,7 @@ describe('ChatStreamToResponses', () => {
 
   it('a custom tool call: added with empty input, the input in one delta once the arguments are whole, then done', () => {
     const C = `ctc_${HEX}_0`;
-    const call = { type: 'custom_tool_call', id: C, call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch' };
+    const call = { type: 'custom_tool_call', id: C, call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch', status: 'completed' };
     expect(
       events([
         chunk({ tool_calls: [{ index: 0, id: 'call_p', function: { name: 'apply_patch', arguments: '{"input":"*** Begin' } }] }),
@@ -247,7 +247,7 @@ describe('ChatStreamToResponses', () => {
       ]),
     ).toEqual([
       ...opening,
-      { type: 'response.output_item.added', output_index: 0, item: { ...call, input: '' } },
+      { type: 'response.output_item.added', output_index: 0, item: { ...call, input: '', status: 'in_progress' } },
       { type: 'response.custom_tool_call_input.delta', item_id: C, output_index: 0, delta: '*** Begin Patch' },
       { type: 'response.custom_tool_call_input.done', item_id: C, output_index: 0, input: '*** Begin Patch' },
       { type: 'response.output_item.done', output_index: 0, item: call },

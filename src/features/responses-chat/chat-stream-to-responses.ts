@@ -199,7 +199,7 @@ export class ChatStreamToResponses {
     const index = this.output.length;
     const callId = call.id ?? itemId(this.ctx, 'call', index);
     const item: FunctionCallItem | CustomToolCallItem = this.ctx.customTools.has(call.name)
-      ? { type: 'custom_tool_call', id: itemId(this.ctx, 'ctc', index), call_id: callId, name: call.name, input: '' }
+      ? { type: 'custom_tool_call', id: itemId(this.ctx, 'ctc', index), call_id: callId, name: call.name, input: '', status: 'in_progress' }
       : { type: 'function_call', id: itemId(this.ctx, 'fc', index), call_id: callId, name: call.name, arguments: '', status: 'in_progress' };
     this.output.push(item);
     this.open = { kind: 'call', index, call, item };
@@ -247,6 +247,7 @@ export class ChatStreamToResponses {
         out += this.event('response.function_call_arguments.done', { item_id: item.id, output_index, name: item.name, arguments: item.arguments });
       } else {
         item.input = customInput(open.call.args);
+        item.status = 'completed';
         out += this.event('response.custom_tool_call_input.delta', { item_id: item.id, output_index, delta: item.input });
         out += this.event('response.custom_tool_call_input.done', { item_id: item.id, output_index, input: item.input });
       }

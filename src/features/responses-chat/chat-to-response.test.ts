@@ -118,9 +118,9 @@ describe('chatToResponse', () => {
     ];
     const { response } = chatToResponse(completion({ content: null, tool_calls: calls }, 'tool_calls'), ctx);
     expect(response.output).toEqual([
-      { type: 'custom_tool_call', id: `ctc_${HEX}_0`, call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch' },
-      { type: 'custom_tool_call', id: `ctc_${HEX}_1`, call_id: 'call_q', name: 'apply_patch', input: 'not json' },
-      { type: 'custom_tool_call', id: `ctc_${HEX}_2`, call_id: 'call_r', name: 'apply_patch', input: '{"input":3}' },
+      { type: 'custom_tool_call', id: `ctc_${HEX}_0`, call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch', status: 'completed' },
+      { type: 'custom_tool_call', id: `ctc_${HEX}_1`, call_id: 'call_q', name: 'apply_patch', input: 'not json', status: 'completed' },
+      { type: 'custom_tool_call', id: `ctc_${HEX}_2`, call_id: 'call_r', name: 'apply_patch', input: '{"input":3}', status: 'completed' },
     ]);
   });
 

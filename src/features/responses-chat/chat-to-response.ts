@@ -52,7 +52,7 @@ export function chatToResponse(completion: unknown, ctx: ResponseContext): { res
     const callId = typeof call['id'] === 'string' && call['id'] ? call['id'] : itemId(ctx, 'call', index);
     output.push(
       ctx.customTools.has(name)
-        ? { type: 'custom_tool_call', id: itemId(ctx, 'ctc', index), call_id: callId, name, input: customInput(args) }
+        ? { type: 'custom_tool_call', id: itemId(ctx, 'ctc', index), call_id: callId, name, input: customInput(args), status: 'completed' }
         : { type: 'function_call', id: itemId(ctx, 'fc', index), call_id: callId, name, arguments: args, status: 'completed' },
     );
   }

@@ -6,13 +6,13 @@ import type { ResponseContext } from './response-context.js';
 
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
-export interface OutputText {
+interface OutputText {
   type: 'output_text';
   text: string;
   annotations: never[];
   logprobs: never[];
 }
-export interface RefusalPart {
+interface RefusalPart {
   type: 'refusal';
   refusal: string;
 }
@@ -43,10 +43,12 @@ export interface CustomToolCallItem {
   call_id: string;
   name: string;
   input: string;
+  /** Not in the openai SDK's type, but the Vercel AI SDK's output_item.done schema requires `completed`. */
+  status: 'in_progress' | 'completed';
 }
 export type OutputItem = MessageItem | ReasoningItem | FunctionCallItem | CustomToolCallItem;
 
-export interface ResponseUsage {
+interface ResponseUsage {
   input_tokens: number;
   input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
@@ -54,7 +56,7 @@ export interface ResponseUsage {
   total_tokens: number;
 }
 
-export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete';
+type ResponseStatus = 'in_progress' | 'completed' | 'incomplete';
 
 /** The members the translation sets; the echoed request members (and their defaults) are beside them. */
 export type ResponseObject = {
@@ -113,7 +115,7 @@ export function incompleteReason(finish: string | undefined): 'max_output_tokens
   return undefined;
 }
 
-export function responseUsage(u: Usage | undefined): ResponseUsage | null {
+function responseUsage(u: Usage | undefined): ResponseUsage | null {
   if (!u) return null;
   return {
     input_tokens: u.inputTokens,
