@@ -9,8 +9,9 @@
 //   custom tool, whose one parameter `input` holds the text;
 // - an image a tool returned, which a tool message cannot carry, goes in a user message right after the tool
 //   messages, the tool's text saying where it went;
-// - item_reference, and items of tools the Responses API runs itself, are refused: the items are stored upstream
-//   or the calls ran there, neither of which a chat server has.
+// - item_reference is refused (the item is stored upstream, which a chat server has not), but for one to a reasoning
+//   item, dropped as the item itself would be; items of tools the Responses API runs itself are refused (the calls
+//   ran there).
 import type { z } from 'zod';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from './chat-request.js';
 import { type ContentPart, customToolCall, functionCall, message, toolCallOutput } from './responses-request-schema.js';
@@ -62,9 +63,12 @@ function translateItem(item: Item, at: string, out: ChatTurns): Result<void> {
     case 'reasoning':
       return ok(undefined);
     case 'item_reference':
+      // A reasoning item (rs_…) would be dropped if sent whole: its reference loses nothing (the Vercel AI SDK sends
+      // one for each reasoning step unless told store: false).
+      if (typeof item['id'] === 'string' && item['id'].startsWith('rs_')) return ok(undefined);
       return invalid(
         at,
-        `${at}: item_reference names an item stored by the Responses API; this model is served through chat completions, which stores nothing. Send the item itself.`,
+        `${at}: item_reference names an item stored by the Responses API; this model is served through chat completions, which stores nothing. Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
       );
     default:
       return invalid(

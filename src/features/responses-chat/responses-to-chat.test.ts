@@ -201,6 +201,15 @@ describe('responsesToChat', () => {
 
   it('refuses item references, file ids, unknown items and content parts, and bad members, naming where', () => {
     expect(refusal({ input: [{ type: 'item_reference', id: 'msg_1' }] })).toMatchObject({ status: 400, param: 'input[0]' });
+    // A reference to a reasoning item is dropped, as the item would be.
+    expect(
+      chat({
+        input: [
+          { role: 'user', content: 'x' },
+          { type: 'item_reference', id: 'rs_1' },
+        ],
+      }).chat.messages,
+    ).toEqual([{ role: 'user', content: 'x' }]);
     expect(refusal({ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }] })).toMatchObject({
       param: 'input[0].content[0].file_id',
     });
