@@ -371,3 +371,16 @@ describe('a backend’s allowed betas', () => {
     expect('anthropicBetas' in r.table.routes.get('unset')!.backends[0]!).toBe(false);
   });
 });
+
+describe('a backend’s api', () => {
+  it('compiles chatCompletions as given and defaults to openai; an unknown api refuses the route', () => {
+    const r = run([
+      route('chat-only', { backends: [{ ...backend, api: 'chatCompletions' }] }),
+      route('default', { backends: [backend] }),
+      route('unknown', { backends: [{ ...backend, api: 'completions' }] }),
+    ]);
+    expect(r.table.routes.get('chat-only')!.backends[0]!.api).toBe('chatCompletions');
+    expect(r.table.routes.get('default')!.backends[0]!.api).toBe('openai');
+    expect(r.table.routes.has('unknown')).toBe(false);
+  });
+});
