@@ -12,12 +12,21 @@ import { ANSWER, recorded, responseUsage, WEATHER_TOOL, weatherTurns } from './w
 
 let chat: ScriptedChatUpstream;
 let failing: ScriptedChatUpstream;
+let custom: ScriptedChatUpstream;
 let native: ScriptedResponsesUpstream;
 let gw: TestGateway;
 let client: OpenAI;
 
 beforeAll(async () => {
   chat = await startScriptedChatUpstream(weatherTurns);
+  custom = await startScriptedChatUpstream([
+    {
+      toolCalls: [{ id: 'call_patch_1', name: 'apply_patch', arguments: JSON.stringify({ input: PATCH }) }],
+      finish: 'tool_calls',
+      usage: weatherTurns[0]!.usage,
+    },
+    { text: 'Patched.', finish: 'stop', usage: weatherTurns[1]!.usage },
+  ]);
   failing = await startScriptedChatUpstream([
     { finish: 'stop', usage: weatherTurns[0]!.usage, error: { status: 422, message: 'The model cannot take this.' } },
   ]);
@@ -37,6 +46,7 @@ beforeAll(async () => {
         ['openai', native.baseURL],
       ],
       'extra-failing': [['chatCompletions', failing.baseURL]],
+      'extra-custom': [['chatCompletions', custom.baseURL]],
     }),
   );
   client = new OpenAI({ apiKey: 'sk-alice-client-key-0123456789', baseURL: gw.baseURL, maxRetries: 0, timeout: 10_000 });
@@ -44,10 +54,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([chat, failing, native].map((u) => u?.close()));
+  await Promise.all([chat, failing, native, custom].map((u) => u?.close()));
 });
 
 const lastChat = () => chat.requests.at(-1)!;
+const PATCH = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch';
 
 describe('client.responses.create on a chat completions backend', () => {
   it('a function tool round trip: the call as a function_call item, its output back as a tool message, the answer as a message', async () => {
@@ -107,6 +118,42 @@ describe('client.responses.create on a chat completions backend', () => {
     expect(second.output_text).toBe(ANSWER);
     expect(second.usage).toMatchObject(responseUsage(1));
     expect(await gw.record(String(lastChat().headers['x-request-id']))).toMatchObject({ status: 200, family: 'responses', ...recorded(1) });
+  });
+
+  it('a custom (freeform) tool round trip: offered as a function with one input, called back as a custom_tool_call with that input', async () => {
+    const tool = { type: 'custom' as const, name: 'apply_patch', description: 'Edits files.' };
+    const first = await client.responses.create({ model: 'extra-custom', input: 'Add a.txt', tools: [tool] });
+    expect(custom.requests[0]!.body['tools']).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'apply_patch',
+          description: 'Edits files.',
+          parameters: {
+            type: 'object',
+            properties: { input: { type: 'string', description: 'The raw input of the tool.' } },
+            required: ['input'],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+    expect(first.output).toEqual([expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_patch_1', name: 'apply_patch', input: PATCH })]);
+    const call = first.output[0] as OpenAI.Responses.ResponseCustomToolCall;
+    const second = await client.responses.create({
+      model: 'extra-custom',
+      input: [{ role: 'user', content: 'Add a.txt' }, call, { type: 'custom_tool_call_output', call_id: call.call_id, output: 'Success.' }],
+      tools: [tool],
+    });
+    expect((custom.requests[1]!.body['messages'] as unknown[]).slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_patch_1', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: PATCH }) } }],
+      },
+      { role: 'tool', tool_call_id: 'call_patch_1', content: 'Success.' },
+    ]);
+    expect(second.output_text).toBe('Patched.');
   });
 
   it('fails over from a Responses backend to a chat completions one, which gets the translated body', async () => {
