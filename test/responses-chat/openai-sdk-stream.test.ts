@@ -5,6 +5,7 @@
 // error event the SDK raises.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RecordingServer, startRecordingServer } from '../fakes/recording-json-server.js';
 import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { deadBaseURL, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { responsesChatManifests } from './manifests.js';
@@ -13,6 +14,8 @@ import { ANSWER, recorded, responseUsage, WEATHER_TOOL, weatherTurns } from './w
 let chat: ScriptedChatUpstream;
 let packed: ScriptedChatUpstream;
 let cut: ScriptedChatUpstream;
+/** A chat server that ignores `stream` and answers whole. */
+let whole: RecordingServer;
 let gw: TestGateway;
 let client: OpenAI;
 
@@ -33,11 +36,23 @@ beforeAll(async () => {
     },
   ]);
   cut = await startScriptedChatUpstream([{ text: 'The weather is', cut: true, finish: 'stop', usage: weatherTurns[1]!.usage }]);
+  whole = await startRecordingServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-whole',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 9, completion_tokens: 4 },
+      }),
+    );
+  });
   gw = await startGateway(
     responsesChatManifests(await deadBaseURL(), {
       'extra-chat': [['chatCompletions', chat.baseURL]],
       'extra-packed': [['chatCompletions', packed.baseURL]],
       'extra-cut': [['chatCompletions', cut.baseURL]],
+      'extra-whole': [['chatCompletions', whole.baseURL]],
     }),
   );
   client = new OpenAI({ apiKey: 'sk-alice-client-key-0123456789', baseURL: gw.baseURL, maxRetries: 0, timeout: 10_000 });
@@ -45,7 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([chat, packed, cut].map((u) => u?.close()));
+  await Promise.all([chat, packed, cut, whole].map((u) => u?.close()));
 });
 
 describe('streamed Responses from a chat completions backend', () => {
@@ -104,6 +119,17 @@ describe('streamed Responses from a chat completions backend', () => {
       reasoningTokens: 12,
       estimated: false,
     });
+  });
+
+  it('a backend that ignores stream and answers whole: the SDK still gets the Responses events, with the usage', async () => {
+    let text = '';
+    const stream = client.responses.stream({ model: 'extra-whole', input: 'Weather?' });
+    stream.on('response.output_text.delta', (e) => (text += e.delta));
+    const final = await stream.finalResponse();
+    expect(whole.requests[0]!.body).toMatchObject({ stream: true });
+    expect(text).toBe(ANSWER);
+    expect(final.usage).toMatchObject({ input_tokens: 9, output_tokens: 4 });
+    expect(await gw.record(String(whole.requests[0]!.headers['x-request-id']))).toMatchObject({ inputTokens: 9, outputTokens: 4, estimated: false });
   });
 
   it('a stream the backend cuts ends with the Responses error event, which the SDK raises after the text it had', async () => {
