@@ -2,9 +2,11 @@
 // nothing but the Responses API, the fake backend nothing but chat completions. Codex calls its shell tool
 // (exec_command, a function tool), runs a harmless `echo`, sends the output back and prints the scripted answer; the
 // backend sees chat completions requests carrying Codex's tools, its developer instructions as system messages, and
-// the call and its output as tool_calls and a tool message; the usage recorded is what the backend reported. With
-// Codex's default config, its web_search and multi-agent (namespace) tools are refused by name, with the config
-// lines that leave them out, as docs/coding-agents.md says.
+// the call and its output as tool_calls and a tool message; the usage recorded is what the backend reported. Codex's
+// multi-agent tools (a `namespace`) are left in its config: the backend gets them flattened, `multi_agent_v1__<tool>`,
+// and a call of one comes back to Codex as the namespaced call it offered, which it runs and answers. With Codex's
+// default config, its web_search tool is refused by name, with the config line that leaves it out, as
+// docs/coding-agents.md says.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +99,9 @@ describe('Codex CLI on a chat completions model through the gateway', () => {
     expect(first.body).toMatchObject({ model: 'qwen-coder', stream: true, stream_options: { include_usage: true }, tool_choice: 'auto' });
     const tools = (first.body['tools'] as { type: string; function: { name: string } }[]).map((t) => `${t.type}:${t.function.name}`);
     expect(tools).toContain('function:exec_command');
+    // The multi-agent namespace, flattened: each tool under a name that carries the namespace.
+    expect(tools).toEqual(expect.arrayContaining(['function:multi_agent_v1__spawn_agent', 'function:multi_agent_v1__close_agent']));
+    expect(tools.some((t) => !/^function:[a-zA-Z0-9_-]{1,64}$/.test(t))).toBe(false);
     const roles = (first.body['messages'] as { role: string }[]).map((m) => m.role);
     expect(roles[0]).toBe('system');
     expect(roles.at(-1)).toBe('user');
@@ -141,11 +146,56 @@ describe('Codex CLI with its default config on a chat completions model', () => 
     if (d) rmSync(d, { recursive: true, force: true });
   });
 
-  it('is told that its web_search and multi-agent tools cannot be offered to this model, and how to leave them out; nothing reaches the backend', () => {
+  it('is told that its web_search tool cannot be offered to this model, and how to leave it out; nothing reaches the backend', () => {
     const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
     expect(r.code, why).not.toBe(0);
     expect(r.stderr, why).toContain('web_search = \\"disabled\\"');
-    expect(r.stderr, why).toContain('multi_agent = false');
+    expect(r.stderr, why).not.toContain('(`namespace`)');
     expect(upstream.requests.length).toBe(sent);
+  });
+});
+
+describe('Codex CLI calling one of its multi-agent tools through a chat completions model', () => {
+  const CLOSED = 'Closing agent-nobody answered.';
+  const closeCall = { id: 'call_close_1', name: 'multi_agent_v1__close_agent', arguments: JSON.stringify({ target: 'agent-nobody' }) };
+  let multi: ScriptedChatUpstream;
+  let mgw: TestGateway;
+  let d: string;
+  let r: CodexRun;
+  beforeAll(async () => {
+    multi = await startScriptedChatUpstream([
+      { toolCalls: [closeCall], finish: 'tool_calls', usage: { prompt_tokens: 3000, completion_tokens: 20, cached_tokens: 0 } },
+      { text: CLOSED, finish: 'stop', usage: { prompt_tokens: 3100, completion_tokens: 6, cached_tokens: 0 } },
+    ]);
+    mgw = await startGateway(manifests(multi.baseURL));
+    d = mkdtempSync(join(tmpdir(), 'mg-codex-chat-ns-'));
+    r = await runCodex({
+      dir: d,
+      baseURL: mgw.baseURL,
+      apiKey: CLIENT_KEY,
+      model: MODEL,
+      prompt: 'Close the agent agent-nobody.',
+      timeoutMs: 15_000,
+      chatOnly: true,
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await mgw?.close();
+    await multi?.close();
+    if (d) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("runs the namespaced call and sends it back with its namespace: the backend gets the call under the name it offered, and close_agent's output", () => {
+    const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}\nrequests: ${JSON.stringify(multi.requests.at(-1)?.body['messages']?.slice(-2))}`;
+    expect(r.stdout.trim(), why).toBe(CLOSED);
+    expect(multi.requests, why).toHaveLength(2);
+    const messages = multi.requests[1]!.body['messages'] as Record<string, any>[];
+    const call = messages.findIndex((m) => m['role'] === 'assistant' && m['tool_calls']);
+    expect(messages[call]!['tool_calls'], why).toEqual([
+      { id: closeCall.id, type: 'function', function: { name: closeCall.name, arguments: closeCall.arguments } },
+    ]);
+    expect(messages[call + 1], why).toMatchObject({ role: 'tool', tool_call_id: closeCall.id });
+    // close_agent's own answer (the id is not one of its agents): Codex ran the call as the namespaced tool it offered.
+    expect(messages[call + 1]!['content'], why).toContain('invalid agent id agent-nobody');
   });
 });

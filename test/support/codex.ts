@@ -24,8 +24,8 @@ export async function runCodex(options: {
   prompt: string;
   timeoutMs?: number;
   /**
-   * Leave out the tools a chat completions model cannot be offered (docs/coding-agents.md): the web_search tool the
-   * Responses API runs, and the multi-agent tools Codex groups in a `namespace`.
+   * Leave out the tool a chat completions model cannot be offered (docs/coding-agents.md): the web_search tool the
+   * Responses API runs. The multi-agent tools Codex groups in a `namespace` stay.
    */
   chatOnly?: boolean;
 }): Promise<CodexRun> {
@@ -47,7 +47,7 @@ wire_api = "responses"
 
 [features]
 plugins = false
-${options.chatOnly ? 'multi_agent = false\n' : ''}
+
 [analytics]
 enabled = false
 `,

@@ -255,6 +255,35 @@ describe('ChatStreamToResponses', () => {
     ]);
   });
 
+  it('a call of a tool inside a namespace streams under its own name with `namespace`, in every event that carries the item', () => {
+    const F = `fc_${HEX}_0`;
+    const call = {
+      type: 'function_call',
+      id: F,
+      call_id: 'call_s',
+      name: 'spawn_agent',
+      namespace: 'multi_agent_v1',
+      arguments: '{"task":"t"}',
+      status: 'completed',
+    };
+    expect(
+      events([
+        chunk({ tool_calls: [{ index: 0, id: 'call_s', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"task":' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '"t"}' } }] }),
+        chunk({}, 'tool_calls'),
+        usageChunk,
+      ]),
+    ).toEqual([
+      ...opening,
+      { type: 'response.output_item.added', output_index: 0, item: { ...call, arguments: '', status: 'in_progress' } },
+      { type: 'response.function_call_arguments.delta', item_id: F, output_index: 0, delta: '{"task":' },
+      { type: 'response.function_call_arguments.delta', item_id: F, output_index: 0, delta: '"t"}' },
+      { type: 'response.function_call_arguments.done', item_id: F, output_index: 0, name: 'spawn_agent', arguments: '{"task":"t"}' },
+      { type: 'response.output_item.done', output_index: 0, item: call },
+      { type: 'response.completed', response: head('completed', [call], RESPONSE_USAGE) },
+    ]);
+  });
+
   it('a length cut: the message is incomplete and the stream ends with response.incomplete', () => {
     const msg = message(MSG, 'incomplete', 'Half');
     expect(events([chunk({ content: 'Half' }), chunk({}, 'length'), usageChunk]).slice(-2)).toEqual([

@@ -13,6 +13,7 @@ import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { sseErrorEvent } from '../../dataplane/upstream/sse-signals.js';
 import type { Usage } from '../../model/usage.js';
 import { chatUsage } from '../messages/answer-parts.js';
+import { callItemName } from './namespaced-tools.js';
 import type { ResponseContext } from './response-context.js';
 import {
   type CustomToolCallItem,
@@ -198,9 +199,10 @@ export class ChatStreamToResponses {
   private openCall(call: Call): string {
     const index = this.output.length;
     const callId = call.id ?? itemId(this.ctx, 'call', index);
+    const named = callItemName(call.name, this.ctx.namespaced);
     const item: FunctionCallItem | CustomToolCallItem = this.ctx.customTools.has(call.name)
-      ? { type: 'custom_tool_call', id: itemId(this.ctx, 'ctc', index), call_id: callId, name: call.name, input: '', status: 'in_progress' }
-      : { type: 'function_call', id: itemId(this.ctx, 'fc', index), call_id: callId, name: call.name, arguments: '', status: 'in_progress' };
+      ? { type: 'custom_tool_call', id: itemId(this.ctx, 'ctc', index), call_id: callId, ...named, input: '', status: 'in_progress' }
+      : { type: 'function_call', id: itemId(this.ctx, 'fc', index), call_id: callId, ...named, arguments: '', status: 'in_progress' };
     this.output.push(item);
     this.open = { kind: 'call', index, call, item };
     let out = this.event('response.output_item.added', { output_index: index, item });

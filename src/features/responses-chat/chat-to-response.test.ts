@@ -124,6 +124,34 @@ describe('chatToResponse', () => {
     ]);
   });
 
+  it('a call of a tool inside a namespace: its own name and `namespace`, as a function_call or a custom_tool_call', () => {
+    const { response } = chatToResponse(
+      completion(
+        {
+          content: null,
+          tool_calls: [
+            { id: 'call_s', type: 'function', function: { name: 'multi_agent_v1__spawn_agent', arguments: '{"task":"t"}' } },
+            { id: 'call_p', type: 'function', function: { name: 'tools__patch', arguments: '{"input":"p"}' } },
+          ],
+        },
+        'tool_calls',
+      ),
+      ctx,
+    );
+    expect(response.output).toEqual([
+      {
+        type: 'function_call',
+        id: `fc_${HEX}_0`,
+        call_id: 'call_s',
+        name: 'spawn_agent',
+        namespace: 'multi_agent_v1',
+        arguments: '{"task":"t"}',
+        status: 'completed',
+      },
+      { type: 'custom_tool_call', id: `ctc_${HEX}_1`, call_id: 'call_p', name: 'patch', namespace: 'tools', input: 'p', status: 'completed' },
+    ]);
+  });
+
   it('a refusal is a refusal content part', () => {
     const { response } = chatToResponse(completion({ content: null, refusal: 'I cannot help with that.' }, 'stop'), ctx);
     expect(response.output).toEqual([

@@ -1,6 +1,7 @@
 // A chat completions answer (not streamed) as a Response object. Pure. Output order: the model's reasoning
 // (`reasoning_content` / `reasoning`) as a reasoning item, its text and refusal as one message item, then one item
-// per tool call: a function_call, or a custom_tool_call for a name among the client's custom tools. A length or
+// per tool call: a function_call, or a custom_tool_call for a name among the client's custom tools (a tool inside
+// a namespace under its own name, with `namespace`). A length or
 // content_filter finish makes the response `incomplete`, and the item being written when it stopped (the last) too.
 // A body that is not a chat completion (no choices, no message) throws NotAChatCompletion, a GatewayError: the
 // wiring answers it as it answers any GatewayError, a 502 in OpenAI's shape (`err.status`, `err.toBody()`).
@@ -8,6 +9,7 @@ import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { chatUsage } from '../messages/answer-parts.js';
+import { callItemName } from './namespaced-tools.js';
 import type { ResponseContext } from './response-context.js';
 import { customInput, isRecord, itemId, type OutputItem, type ResponseObject, reasoningText, responseObject } from './response-parts.js';
 
@@ -52,8 +54,15 @@ export function chatToResponse(completion: unknown, ctx: ResponseContext): { res
     const callId = typeof call['id'] === 'string' && call['id'] ? call['id'] : itemId(ctx, 'call', index);
     output.push(
       ctx.customTools.has(name)
-        ? { type: 'custom_tool_call', id: itemId(ctx, 'ctc', index), call_id: callId, name, input: customInput(args), status: 'completed' }
-        : { type: 'function_call', id: itemId(ctx, 'fc', index), call_id: callId, name, arguments: args, status: 'completed' },
+        ? {
+            type: 'custom_tool_call',
+            id: itemId(ctx, 'ctc', index),
+            call_id: callId,
+            ...callItemName(name, ctx.namespaced),
+            input: customInput(args),
+            status: 'completed',
+          }
+        : { type: 'function_call', id: itemId(ctx, 'fc', index), call_id: callId, ...callItemName(name, ctx.namespaced), arguments: args, status: 'completed' },
     );
   }
 

@@ -6,7 +6,8 @@
 // - function_call items become an assistant message's tool_calls (consecutive calls, and the assistant text before
 //   them, in one message: chat wants one assistant turn per set of calls), their outputs tool messages;
 // - custom_tool_call items (Codex's freeform tools) are calls of the function tool tools-to-chat.ts makes of the
-//   custom tool, whose one parameter `input` holds the text;
+//   custom tool, whose one parameter `input` holds the text; a call that names its `namespace` goes under the
+//   namespaced name the tool was offered by (namespaced-tools.ts);
 // - an image a tool returned, which a tool message cannot carry, goes in a user message right after the tool
 //   messages, the tool's text saying where it went;
 // - item_reference is refused (the item is stored upstream, which a chat server has not), but for one to a reasoning
@@ -14,6 +15,7 @@
 //   ran there).
 import type { z } from 'zod';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from './chat-request.js';
+import { callName } from './namespaced-tools.js';
 import { type ContentPart, customToolCall, functionCall, message, toolCallOutput } from './responses-request-schema.js';
 import { invalid, ok, type Result } from './translation-result.js';
 
@@ -45,13 +47,13 @@ function translateItem(item: Item, at: string, out: ChatTurns): Result<void> {
     case 'function_call': {
       const c = parse(functionCall, item, at);
       if (!c.ok) return c;
-      out.call({ id: c.value.call_id, type: 'function', function: { name: c.value.name, arguments: c.value.arguments } });
+      out.call({ id: c.value.call_id, type: 'function', function: { name: callName(c.value), arguments: c.value.arguments } });
       return ok(undefined);
     }
     case 'custom_tool_call': {
       const c = parse(customToolCall, item, at);
       if (!c.ok) return c;
-      out.call({ id: c.value.call_id, type: 'function', function: { name: c.value.name, arguments: JSON.stringify({ input: c.value.input }) } });
+      out.call({ id: c.value.call_id, type: 'function', function: { name: callName(c.value), arguments: JSON.stringify({ input: c.value.input }) } });
       return ok(undefined);
     }
     case 'function_call_output':

@@ -1,6 +1,8 @@
 // What the answer direction of the Responses → chat completions translation needs to know of the request: the
-// Response's identity, the client's custom tools (sent upstream as function tools) and the request members a
+// Response's identity, the client's custom and namespaced tools (sent upstream as function tools) and the request members a
 // Response echoes. Made by the request direction; read by chat-to-response.ts and chat-stream-to-responses.ts.
+
+import type { NamespacedName } from './namespaced-tools.js';
 
 export interface ResponseContext {
   /** The Response id the gateway mints: 'resp_' + 32 hex characters. */
@@ -14,6 +16,8 @@ export interface ResponseContext {
    * their calls become custom_tool_call items.
    */
   readonly customTools: ReadonlySet<string>;
+  /** Chat function names of tools inside the client's namespaces: a call of one carries its own name and `namespace`. */
+  readonly namespaced: ReadonlyMap<string, NamespacedName>;
   /**
    * Request members a Response echoes (instructions, tools, tool_choice, parallel_tool_calls, temperature, top_p,
    * max_output_tokens, reasoning, text, store, metadata, user…), copied into the Response object.

@@ -34,6 +34,8 @@ export interface FunctionCallItem {
   id: string;
   call_id: string;
   name: string;
+  /** The namespace of a tool offered inside one (`name` is then the tool's own name). */
+  namespace?: string;
   arguments: string;
   status: ItemStatus;
 }
@@ -42,6 +44,7 @@ export interface CustomToolCallItem {
   id: string;
   call_id: string;
   name: string;
+  namespace?: string;
   input: string;
   /** Not in the openai SDK's type, but the Vercel AI SDK's output_item.done schema requires `completed`. */
   status: 'in_progress' | 'completed';

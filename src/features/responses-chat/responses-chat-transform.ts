@@ -56,13 +56,14 @@ class ResponsesChatExchange implements ExchangeTransform {
       plan.backends = others;
       return;
     }
-    const { chat, customTools, echo } = translated.value;
+    const { chat, customTools, namespaced, echo } = translated.value;
     this.#chat = chat;
     this.#ctx = {
       id: `resp_${randomBytes(16).toString('hex')}`,
       createdAt: Math.floor(Date.now() / 1000),
       model: plan.member('model') ?? this.#x.route.model,
       customTools,
+      namespaced,
       echo,
     };
   }

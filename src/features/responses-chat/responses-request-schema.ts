@@ -32,10 +32,22 @@ export const message = z.looseObject({
 
 const toolOutput = z.union([z.string(), z.array(contentPart)]);
 
-export const functionCall = z.looseObject({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string() });
+export const functionCall = z.looseObject({
+  type: z.literal('function_call'),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  namespace: z.string().nullish(),
+});
 /** A function_call_output or a custom_tool_call_output: the same members. */
 export const toolCallOutput = z.looseObject({ type: z.enum(['function_call_output', 'custom_tool_call_output']), call_id: z.string(), output: toolOutput });
-export const customToolCall = z.looseObject({ type: z.literal('custom_tool_call'), call_id: z.string(), name: z.string(), input: z.string() });
+export const customToolCall = z.looseObject({
+  type: z.literal('custom_tool_call'),
+  call_id: z.string(),
+  name: z.string(),
+  input: z.string(),
+  namespace: z.string().nullish(),
+});
 
 export const functionTool = z.looseObject({
   type: z.literal('function'),
@@ -49,6 +61,14 @@ export const customTool = z.looseObject({
   name: z.string().min(1),
   description: z.string().nullish(),
   format: z.looseObject({ type: z.string(), syntax: z.string().nullish(), definition: z.string().nullish() }).nullish(),
+});
+
+/** A namespace's tools are each parsed as a function or custom tool (tools-to-chat.ts). */
+export const namespaceTool = z.looseObject({
+  type: z.literal('namespace'),
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  tools: z.array(z.looseObject({ type: z.string() })),
 });
 
 const namedChoice = z.looseObject({ type: z.enum(['function', 'custom']), name: z.string() });

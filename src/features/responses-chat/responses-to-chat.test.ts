@@ -177,11 +177,93 @@ describe('responsesToChat', () => {
   });
 
   it('refuses built-in tools by their type', () => {
-    for (const type of ['web_search', 'file_search', 'computer_use_preview', 'code_interpreter', 'mcp', 'image_generation', 'local_shell', 'namespace']) {
+    for (const type of ['web_search', 'file_search', 'computer_use_preview', 'code_interpreter', 'mcp', 'image_generation', 'local_shell']) {
       const e = refusal({ input: 'x', tools: [{ type: 'function', name: 'f' }, { type }] });
       expect(e).toMatchObject({ status: 400, type: 'invalid_request_error', param: 'tools[1].type' });
       expect(e.message).toContain(`\`${type}\``);
     }
+  });
+
+  it("flattens a namespace: each tool inside a chat function named namespace__name, the namespace's description before its own", () => {
+    const spawn = {
+      type: 'function',
+      name: 'spawn_agent',
+      description: 'Spawn one.',
+      parameters: { type: 'object', properties: { task: { type: 'string' } } },
+    };
+    const patch = { type: 'custom', name: 'patch' };
+    const t = chat({
+      input: 'x',
+      tools: [
+        { type: 'function', name: 'exec_command' },
+        { type: 'namespace', name: 'multi_agent_v1', description: 'Sub-agents.', tools: [spawn, patch] },
+      ],
+    });
+    expect(t.chat.tools).toEqual([
+      { type: 'function', function: { name: 'exec_command', parameters: { type: 'object', properties: {} } } },
+      { type: 'function', function: { name: 'multi_agent_v1__spawn_agent', description: 'Sub-agents.\n\nSpawn one.', parameters: spawn.parameters } },
+      {
+        type: 'function',
+        function: {
+          name: 'multi_agent_v1__patch',
+          description: 'Sub-agents.',
+          parameters: {
+            type: 'object',
+            properties: { input: { type: 'string', description: 'The raw input of the tool.' } },
+            required: ['input'],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+    expect([...t.customTools]).toEqual(['multi_agent_v1__patch']);
+    expect([...t.namespaced]).toEqual([
+      ['multi_agent_v1__spawn_agent', { namespace: 'multi_agent_v1', name: 'spawn_agent' }],
+      ['multi_agent_v1__patch', { namespace: 'multi_agent_v1', name: 'patch' }],
+    ]);
+  });
+
+  it('a call item with a namespace goes upstream under the namespaced name, whole or custom', () => {
+    const messages = chat({
+      input: [
+        { type: 'function_call', call_id: 'c1', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: '{"task":"t"}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'spawned' },
+        { type: 'custom_tool_call', call_id: 'c2', name: 'patch', namespace: 'tools', input: 'p' },
+        { type: 'custom_tool_call_output', call_id: 'c2', output: 'done' },
+        { type: 'function_call', call_id: 'c3', name: 'exec_command', namespace: null, arguments: '{}' },
+      ],
+    }).chat.messages;
+    expect(messages.map((m) => (m.role === 'assistant' ? m.tool_calls?.map((c) => [c.function.name, c.function.arguments]) : m.role))).toEqual([
+      [['multi_agent_v1__spawn_agent', '{"task":"t"}']],
+      'tool',
+      [['tools__patch', '{"input":"p"}']],
+      'tool',
+      [['exec_command', '{}']],
+    ]);
+  });
+
+  it('refuses a namespaced name that is no chat function name or that two tools would share, naming the tool', () => {
+    const long = refusal({
+      input: 'x',
+      tools: [{ type: 'namespace', name: 'n'.repeat(40), description: 'd', tools: [{ type: 'function', name: 'f'.repeat(30) }] }],
+    });
+    expect(long).toMatchObject({ status: 400, type: 'invalid_request_error', param: 'tools[0].tools[0].name' });
+    expect(long.message).toContain('not a valid function name');
+    const dotted = refusal({ input: 'x', tools: [{ type: 'namespace', name: 'crm.v1', description: 'd', tools: [{ type: 'function', name: 'f' }] }] });
+    expect(dotted.param).toBe('tools[0].tools[0].name');
+    const shared = refusal({
+      input: 'x',
+      tools: [
+        { type: 'function', name: 'crm__find' },
+        { type: 'namespace', name: 'crm', description: 'd', tools: [{ type: 'function', name: 'find' }] },
+      ],
+    });
+    expect(shared).toMatchObject({ status: 400, param: 'tools[1].tools[0].name' });
+    expect(shared.message).toContain('`crm__find`');
+    // A tool of another type inside a namespace is refused by its type, where it is.
+    expect(refusal({ input: 'x', tools: [{ type: 'namespace', name: 'n', description: 'd', tools: [{ type: 'web_search' }] }] }).param).toBe(
+      'tools[0].tools[0].type',
+    );
   });
 
   it('refuses what needs state stored upstream, saying to send the whole conversation', () => {

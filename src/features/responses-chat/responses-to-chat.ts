@@ -10,6 +10,7 @@
 //   keeps upstream, which a chat server has not: refused, so the client sends the whole conversation instead.
 import type { ChatMessage, ChatRequest, ChatResponseFormat } from './chat-request.js';
 import { inputToChat } from './input-to-chat.js';
+import type { NamespacedName } from './namespaced-tools.js';
 import { type ResponsesRequest, responsesRequest } from './responses-request-schema.js';
 import { toolChoiceToChat, toolsToChat } from './tools-to-chat.js';
 import { invalid, ok, type Result } from './translation-result.js';
@@ -17,8 +18,10 @@ import { invalid, ok, type Result } from './translation-result.js';
 export interface ChatTranslation {
   /** The chat request, its `model` the client's (set per backend when sent). */
   readonly chat: ChatRequest;
-  /** Names of the client's custom tools, whose calls are answered as custom_tool_call items. */
+  /** Chat function names of the client's custom tools, whose calls are answered as custom_tool_call items. */
   readonly customTools: ReadonlySet<string>;
+  /** Chat function names of the tools inside the client's namespaces, and the namespace and name each is. */
+  readonly namespaced: ReadonlyMap<string, NamespacedName>;
   /** The request members a Response echoes, as the client sent them. */
   readonly echo: Readonly<Record<string, unknown>>;
 }
@@ -90,7 +93,7 @@ export function responsesToChat(body: unknown): Result<ChatTranslation> {
     chat.stream = true;
     chat.stream_options = { include_usage: true }; // the usage chunk is where response.completed's usage comes from
   }
-  return ok({ chat, customTools: tools.value.customTools, echo: echoOf(body as Record<string, unknown>) });
+  return ok({ chat, customTools: tools.value.customTools, namespaced: tools.value.namespaced, echo: echoOf(body as Record<string, unknown>) });
 }
 
 function responseFormat(f: NonNullable<ResponsesRequest['text']>['format']): ChatResponseFormat | undefined {

@@ -7,6 +7,10 @@ export const testContext: ResponseContext = {
   id: `resp_${HEX}`,
   createdAt: 1_700_000_000,
   model: 'public-model',
-  customTools: new Set(['apply_patch']),
+  customTools: new Set(['apply_patch', 'tools__patch']),
+  namespaced: new Map([
+    ['multi_agent_v1__spawn_agent', { namespace: 'multi_agent_v1', name: 'spawn_agent' }],
+    ['tools__patch', { namespace: 'tools', name: 'patch' }],
+  ]),
   echo: {},
 };
