@@ -16,6 +16,8 @@ let packed: ScriptedChatUpstream;
 let cut: ScriptedChatUpstream;
 /** A chat server that ignores `stream` and answers whole. */
 let whole: RecordingServer;
+/** A chat server that streams, its event stream labelled application/json. */
+let labelled: RecordingServer;
 let gw: TestGateway;
 let client: OpenAI;
 
@@ -47,12 +49,26 @@ beforeAll(async () => {
       }),
     );
   });
+  labelled = await startRecordingServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-l', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.write('\n');
+    res.write(chunk({ role: 'assistant', content: '' }));
+    for (const word of ANSWER.split(/(?<= )/)) res.write(chunk({ content: word }));
+    res.write(chunk({}, 'stop'));
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-l', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 11, completion_tokens: 6 } })}\n\n`,
+    );
+    res.end('data: [DONE]\n\n');
+  });
   gw = await startGateway(
     responsesChatManifests(await deadBaseURL(), {
       'extra-chat': [['chatCompletions', chat.baseURL]],
       'extra-packed': [['chatCompletions', packed.baseURL]],
       'extra-cut': [['chatCompletions', cut.baseURL]],
       'extra-whole': [['chatCompletions', whole.baseURL]],
+      'extra-labelled': [['chatCompletions', labelled.baseURL]],
     }),
   );
   client = new OpenAI({ apiKey: 'sk-alice-client-key-0123456789', baseURL: gw.baseURL, maxRetries: 0, timeout: 10_000 });
@@ -60,7 +76,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([chat, packed, cut, whole].map((u) => u?.close()));
+  await Promise.all([chat, packed, cut, whole, labelled].map((u) => u?.close()));
 });
 
 describe('streamed Responses from a chat completions backend', () => {
@@ -130,6 +146,23 @@ describe('streamed Responses from a chat completions backend', () => {
     expect(text).toBe(ANSWER);
     expect(final.usage).toMatchObject({ input_tokens: 9, output_tokens: 4 });
     expect(await gw.record(String(whole.requests[0]!.headers['x-request-id']))).toMatchObject({ inputTokens: 9, outputTokens: 4, estimated: false });
+  });
+
+  it('a chat event stream labelled application/json is translated as a stream: the SDK gets every delta, the usage reported', async () => {
+    const deltas: string[] = [];
+    const stream = client.responses.stream({ model: 'extra-labelled', input: 'Weather?' });
+    stream.on('response.output_text.delta', (e) => deltas.push(e.delta));
+    const final = await stream.finalResponse();
+    expect(deltas.join('')).toBe(ANSWER);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(final.status).toBe('completed');
+    expect(final.usage).toMatchObject({ input_tokens: 11, output_tokens: 6 });
+    expect(await gw.record(String(labelled.requests[0]!.headers['x-request-id']))).toMatchObject({
+      status: 200,
+      inputTokens: 11,
+      outputTokens: 6,
+      estimated: false,
+    });
   });
 
   it('a stream the backend cuts ends with the Responses error event, which the SDK raises after the text it had', async () => {

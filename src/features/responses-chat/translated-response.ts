@@ -1,9 +1,11 @@
 // The answer of a chat completions backend to a translated Responses request: a whole completion as a Response
 // object (chat-to-response.ts), a chat stream as Responses events (chat-stream-to-responses.ts, its events read with
-// the one SSE reader). Each returns the usage the backend reported, which the exchange settles with. Error answers
+// the one SSE reader), and a stream request's answer labelled JSON as whichever of the two its first byte tells
+// (LabelledResponse). Each returns the usage the backend reported, which the exchange settles with. Error answers
 // are not touched: a chat backend's error is OpenAI's shape already, or retold in it by the data plane.
 import type { AnswerHandler, StreamProgress } from '../../dataplane/exchange/transform.js';
 import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';
+import { isEventStreamBody } from '../../dataplane/stream/sse.js';
 import { SseEvents } from '../../dataplane/stream/sse-events.js';
 import type { Usage } from '../../model/usage.js';
 import { chatToResponse } from './chat-to-response.js';
@@ -90,5 +92,47 @@ export class TranslatedResponseStream implements AnswerHandler {
     this.#out = '';
     if (this.#progress) this.#progress.lastSequenceNumber = this.#translator.progress.lastSequenceNumber;
     return Buffer.from(out);
+  }
+}
+
+/**
+ * A stream request's 2xx answer its chat backend labelled JSON: an event stream (told by its first byte that is not
+ * whitespace, as WholeBody tells it) is translated event by event, and the Responses events pass through
+ * whole-stream as any event stream; a whole answer (`{`) becomes a Response, which whole-stream tells as events.
+ */
+export class LabelledResponse implements AnswerHandler {
+  readonly edits = true;
+  readonly holdsBody = true;
+  readonly #ctx: ResponseContext;
+  readonly #progress: StreamProgress | undefined;
+  #chosen: TranslatedResponseStream | TranslatedResponse | undefined;
+  /** Whitespace that came before the first byte that tells. */
+  #held: Buffer[] = [];
+
+  constructor(ctx: ResponseContext, progress: StreamProgress | undefined) {
+    this.#ctx = ctx;
+    this.#progress = progress;
+  }
+
+  onData(chunk: Buffer): Buffer {
+    if (this.#chosen) return this.#chosen.onData(chunk);
+    const events = isEventStreamBody(chunk);
+    this.#held.push(chunk);
+    if (events === undefined) return EMPTY;
+    this.#chosen = events ? new TranslatedResponseStream(this.#ctx, this.#progress) : new TranslatedResponse(this.#ctx);
+    const held = Buffer.concat(this.#held);
+    this.#held = [];
+    return this.#chosen.onData(held);
+  }
+
+  flush(): Buffer | undefined {
+    // A body of whitespace only is no answer: the whole path fails it as it fails any body that is no chat completion.
+    this.#chosen ??= new TranslatedResponse(this.#ctx);
+    if (this.#held.length > 0) this.#chosen.onData(Buffer.concat(this.#held));
+    return this.#chosen.flush();
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#chosen?.onEnd();
   }
 }
