@@ -120,7 +120,8 @@ export class StreamedAnswer {
   #responsesEvent(type: string, e: Doc): void {
     const r = (this.#response ??= { text: '', reasoning: '', tools: [], finish: undefined });
     if (type === 'response.output_text.delta' || type === 'response.refusal.delta') r.text += this.#take(e.delta);
-    else if (type === 'response.reasoning_summary_text.delta') r.reasoning += this.#take(e.delta);
+    // A reasoning summary (OpenAI's models), or the reasoning itself (vLLM's Responses API, the chat translation).
+    else if (type === 'response.reasoning_summary_text.delta' || type === 'response.reasoning_text.delta') r.reasoning += this.#take(e.delta);
     else if (type === 'response.output_item.done' && isDoc(e.item) && e.item.type === 'function_call') {
       const item = e.item;
       r.tools.push(toolCall(str(item.call_id), str(item.name) ?? '', this.#take(item.arguments)));
