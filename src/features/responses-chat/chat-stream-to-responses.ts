@@ -94,6 +94,11 @@ export class ChatStreamToResponses {
     return out;
   }
 
+  /** The usage a chunk reported so far (a server that reports it in every chunk, as vLLM's continuous usage does). */
+  get usageSoFar(): Usage | undefined {
+    return this.usage;
+  }
+
   /** The upstream is over: the events still owed (an error when it never finished) and the usage it reported. */
   end(): { events: string; usage: Usage | undefined } {
     const events = this.done ? '' : this.finish === undefined ? this.fail(UNFINISHED, 'upstream_error') : this.complete();

@@ -74,6 +74,14 @@ export class TranslatedResponseStream implements AnswerHandler {
     return this.#usage;
   }
 
+  /**
+   * A stream cut short (the client left past the read-on bound, the upstream died): the usage a chunk had reported,
+   * exact as far as it goes (a server that reports it in every chunk); the estimate completes it.
+   */
+  partial(): Usage | undefined {
+    return this.#translator.usageSoFar;
+  }
+
   #event(data: string): void {
     const trimmed = data.trim();
     if (trimmed === '[DONE]') return; // the end is told by flush, [DONE] or not
@@ -134,5 +142,9 @@ export class LabelledResponse implements AnswerHandler {
 
   onEnd(): Usage | undefined {
     return this.#chosen?.onEnd();
+  }
+
+  partial(): Usage | undefined {
+    return this.#chosen instanceof TranslatedResponseStream ? this.#chosen.partial() : undefined;
   }
 }
