@@ -72,7 +72,8 @@ describe('the Vercel AI SDK on Responses, answered by a chat completions backend
 
   it("a step with reasoning (the backend's reasoning_content): the SDK refers back to it (item_reference, store on by default), which is dropped as reasoning is", async () => {
     const r = await generateText({ model: openai()('extra-reasoning'), prompt: 'Weather in Paris?', tools, stopWhen: stepCountIs(3), maxRetries: 0 });
-    // The SDK shows a reasoning item's summary, which the translation leaves empty (the text is in its content).
+    // The SDK shows a reasoning item's summary, which the translation leaves empty (the text is in its content, which
+    // @ai-sdk/openai does not read: docs/coding-agents.md).
     expect(r.steps[0]!.reasoning).toEqual([expect.objectContaining({ type: 'reasoning', text: '' })]);
     expect(r.text).toBe(ANSWER);
     const second = reasoning.requests[1]!.body['messages'] as Record<string, unknown>[];
