@@ -38,6 +38,7 @@ import { type UsageOptions, usageFeature } from '../features/usage/usage-transfo
 import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
 import { responsesChatFeature } from '../features/responses-chat/responses-chat-transform.js';
+import { chatClaudeFeature } from '../features/chat-claude/chat-claude-transform.js';
 import { wholeStreamFeature } from '../features/whole-stream/whole-stream-transform.js';
 import { COUNT_TOKENS_PATH, countTokensCall } from '../features/messages/count-tokens.js';
 import { estimateInputTokens } from '../features/usage/input-estimate.js';
@@ -152,12 +153,13 @@ export function createApp(deps: AppDeps): Express {
   registerBufferedBodyGauge(deps.metrics.registry, budget);
   const sealer = idSealer(deps);
   // The features on the call path, in order: the Messages API (its body per backend, and its answer translated or
-  // read before the others see it), the Responses API on chat completions backends (likewise), the sealed ids of videos and responses, usage (whose handler returns the usage
+  // read before the others see it), the Responses API on chat completions backends and chat completions on anthropic backends (likewise), the sealed ids of videos and responses, usage (whose handler returns the usage
   // the others settle with), limits, and a whole answer to a stream request told as the family's events (after usage,
   // which reads the answer whole). Each declares the request members it reads.
   const features = [
     messagesFeature(),
     responsesChatFeature(),
+    chatClaudeFeature(),
     sealedCreateFeature(sealer, (body) => estimateInput('responses', body)),
     usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), (claimKey) => usageLimits.claimOnce(claimKey), deps.usage),
     limitsFeature(usageLimits),

@@ -23,6 +23,11 @@ export interface AnthropicTurn {
   cut?: boolean;
   /** Stream message_start and the first block's first delta, then send nothing more and keep the connection open. */
   hang?: boolean;
+  /**
+   * Answer this status with Anthropic's error body instead (with retry-after, when given): every time, or the
+   * first `times` requests of this step, then the turn itself (a client's retry that succeeds).
+   */
+  error?: { status: number; type: string; message: string; retryAfter?: string; times?: number };
 }
 
 interface AnthropicRequest {
@@ -48,6 +53,7 @@ export const countedTokens = (body: Record<string, unknown>) =>
 
 export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<AnthropicUpstream> {
   const requests: AnthropicRequest[] = [];
+  const errored = new Map<AnthropicTurn, number>();
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -60,6 +66,10 @@ export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<An
     const step = stepOf(body);
     const turn = turns[step];
     if (!turn) return sendError(res, 400, 'invalid_request_error', `no scripted turn after ${step} assistant turns`);
+    const errors = (errored.get(turn) ?? 0) + 1;
+    errored.set(turn, errors);
+    if (turn.error && errors <= (turn.error.times ?? Number.POSITIVE_INFINITY))
+      return sendError(res, turn.error.status, turn.error.type, turn.error.message, turn.error.retryAfter);
     const id = `msg_fake_${step + 1}`;
     if (body['stream'] === true) return stream(res, id, String(body['model']), turn);
     sendJson(res, 200, messageJson(id, String(body['model']), turn));
@@ -74,13 +84,13 @@ export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<An
   };
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake' });
+function sendJson(res: ServerResponse, status: number, value: unknown, retryAfter?: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake', ...(retryAfter ? { 'retry-after': retryAfter } : {}) });
   res.end(JSON.stringify(value));
 }
 
-function sendError(res: ServerResponse, status: number, type: string, message: string): void {
-  sendJson(res, status, { type: 'error', error: { type, message } });
+function sendError(res: ServerResponse, status: number, type: string, message: string, retryAfter?: string): void {
+  sendJson(res, status, { type: 'error', error: { type, message } }, retryAfter);
 }
 
 /** The event sequence the Messages API streams, with the `event:` lines. */

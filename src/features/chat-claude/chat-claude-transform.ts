@@ -1,0 +1,126 @@
+// Chat completions (POST /v1/chat/completions) on a backend that speaks Anthropic's Messages API (`api: anthropic`:
+// Anthropic's API, Claude on Vertex AI's rawPredict or Bedrock's InvokeModel), as a feature on the one call path.
+// The body is made per backend, so a route may mix both kinds and fail over between them: an anthropic backend gets
+// the request translated (chat-to-claude.ts) at /messages, laid out for its cloud when it is one (the messages
+// feature's cloud adapters), and its answer translated back (claude-answer.ts); any other backend gets the client's
+// body unchanged. Wired after the Messages feature, before sealed ids, usage, limits and tracing, which then see a
+// chat completion.
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Routed } from '../../dataplane/exchange/exchange.js';
+import type { Answer, AnswerHandler, ExchangeTransform, Feature, OutgoingBody, RequestPlan } from '../../dataplane/exchange/transform.js';
+import { GatewayError } from '../../model/errors.js';
+import type { CompiledBackend } from '../../model/routing-table.js';
+import { betaAllowList, betaHeaderEdits } from '../messages/backends/anthropic-betas.js';
+import { type ClaudeCloud, claudeCloudOf } from '../messages/backends/claude-cloud.js';
+import { cloudBody } from '../messages/cloud-answer.js';
+import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
+import { ClaudeCompletion } from './claude-completion.js';
+import { ClaudeErrorAnswer } from './claude-error.js';
+import type { CompletionContext } from './completion-context.js';
+
+const MESSAGES_PATH = '/messages';
+const JSON_TYPE = 'application/json';
+/** The Messages API version the translation speaks, as Anthropic's SDKs send it. */
+const ANTHROPIC_VERSION = '2023-06-01';
+
+/** The chat completions family's translation for anthropic backends; it parses the whole body itself. */
+export function chatClaudeFeature(): Feature {
+  return { reads: [], families: { 'chat.completions': (x, kind) => (kind.create ? new ChatClaudeExchange(x) : undefined) } };
+}
+
+function speaksClaude(backend: CompiledBackend): boolean {
+  return backend.api === 'anthropic';
+}
+
+/** Each anthropic backend's cloud, once per compiled backend; null: Anthropic's API (or a proxy speaking it). */
+const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
+
+function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
+  let cloud = clouds.get(backend);
+  if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
+  return cloud ?? undefined;
+}
+
+class ChatClaudeExchange implements ExchangeTransform {
+  readonly #x: Routed;
+  #request: ClaudeRequest | undefined;
+  #ctx: CompletionContext | undefined;
+  #headers: IncomingHttpHeaders = {};
+  /** The translated body per backend id (a cloud's layout depends on the backend, Anthropic's on its model). */
+  #bodies = new Map<string, OutgoingBody>();
+
+  constructor(x: Routed) {
+    this.#x = x;
+  }
+
+  prepare(plan: RequestPlan): void {
+    if (!plan.backends.some(speaksClaude)) return;
+    const others = plan.backends.filter((b) => !speaksClaude(b));
+    let body: unknown;
+    try {
+      body = JSON.parse(plan.json!.toString('utf8'));
+    } catch {
+      body = undefined;
+    }
+    const translated = chatToClaude(body, this.#x.route.defaultMaxOutputTokens);
+    if (translated.ok && translated.value.request.stream) {
+      // Streams are translated in a later step: until then only the other backends serve them.
+      if (others.length === 0)
+        throw new GatewayError(400, "Streaming is not yet supported for this model's backend.", { code: 'unsupported_parameter', param: 'stream' });
+      plan.backends = others;
+      return;
+    }
+    if (!translated.ok) {
+      // What Anthropic cannot carry may still go to the route's OpenAI-compatible backends, which take it as it is.
+      if (others.length === 0) throw translated.error;
+      plan.backends = others;
+      return;
+    }
+    this.#request = translated.value.request;
+    this.#headers = plan.headers;
+    this.#ctx = {
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(Date.now() / 1000),
+      model: plan.member('model') ?? this.#x.route.model,
+      includeUsage: translated.value.includeUsage,
+    };
+    // A cloud adapter that refuses the request (it never does for a create) leaves its backend out.
+    plan.backends = plan.backends.filter((b) => !speaksClaude(b) || this.body(b) !== undefined);
+    if (plan.backends.length === 0) throw new GatewayError(400, "The request cannot be laid out for this model's backends.", { code: 'invalid_request' });
+  }
+
+  body(backend: CompiledBackend): OutgoingBody | undefined {
+    const request = this.#request;
+    if (!request || !speaksClaude(backend)) return undefined;
+    const had = this.#bodies.get(backend.id);
+    if (had) return had;
+    const stream = request.stream === true;
+    const json = Buffer.from(JSON.stringify({ model: backend.model, ...request }));
+    const cloud = cloudOf(backend);
+    let out: OutgoingBody | undefined;
+    if (cloud) {
+      const call = { create: true, body: json, model: backend.model, stream, headers: this.#headers, betas: betaAllowList(backend, cloud === 'bedrock') };
+      const laid = cloudBody(cloud, call);
+      out = laid.ok ? laid.value : undefined;
+    } else {
+      const betas = betaHeaderEdits(this.#headers['anthropic-beta'], betaAllowList(backend, false));
+      out = {
+        body: json,
+        contentType: JSON_TYPE,
+        path: MESSAGES_PATH,
+        headers: { drop: betas?.drop ?? [], set: { ...betas?.set, 'anthropic-version': ANTHROPIC_VERSION } },
+      };
+    }
+    if (out) this.#bodies.set(backend.id, out);
+    return out;
+  }
+
+  onResponseStart(a: Answer): AnswerHandler | undefined {
+    const ctx = this.#ctx;
+    if (!ctx || !speaksClaude(a.backend)) return undefined;
+    if (a.statusCode >= 300) return new ClaudeErrorAnswer(a.headers);
+    a.headers['content-type'] = JSON_TYPE;
+    return new ClaudeCompletion(ctx);
+  }
+}
