@@ -21,7 +21,7 @@ export class NotAMessagesAnswer extends GatewayError {
   }
 }
 
-export interface ToolCall {
+interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
