@@ -13,10 +13,11 @@ import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { betaAllowList, betaHeaderEdits } from '../messages/backends/anthropic-betas.js';
 import { type ClaudeCloud, claudeCloudOf } from '../messages/backends/claude-cloud.js';
-import { cloudBody } from '../messages/cloud-answer.js';
+import { cloudBody, isAwsEventStream } from '../messages/cloud-answer.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
 import { ClaudeCompletion } from './claude-completion.js';
 import { ClaudeErrorAnswer } from './claude-error.js';
+import { ClaudeStream, LabelledClaudeAnswer } from './claude-stream.js';
 import type { CompletionContext } from './completion-context.js';
 
 const MESSAGES_PATH = '/messages';
@@ -64,13 +65,6 @@ class ChatClaudeExchange implements ExchangeTransform {
       body = undefined;
     }
     const translated = chatToClaude(body, this.#x.route.defaultMaxOutputTokens);
-    if (translated.ok && translated.value.request.stream) {
-      // Streams are translated in a later step: until then only the other backends serve them.
-      if (others.length === 0)
-        throw new GatewayError(400, "Streaming is not yet supported for this model's backend.", { code: 'unsupported_parameter', param: 'stream' });
-      plan.backends = others;
-      return;
-    }
     if (!translated.ok) {
       // What Anthropic cannot carry may still go to the route's OpenAI-compatible backends, which take it as it is.
       if (others.length === 0) throw translated.error;
@@ -120,7 +114,10 @@ class ChatClaudeExchange implements ExchangeTransform {
     const ctx = this.#ctx;
     if (!ctx || !speaksClaude(a.backend)) return undefined;
     if (a.statusCode >= 300) return new ClaudeErrorAnswer(a.headers);
+    if (a.isStream) return new ClaudeStream(ctx, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
+    // A stream request answered whole (a proxy that ignored `stream`) becomes a chat completion, which whole-stream,
+    // wired later, tells as chunks; a stream its server labelled JSON is translated as a stream (told by its first byte).
     a.headers['content-type'] = JSON_TYPE;
-    return new ClaudeCompletion(ctx);
+    return this.#request?.stream ? new LabelledClaudeAnswer(ctx) : new ClaudeCompletion(ctx);
   }
 }
