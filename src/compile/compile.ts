@@ -19,6 +19,7 @@ import {
   NO_RULES,
 } from './limits.js';
 import { compilePricing, idlePrices, idleWarnAt } from './pricing.js';
+import { unservedFamilies } from './api-families.js';
 import { limitRules } from '../model/usage-limits.js';
 import {
   API_GROUP,
@@ -208,7 +209,7 @@ function compileRoutes(items: Validated<ModelRoute>[], ctx: RefContext, demoBase
     backends.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
     const refs = unresolved.length === 0 ? REFS_RESOLVED : fail(refFailure, unresolved.join('; '));
     const families = r.spec.endpoints ? new Set<Family>(r.spec.endpoints) : ALL_FAMILIES;
-    const warnings = r.spec.backends.flatMap((b) => idlePrices(b.name, b.pricing, families));
+    const warnings = r.spec.backends.flatMap((b) => [...unservedFamilies(b.name, b.api, r.spec.endpoints), ...idlePrices(b.name, b.pricing, families)]);
     statuses.push(status(base, { refs, warnings }));
     if (backends.length === 0) continue;
     owner.set(model, `${namespace}/${r.metadata.name}`);
