@@ -2,7 +2,7 @@
 // are stated once each, where they apply; docs/coding-agents.md ("What is translated") repeats them.
 import type { Translated } from '../../model/anthropic-errors.js';
 import { invalidRequest } from './anthropic-errors.js';
-import type { ChatContentPart, ChatMessage, ChatToolCall } from './chat-types.js';
+import type { ChatContentPart, ChatMessage, ChatToolCall } from '../../model/chat-request.js';
 import type { ContentBlock, DocumentBlock, ImageBlock, TextBlock } from './messages-request-schema.js';
 
 type Ok<T> = { readonly ok: true; readonly value: T };

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../../test/support/anthropic-sdk-judge.js';
-import type { ChatRequest } from './chat-types.js';
+import type { ChatRequest } from '../../model/chat-request.js';
 import { TOOL_IMAGE_PLACEHOLDER } from './content-to-chat.js';
 import { messagesToChat } from './messages-to-chat.js';
 

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { Translated } from '../../model/anthropic-errors.js';
 import { invalidRequest } from './anthropic-errors.js';
 import { strictCompatible } from './strict-schema.js';
-import type { ChatMessage, ChatRequest, ChatTool, ChatToolChoice } from './chat-types.js';
+import type { ChatMessage, ChatRequest, ChatTool, ChatToolChoice } from '../../model/chat-request.js';
 import { assistantTurn, systemText, systemTurn, userTurn } from './content-to-chat.js';
 import { type MessagesRequest, messagesRequest } from './messages-request-schema.js';
 

@@ -17,7 +17,7 @@ import { sseEvent } from './answer-parts.js';
 import { betaAllowList, betaHeaderEdits } from './backends/anthropic-betas.js';
 import { type ClaudeCloud, claudeCloudOf } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
-import type { ChatRequest } from './chat-types.js';
+import type { ChatRequest } from '../../model/chat-request.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { bedrockStreamReader, cloudBody, isAwsEventStream } from './cloud-answer.js';
 import { messagesToChat } from './messages-to-chat.js';

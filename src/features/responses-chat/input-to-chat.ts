@@ -14,7 +14,7 @@
 //   item, dropped as the item itself would be; items of tools the Responses API runs itself are refused (the calls
 //   ran there).
 import type { z } from 'zod';
-import type { ChatContentPart, ChatMessage, ChatToolCall } from './chat-request.js';
+import type { ChatContentPart, ChatMessage, ChatToolCall } from '../../model/chat-request.js';
 import { callName } from './namespaced-tools.js';
 import { type ContentPart, customToolCall, functionCall, message, toolCallOutput } from './responses-request-schema.js';
 import { invalid, ok, type Result } from './translation-result.js';

@@ -10,7 +10,7 @@ import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, OutgoingBody, RequestPlan } from '../../dataplane/exchange/transform.js';
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
-import type { ChatRequest } from './chat-request.js';
+import type { ChatRequest } from '../../model/chat-request.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { LabelledResponse, TranslatedResponse, TranslatedResponseStream } from './translated-response.js';

@@ -8,7 +8,7 @@
 //   response's follow-ups answer 404); metadata, include, prompt_cache_key, truncation and the like are dropped;
 // - previous_response_id, conversation, prompt (stored prompts) and background: true need state the Responses API
 //   keeps upstream, which a chat server has not: refused, so the client sends the whole conversation instead.
-import type { ChatMessage, ChatRequest, ChatResponseFormat } from './chat-request.js';
+import type { ChatMessage, ChatRequest, ChatResponseFormat } from '../../model/chat-request.js';
 import { inputToChat } from './input-to-chat.js';
 import type { NamespacedName } from './namespaced-tools.js';
 import { type ResponsesRequest, responsesRequest } from './responses-request-schema.js';

@@ -6,13 +6,13 @@
 // that does not fit a chat function name, or that two tools would share, is refused (the model could not call it,
 // or its call could not be told apart). Tools the Responses API runs itself (web_search, file_search, mcp…) are
 // refused by their type: dropping one would let the model answer as if the client had not offered it.
-import type { ChatFunctionTool, ChatToolChoice } from './chat-request.js';
+import type { ChatTool, ChatToolChoice } from '../../model/chat-request.js';
 import { CHAT_FUNCTION_NAME, chatName, type NamespacedName } from './namespaced-tools.js';
 import { customTool, functionTool, namespaceTool, type ResponsesRequest } from './responses-request-schema.js';
 import { invalid, ok, type Result } from './translation-result.js';
 
 export interface ChatTools {
-  readonly tools: ChatFunctionTool[];
+  readonly tools: ChatTool[];
   /** Chat function names of the client's `custom` tools: a call of one is answered as a custom_tool_call. */
   readonly customTools: ReadonlySet<string>;
   /** Chat function names of tools inside a namespace, and the namespace and name a call of one is answered with. */
@@ -24,7 +24,7 @@ type Tool = { type: string } & Record<string, unknown>;
 const NO_PARAMETERS = { type: 'object', properties: {} };
 
 export function toolsToChat(tools: ResponsesRequest['tools']): Result<ChatTools> {
-  const out: ChatFunctionTool[] = [];
+  const out: ChatTool[] = [];
   const custom = new Set<string>();
   const namespaced = new Map<string, NamespacedName>();
   const refused: { at: string; type: string }[] = [];
@@ -74,7 +74,7 @@ export function toolsToChat(tools: ResponsesRequest['tools']): Result<ChatTools>
 }
 
 /** A function or custom tool as a chat function (its own name), undefined for a type chat cannot be offered. */
-function chatFunction(t: Tool, at: string, nsDescription: string | null | undefined): Result<{ tool: ChatFunctionTool; custom: boolean } | undefined> {
+function chatFunction(t: Tool, at: string, nsDescription: string | null | undefined): Result<{ tool: ChatTool; custom: boolean } | undefined> {
   const describe = (own: string | null | undefined) => {
     const d = [nsDescription, own].filter(Boolean).join('\n\n');
     return d ? { description: d } : {};
