@@ -17,7 +17,7 @@ import { cloudBody, isAwsEventStream } from '../messages/cloud-answer.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
 import { ClaudeCompletion } from './claude-completion.js';
 import { ClaudeErrorAnswer } from './claude-error.js';
-import { ClaudeStream, LabelledClaudeAnswer } from './claude-stream.js';
+import { claudeStream, labelledClaudeAnswer } from './claude-stream.js';
 import type { CompletionContext } from './completion-context.js';
 
 const MESSAGES_PATH = '/messages';
@@ -114,10 +114,10 @@ class ChatClaudeExchange implements ExchangeTransform {
     const ctx = this.#ctx;
     if (!ctx || !speaksClaude(a.backend)) return undefined;
     if (a.statusCode >= 300) return new ClaudeErrorAnswer(a.headers);
-    if (a.isStream) return new ClaudeStream(ctx, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
+    if (a.isStream) return claudeStream(ctx, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
     // A stream request answered whole (a proxy that ignored `stream`) becomes a chat completion, which whole-stream,
     // wired later, tells as chunks; a stream its server labelled JSON is translated as a stream (told by its first byte).
     a.headers['content-type'] = JSON_TYPE;
-    return this.#request?.stream ? new LabelledClaudeAnswer(ctx) : new ClaudeCompletion(ctx);
+    return this.#request?.stream ? labelledClaudeAnswer(ctx) : new ClaudeCompletion(ctx);
   }
 }

@@ -28,7 +28,7 @@ const USAGE_12_7 = {
 /** The chat stream for `events`, pushed one by one, then ended. */
 function translate(events: Event[], context: CompletionContext = ctx): string {
   const t = new MessagesStreamToChat(context);
-  return events.map(([name, data]) => t.push(name, data)).join('') + t.end().chunks;
+  return events.map(([name, data]) => t.push(data, name)).join('') + t.end().events;
 }
 
 describe('MessagesStreamToChat', () => {
@@ -138,13 +138,13 @@ describe('MessagesStreamToChat', () => {
 
   it("an error event: Anthropic's message, its type as the code; nothing after it", () => {
     const t = new MessagesStreamToChat(ctx);
-    let out = t.push('message_start', { type: 'message_start', message: { type: 'message', content: [], usage: { input_tokens: 5, output_tokens: 1 } } });
-    out += t.push('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-    out += t.push('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } });
-    out += t.push('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
-    out += t.push('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' more' } });
+    let out = t.push({ type: 'message_start', message: { type: 'message', content: [], usage: { input_tokens: 5, output_tokens: 1 } } }, 'message_start');
+    out += t.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start');
+    out += t.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }, 'content_block_delta');
+    out += t.push({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error');
+    out += t.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' more' } }, 'content_block_delta');
     const end = t.end();
-    expect(out + end.chunks).toBe(ROLE + chunk({ content: 'Hi' }) + errorEvent('Overloaded', 'server_error', 'overloaded_error'));
+    expect(out + end.events).toBe(ROLE + chunk({ content: 'Hi' }) + errorEvent('Overloaded', 'server_error', 'overloaded_error'));
     expect(end.usage).toMatchObject({ inputTokens: 5, outputTokens: 1 });
   });
 
@@ -159,13 +159,13 @@ describe('MessagesStreamToChat', () => {
     const events = eventsOf(answer);
     let out = '';
     for (const [name, data] of events) {
-      out += t.push(name, data);
+      out += t.push(data, name);
       // After message_start: its counts (and its placeholder output), for a client that leaves early.
       if (name === 'message_start')
-        expect(t.partialUsage).toMatchObject({ inputTokens: 1210, outputTokens: 1, cachedInputTokens: 1000, cacheWriteInputTokens: 200 });
+        expect(t.usageSoFar).toMatchObject({ inputTokens: 1210, outputTokens: 1, cachedInputTokens: 1000, cacheWriteInputTokens: 200 });
     }
     const end = t.end();
-    expect(end.chunks).toBe('');
+    expect(end.events).toBe('');
     expect(
       out.endsWith(
         usageChunk({
@@ -190,24 +190,24 @@ describe('MessagesStreamToChat', () => {
   it('includeUsage off: no usage chunk, the usage still returned', () => {
     const t = new MessagesStreamToChat({ ...ctx, includeUsage: false });
     const out = eventsOf(answerOf([{ type: 'text', text: 'ok' }], 'end_turn'))
-      .map(([n, d]) => t.push(n, d))
+      .map(([n, d]) => t.push(d, n))
       .join('');
     const end = t.end();
-    expect(out + end.chunks).toBe(ROLE + chunk({ content: 'o' }) + chunk({ content: 'k' }) + finish('stop') + DONE);
+    expect(out + end.events).toBe(ROLE + chunk({ content: 'o' }) + chunk({ content: 'k' }) + finish('stop') + DONE);
     expect(end.usage).toMatchObject({ inputTokens: 12, outputTokens: 7 });
   });
 
   it("Bedrock's unnamed events are read by their data's type", () => {
     const events = eventsOf(answerOf([{ type: 'text', text: 'ok' }], 'end_turn')).map(([, data]): [undefined, Data] => [undefined, data]);
     const t = new MessagesStreamToChat(ctx);
-    const out = events.map(([n, d]) => t.push(n, d)).join('') + t.end().chunks;
+    const out = events.map(([n, d]) => t.push(d, n)).join('') + t.end().events;
     expect(out).toBe(ROLE + chunk({ content: 'o' }) + chunk({ content: 'k' }) + finish('stop') + usageChunk(USAGE_12_7) + DONE);
   });
 
   it('nothing after [DONE]: a late event and end() add nothing', () => {
     const t = new MessagesStreamToChat(ctx);
-    for (const [n, d] of eventsOf(answerOf([{ type: 'text', text: 'ok' }], 'end_turn'))) t.push(n, d);
-    expect(t.push('error', { type: 'error', error: { type: 'api_error', message: 'late' } })).toBe('');
-    expect(t.end().chunks).toBe('');
+    for (const [n, d] of eventsOf(answerOf([{ type: 'text', text: 'ok' }], 'end_turn'))) t.push(d, n);
+    expect(t.push({ type: 'error', error: { type: 'api_error', message: 'late' } }, 'error')).toBe('');
+    expect(t.end().events).toBe('');
   });
 });

@@ -31,12 +31,12 @@ export class MessagesStreamToChat {
   constructor(private readonly ctx: CompletionContext) {}
 
   /** What message_start and message_delta reported so far (for a client that leaves before the end). */
-  get partialUsage(): Usage | undefined {
+  get usageSoFar(): Usage | undefined {
     return this.counts.usage();
   }
 
   /** One Anthropic event: the chat chunks it makes (often none). */
-  push(event: string | undefined, data: unknown): string {
+  push(data: unknown, event?: string): string {
     if (this.done || !isRecord(data)) return '';
     const type = typeof data['type'] === 'string' ? data['type'] : event;
     switch (type) {
@@ -61,9 +61,9 @@ export class MessagesStreamToChat {
   }
 
   /** The upstream ended: what is still owed (the cut-stream error when the answer never finished) and its usage. */
-  end(): { chunks: string; usage: Usage | undefined } {
-    const chunks = this.done ? '' : this.fail({ message: UNFINISHED, type: 'server_error', code: 'upstream_error' });
-    return { chunks, usage: this.counts.usage() };
+  end(): { events: string; usage: Usage | undefined } {
+    const events = this.done ? '' : this.fail({ message: UNFINISHED, type: 'server_error', code: 'upstream_error' });
+    return { events, usage: this.counts.usage() };
   }
 
   private start(): string {

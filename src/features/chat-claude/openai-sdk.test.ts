@@ -19,7 +19,7 @@ const REQUEST = { model: 'claude-public', messages: [{ role: 'user' as const, co
 
 function sse(events: Event[]): string {
   const t = new MessagesStreamToChat(ctx);
-  return events.map(([name, data]) => t.push(name, data)).join('') + t.end().chunks;
+  return events.map(([name, data]) => t.push(data, name)).join('') + t.end().events;
 }
 
 const CACHED = { input_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200, output_tokens: 30 };

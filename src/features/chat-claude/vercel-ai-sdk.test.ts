@@ -39,8 +39,8 @@ describe('the translation judged by the Vercel AI SDK', () => {
     const t = new MessagesStreamToChat(ctx);
     const body =
       eventsOf(ANSWER)
-        .map(([n, d]) => t.push(n, d))
-        .join('') + t.end().chunks;
+        .map(([n, d]) => t.push(d, n))
+        .join('') + t.end().events;
     const errors: unknown[] = [];
     const r = streamText({ model: model(body, 'text/event-stream'), prompt: 'x', tools, maxRetries: 0, onError: ({ error }) => void errors.push(error) });
     expect(await r.text).toBe('On it.');

@@ -22,7 +22,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { bedrockStreamReader, cloudBody, isAwsEventStream } from './cloud-answer.js';
 import { messagesToChat } from './messages-to-chat.js';
 import { NativeAnswerEvents, NativeAnswerReader, NativeStreamReader } from './native-answer.js';
-import { LabelledTranslation, TranslatedAnswer, TranslatedError, TranslatedStream } from './translated-answer.js';
+import { labelledTranslation, TranslatedAnswer, TranslatedError, translatedStream } from './translated-answer.js';
 
 const CHAT_PATH = '/chat/completions';
 const JSON_TYPE = 'application/json';
@@ -160,12 +160,12 @@ class MessagesExchange implements ExchangeTransform {
     }
     if (a.statusCode >= 300) return translatedError(a);
     const ctx = this.#ctx!;
-    if (a.isStream) return new TranslatedStream(ctx);
+    if (a.isStream) return translatedStream(ctx);
     a.headers['content-type'] = this.#stream ? SSE_TYPE : JSON_TYPE;
     if (!this.#stream) return new TranslatedAnswer(ctx);
     // A stream request answered with another label: a stream labelled JSON is translated as a stream, a backend that
     // ignored `stream` and answered whole is sent as events all the same (all a stream's client parses).
-    return new LabelledTranslation(ctx);
+    return labelledTranslation(ctx);
   }
 
   errorEvent(e: SseError): string {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AnswerContext } from './chat-to-messages.js';
-import { LabelledTranslation } from './translated-answer.js';
+import { labelledTranslation } from './translated-answer.js';
 
 const ctx: AnswerContext = { model: 'claude-public' };
 const usage = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 };
 
 /** Feeds the chunks, flushes, and returns what passed on (as it passed) and the usage. */
 function run(chunks: string[]) {
-  const h = new LabelledTranslation(ctx);
+  const h = labelledTranslation(ctx);
   const passed = chunks.map((c) => h.onData(Buffer.from(c)).toString());
   passed.push(h.flush()?.toString() ?? '');
   return { passed, usage: h.onEnd() };
@@ -16,7 +16,7 @@ function run(chunks: string[]) {
 const chatChunk = (choices: object[], extra: object = {}) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices, ...extra })}\n\n`;
 
-describe('LabelledTranslation: a stream request answered with a JSON label', () => {
+describe('labelledTranslation: a stream request answered with a JSON label', () => {
   it('translates an event stream as it comes, whitespace ahead of it held until the first byte that tells', () => {
     const { passed, usage: u } = run([
       '\n',

@@ -53,7 +53,11 @@ export class ChatStreamToResponses {
   private finish: string | undefined;
   private usage: Usage | undefined;
 
-  constructor(private readonly ctx: ResponseContext) {}
+  /** `sent`: where each sequence_number sent is recorded (the data plane's, for an error event it may end the stream with). */
+  constructor(
+    private readonly ctx: ResponseContext,
+    private readonly sent?: StreamProgress,
+  ) {}
 
   /** The last sequence_number sent, for an error event the gateway itself may have to end the stream with. */
   get progress(): StreamProgress {
@@ -106,7 +110,13 @@ export class ChatStreamToResponses {
   }
 
   private event(type: string, fields: Record<string, unknown>): string {
-    return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.seq++ })}\n\n`;
+    return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.next() })}\n\n`;
+  }
+
+  private next(): number {
+    const n = this.seq++;
+    if (this.sent) this.sent.lastSequenceNumber = n;
+    return n;
   }
 
   private start(): string {
@@ -293,7 +303,7 @@ export class ChatStreamToResponses {
   private fail(message: string, code: string | null, type = 'server_error'): string {
     this.done = true;
     const text = sseErrorEvent({ message, type, code }, this.progress);
-    this.seq++;
+    this.next();
     return text;
   }
 }

@@ -13,7 +13,7 @@ import type { CompiledBackend } from '../../model/routing-table.js';
 import type { ChatRequest } from '../../model/chat-request.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
-import { LabelledResponse, TranslatedResponse, TranslatedResponseStream } from './translated-response.js';
+import { labelledResponse, TranslatedResponse, translatedResponseStream } from './translated-response.js';
 
 const CHAT_PATH = '/chat/completions';
 const JSON_TYPE = 'application/json';
@@ -82,12 +82,12 @@ class ResponsesChatExchange implements ExchangeTransform {
   onResponseStart(a: Answer): AnswerHandler | undefined {
     const ctx = this.#ctx;
     if (!ctx || !speaksChat(a.backend) || a.statusCode >= 300) return undefined;
-    if (a.isStream) return new TranslatedResponseStream(ctx, a.progress);
+    if (a.isStream) return translatedResponseStream(ctx, a.progress);
     // A stream request answered whole (a server that ignored `stream`) is a Response too, which whole-stream, wired
     // later, tells as the stream's events (as for a Responses backend that answered whole); a stream its server
     // labelled JSON is translated as a stream, which whole-stream passes on.
     a.headers['content-type'] = JSON_TYPE;
-    return this.#chat?.stream ? new LabelledResponse(ctx, a.progress) : new TranslatedResponse(ctx);
+    return this.#chat?.stream ? labelledResponse(ctx, a.progress) : new TranslatedResponse(ctx);
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamProgress } from '../../dataplane/exchange/transform.js';
 import { testContext } from './test-context.js';
-import { TranslatedResponse, TranslatedResponseStream } from './translated-response.js';
+import { TranslatedResponse, translatedResponseStream } from './translated-response.js';
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\r\n\r\n`;
@@ -18,7 +18,7 @@ const STREAM =
 /** The handler fed `bytes` in pieces of `size` bytes (UTF-8 and CRLF split anywhere), as the relay does. */
 function translate(bytes: Buffer, size: number) {
   const progress: StreamProgress = { lastSequenceNumber: undefined };
-  const h = new TranslatedResponseStream(testContext, progress);
+  const h = translatedResponseStream(testContext, progress);
   let out = '';
   const parts: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += size) parts.push(h.onData(bytes.subarray(i, i + size)));
@@ -27,7 +27,7 @@ function translate(bytes: Buffer, size: number) {
   return { out, usage: h.onEnd(), progress };
 }
 
-describe('TranslatedResponseStream', () => {
+describe('translatedResponseStream', () => {
   it('gives the same events however the chat stream is cut into chunks, and returns the usage the backend reported', () => {
     const bytes = Buffer.from(STREAM);
     const whole = translate(bytes, bytes.length);
@@ -43,7 +43,7 @@ describe('TranslatedResponseStream', () => {
 
   it('tells the sequence so far in the progress while the stream runs, for an error event that may end it', () => {
     const progress: StreamProgress = { lastSequenceNumber: undefined };
-    const h = new TranslatedResponseStream(testContext, progress);
+    const h = translatedResponseStream(testContext, progress);
     const out = h.onData(Buffer.from(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Hi' }))).toString();
     const numbers = [...out.matchAll(/"sequence_number":(\d+)/g)].map((m) => Number(m[1]));
     expect(numbers.length).toBeGreaterThan(2);
