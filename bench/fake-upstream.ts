@@ -6,6 +6,7 @@
 //   node --import tsx bench/fake-upstream.ts [--port 0] [--host 127.0.0.1]   → prints `LISTENING <port>`
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
+import { CODEX_INSTRUCTIONS, CODEX_TOOLS } from './lib/workload.js';
 
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' } },
@@ -19,12 +20,23 @@ const HOLD_TICK_MS = 5_000;
 const HOLD_MAX_MS = 120_000;
 const STREAM_CHUNKS = 20;
 
+/**
+ * The start of a request body kept to read "stream" and "model" in: the whole of every JSON request but the 100 KB
+ * embeddings (a Codex-shaped Responses request, and its chat translation, say "stream" near their end).
+ */
+const HEAD_BYTES = 8 * 1024;
+const STREAM_FLAG = /"stream"\s*:\s*true/;
+
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 function jsonBody(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value));
 }
 
+const CHAT_TEXT =
+  'Latency is what a gateway adds; throughput is what it takes away. This answer is a fixed string of about ' +
+  'two hundred and fifty characters so that every target moves the same bytes, and nothing here depends ' +
+  'on the request.';
 // ≈600 bytes, the shape of a real chat.completion.
 const CHAT = jsonBody({
   id: 'chatcmpl-bench0000000000000000000000',
@@ -37,10 +49,7 @@ const CHAT = jsonBody({
       index: 0,
       message: {
         role: 'assistant',
-        content:
-          'Latency is what a gateway adds; throughput is what it takes away. This answer is a fixed string of about ' +
-          'two hundred and fifty characters so that every target moves the same bytes, and nothing here depends ' +
-          'on the request.',
+        content: CHAT_TEXT,
         refusal: null,
       },
       logprobs: null,
@@ -128,6 +137,74 @@ const MESSAGE_STREAM: Buffer[] = [
   messageEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }),
   messageEvent('message_stop', {}),
 ];
+/**
+ * A Response as OpenAI's Responses API answers the bench's Codex-shaped request (bench/lib/workload.ts): the same
+ * text as CHAT, the request's members echoed, with usage. `status`, `output` and `usage` vary along a stream.
+ */
+function responseObject(status: string, output: object[], usage: object | null): object {
+  return {
+    id: 'resp_bench00000000000000000000000000000000',
+    object: 'response',
+    created_at: 1_767_225_600,
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: CODEX_INSTRUCTIONS,
+    max_output_tokens: null,
+    model: 'bench-upstream-model',
+    output,
+    parallel_tool_calls: false,
+    previous_response_id: null,
+    reasoning: { effort: 'medium', summary: 'auto' },
+    store: false,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: CODEX_TOOLS,
+    top_p: 1,
+    truncation: 'disabled',
+    usage,
+    user: null,
+    metadata: {},
+  };
+}
+const RESPONSE_MESSAGE_ID = 'msg_bench00000000000000000000000000000000';
+function responseMessage(status: string, text: string | undefined): object {
+  const content = text === undefined ? [] : [{ type: 'output_text', text, annotations: [], logprobs: [] }];
+  return { type: 'message', id: RESPONSE_MESSAGE_ID, status, role: 'assistant', content };
+}
+function responseUsage(input: number, output: number): object {
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + output,
+  };
+}
+const RESPONSE = jsonBody(responseObject('completed', [responseMessage('completed', CHAT_TEXT)], responseUsage(42, 58)));
+/**
+ * The Responses events a Responses server sends for STREAM's answer (its 18 text deltas): 26 events, the usage in
+ * response.completed. The client gets these same events whether its route's backend is a Responses one or a chat
+ * one whose 20 chunks the gateway translates, so the two cost what each way of making them costs.
+ */
+const RESPONSE_STREAM: Buffer[] = (() => {
+  const deltas = Array.from({ length: STREAM_CHUNKS - 2 }, (_, i) => ` token${i}`);
+  const text = deltas.join('');
+  const at = { item_id: RESPONSE_MESSAGE_ID, output_index: 0, content_index: 0 };
+  const events: [string, object][] = [
+    ['response.created', { response: responseObject('in_progress', [], null) }],
+    ['response.in_progress', { response: responseObject('in_progress', [], null) }],
+    ['response.output_item.added', { output_index: 0, item: responseMessage('in_progress', undefined) }],
+    ['response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }],
+    ...deltas.map((delta): [string, object] => ['response.output_text.delta', { ...at, delta, logprobs: [] }]),
+    ['response.output_text.done', { ...at, text, logprobs: [] }],
+    ['response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [], logprobs: [] } }],
+    ['response.output_item.done', { output_index: 0, item: responseMessage('completed', text) }],
+    ['response.completed', { response: responseObject('completed', [responseMessage('completed', text)], responseUsage(42, 18)) }],
+  ];
+  return events.map(([type, data], i) => Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, ...data, sequence_number: i })}\n\n`));
+})();
 const TRANSCRIPTION = jsonBody({ text: 'The quick brown fox jumps over the lazy dog.', usage: { type: 'duration', seconds: 30 } });
 const MODELS = jsonBody({ object: 'list', data: [{ id: 'bench-upstream-model', object: 'model', created: 1_767_225_600, owned_by: 'bench' }] });
 const NOT_FOUND = jsonBody({ error: { message: 'not found', type: 'invalid_request_error', param: null, code: 'not_found' } });
@@ -187,15 +264,18 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer[], size:
   count(path, size);
   switch (path) {
     case '/v1/chat/completions': {
-      // No JSON parse: the first KB says whether this is a stream (the benchmark's bodies are small or fixed).
-      const head = Buffer.concat(body).subarray(0, 1024).toString('latin1');
+      // No JSON parse: the start says whether this is a stream (the benchmark's bodies are small or fixed).
+      const head = Buffer.concat(body).toString('latin1');
       // The gateway renames bench-hold to its backend model "hold"; the plain proxies pass bench-hold through.
       if (/"model":"(bench-)?hold"/.test(head)) return sendHold(res);
-      if (/"stream"\s*:\s*true/.test(head)) return sendStream(res, /"model":"(bench-)?nousage"/.test(head) ? STREAM_NO_USAGE : STREAM);
+      if (STREAM_FLAG.test(head)) return sendStream(res, /"model":"(bench-)?nousage"/.test(head) ? STREAM_NO_USAGE : STREAM);
       return send(res, 200, CHAT);
     }
+    case '/v1/responses':
+      if (STREAM_FLAG.test(Buffer.concat(body).toString('latin1'))) return sendStream(res, RESPONSE_STREAM);
+      return send(res, 200, RESPONSE);
     case '/v1/messages':
-      if (/"stream"\s*:\s*true/.test(Buffer.concat(body).subarray(0, 1024).toString('latin1'))) return sendStream(res, MESSAGE_STREAM);
+      if (STREAM_FLAG.test(Buffer.concat(body).toString('latin1'))) return sendStream(res, MESSAGE_STREAM);
       return send(res, 200, MESSAGE);
     case '/v1/embeddings':
       return send(res, 200, EMBEDDING);
@@ -218,7 +298,7 @@ const server = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0, heade
   req.on('data', (c: Buffer) => {
     size += c.length;
     // Keep only the start: enough to see "stream"/"model", without holding 5 MB uploads.
-    if (body.length === 0 || size <= 1024) body.push(c);
+    if (body.length === 0 || size <= HEAD_BYTES) body.push(c);
   });
   req.on('end', () => handle(req, res, body, size));
 });

@@ -5,7 +5,8 @@
 // (10k tokens, 1k routes, info logs to a file), each request the benchmark's own body (bench/lib/workload.ts).
 //
 //   node --import tsx bench/instructions.ts [--requests 2000] [--warmup 20000] [--cli dist/cli.js] [--label NAME]
-//                                           [--by-function [--top 30]] [--bare] [--stream] [--messages [--translated]]
+//                                           [--by-function [--top 30]] [--bare] [--stream]
+//                                           [--messages [--translated]] [--responses [--translated]]
 //                                           [--node-args="FLAGS"]
 //
 // --bare counts the benchmark's bare express + undici proxy (bench/bare-proxy.ts) instead, under the same load:
@@ -15,6 +16,10 @@
 // native (api: anthropic) route, which the fake upstream answers in the Messages API's shape (with --stream, 20
 // events with the usage in message_start and message_delta). With --translated, to its route on a chat completions
 // backend instead: the gateway translates the request to chat and the answer (or its 20 chat chunks) back.
+// --responses sends a Codex-shaped Responses request (≈2 KB: instructions, five input items, two function tools,
+// store: false) to its route on an OpenAI backend, passed through; the fake upstream answers a Response with usage
+// (with --stream, the 26 Responses events of the chat stream's 18 deltas). With --translated, to its route on an
+// `api: chatCompletions` backend: the request goes as chat, the answer (or its 20 chat chunks) comes back translated.
 // --node-args adds node flags to the target's (V8 flags, which NODE_OPTIONS refuses), for A/B runs of a flag.
 //
 // The warm-up is long because V8 keeps compiling for a while: after 2,000 requests about 40 % of the counted
@@ -31,8 +36,16 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { type InstructionRow, summarizeInstructions } from './lib/callgrind-symbols.js';
-import { BENCH_KEY, BENCH_MESSAGES_MODEL, BENCH_MESSAGES_TRANSLATED_MODEL, BENCH_MODEL, writeManifests } from './lib/manifests.js';
-import { chatBody, messagesBody } from './lib/workload.js';
+import {
+  BENCH_KEY,
+  BENCH_MESSAGES_MODEL,
+  BENCH_MESSAGES_TRANSLATED_MODEL,
+  BENCH_MODEL,
+  BENCH_RESPONSES_MODEL,
+  BENCH_RESPONSES_TRANSLATED_MODEL,
+  writeManifests,
+} from './lib/manifests.js';
+import { chatBody, messagesBody, responsesBody } from './lib/workload.js';
 import { freePort } from '../test/support/free-port.js';
 import { ROOT, startUpstream } from './lib/targets.js';
 
@@ -47,6 +60,7 @@ const { values: opt } = parseArgs({
     bare: { type: 'boolean', default: false },
     stream: { type: 'boolean', default: false },
     messages: { type: 'boolean', default: false },
+    responses: { type: 'boolean', default: false },
     translated: { type: 'boolean', default: false },
     'node-args': { type: 'string', default: '' },
   },
@@ -110,10 +124,23 @@ async function ready(): Promise<void> {
   throw new Error(`the gateway did not get ready\n${stderr}`);
 }
 
-const messagesModel = opt.translated ? BENCH_MESSAGES_TRANSLATED_MODEL : BENCH_MESSAGES_MODEL;
-const body = opt.messages ? messagesBody(messagesModel, opt.stream) : chatBody(BENCH_MODEL, opt.stream);
-const path = opt.messages ? '/v1/messages' : '/v1/chat/completions';
-const kind = `${opt.stream ? 'streaming ' : ''}${opt.messages ? `Messages API (${opt.translated ? 'translated' : 'native'})` : 'chat'}`;
+if (opt.messages && opt.responses) throw new Error('--messages and --responses are two requests: pick one');
+if (opt.translated && !opt.messages && !opt.responses) throw new Error('--translated goes with --messages or --responses');
+const how = opt.translated ? 'translated' : 'native';
+const { body, path, name } = opt.messages
+  ? {
+      body: messagesBody(opt.translated ? BENCH_MESSAGES_TRANSLATED_MODEL : BENCH_MESSAGES_MODEL, opt.stream),
+      path: '/v1/messages',
+      name: `Messages API (${how})`,
+    }
+  : opt.responses
+    ? {
+        body: responsesBody(opt.translated ? BENCH_RESPONSES_TRANSLATED_MODEL : BENCH_RESPONSES_MODEL, opt.stream),
+        path: '/v1/responses',
+        name: `Responses API (${how})`,
+      }
+    : { body: chatBody(BENCH_MODEL, opt.stream), path: '/v1/chat/completions', name: 'chat' };
+const kind = `${opt.stream ? 'streaming ' : ''}${name}`;
 async function load(n: number): Promise<void> {
   let left = n;
   let failed = 0;

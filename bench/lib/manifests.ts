@@ -24,6 +24,10 @@ export const BENCH_KEY = tokenKey(BENCH_TOKEN_INDEX);
 export const BENCH_MESSAGES_MODEL = 'bench-messages';
 /** A route of the messages family to a chat completions backend: the gateway translates both ways. */
 export const BENCH_MESSAGES_TRANSLATED_MODEL = 'bench-messages-translated';
+/** A route of the responses family to an OpenAI backend: the Responses request passed through. */
+export const BENCH_RESPONSES_MODEL = 'bench-responses';
+/** A route of the responses family to an `api: chatCompletions` backend: the gateway translates both ways. */
+export const BENCH_RESPONSES_TRANSLATED_MODEL = 'bench-responses-translated';
 /** A route whose upstream holds streams open (the fake upstream's `model: "hold"`), for the RSS scenario. */
 export const HOLD_MODEL = 'bench-hold';
 /** A route whose upstream never reports usage in streams (the fake upstream's `model: "nousage"`): the gateway estimates. */
@@ -86,6 +90,18 @@ export function writeManifests(dir: string, upstreamBaseURL: string, options: { 
     kind: 'ModelRoute',
     metadata: { name: BENCH_MESSAGES_TRANSLATED_MODEL },
     spec: { endpoints: ['messages'], backends: [backend('chat')] },
+  });
+  routes.push({
+    apiVersion: GV,
+    kind: 'ModelRoute',
+    metadata: { name: BENCH_RESPONSES_MODEL },
+    spec: { endpoints: ['responses'], backends: [backend('responses')] },
+  });
+  routes.push({
+    apiVersion: GV,
+    kind: 'ModelRoute',
+    metadata: { name: BENCH_RESPONSES_TRANSLATED_MODEL },
+    spec: { endpoints: ['responses'], backends: [{ ...backend('chat'), api: 'chatCompletions' }] },
   });
   // Group 0 uses globs; the others list 100 models each by name.
   const groups = Array.from({ length: GROUPS }, (_, g) => ({

@@ -1,6 +1,7 @@
 // The requests the benchmark sends, written once to files the load generators read: a ≈300-byte chat request,
 // the same with "stream": true (also to a route whose upstream reports no usage), a Messages API request of the
-// same content, a 100 KB embeddings request and a 5 MB multipart transcription upload.
+// same content, a 100 KB embeddings request and a 5 MB multipart transcription upload; and (for
+// bench/instructions.ts only) a Responses API request shaped like Codex's.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,78 @@ export function messagesBody(model: string, stream = false): string {
     messages: [{ role: 'user', content: 'Explain in one sentence why a gateway should add as little latency as it can to each request.' }],
     temperature: 0,
     ...(stream ? { stream: true } : {}),
+  });
+}
+
+/** Codex's instructions, shortened: the real ones are several KB of the same kind of text. */
+export const CODEX_INSTRUCTIONS =
+  'You are a coding agent running in a terminal. Read the repository before you change it, keep changes small, ' +
+  'run the tests that cover what you changed, and say what you did in a few lines.';
+
+/** Two of Codex's function tools, as it declares them. */
+export const CODEX_TOOLS = [
+  {
+    type: 'function',
+    name: 'shell',
+    description: 'Runs a shell command and returns its output.',
+    strict: false,
+    parameters: {
+      type: 'object',
+      properties: { command: { type: 'array', items: { type: 'string' } }, workdir: { type: 'string' }, timeout_ms: { type: 'number' } },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  },
+  {
+    type: 'function',
+    name: 'update_plan',
+    description: 'Updates the task plan: a list of steps, each pending, in_progress or completed.',
+    strict: false,
+    parameters: {
+      type: 'object',
+      properties: {
+        explanation: { type: 'string' },
+        plan: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } } } },
+      },
+      required: ['plan'],
+      additionalProperties: false,
+    },
+  },
+];
+
+/**
+ * A Responses API request shaped like Codex's (≈2 KB): instructions, the environment as a developer message, the
+ * user's turn, a shell call and its output, the user's next turn; two function tools; store: false, so nothing is
+ * kept upstream (what Codex sends to a model served through chat completions).
+ */
+export function responsesBody(model: string, stream = false): string {
+  const text = (role: string, t: string) => ({ type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text: t }] });
+  return JSON.stringify({
+    model,
+    instructions: CODEX_INSTRUCTIONS,
+    input: [
+      text(
+        'developer',
+        '<environment_context>\n  <cwd>/work/repo</cwd>\n  <approval_policy>on-request</approval_policy>\n  <shell>bash</shell>\n</environment_context>',
+      ),
+      text('user', 'Why does the gateway read each request body whole before it forwards it?'),
+      { type: 'function_call', call_id: 'call_bench0001', name: 'shell', arguments: '{"command":["grep","-rn","read the body once","docs/"]}' },
+      {
+        type: 'function_call_output',
+        call_id: 'call_bench0001',
+        output: 'docs/architecture.md:27: it authenticates the key against the table, reads the body once,',
+      },
+      text('assistant', 'It reads the body once to authorize the model it names and to replay it on failover.'),
+      text('user', 'Explain in one sentence why a gateway should add as little latency as it can to each request.'),
+    ],
+    tools: CODEX_TOOLS,
+    tool_choice: 'auto',
+    parallel_tool_calls: false,
+    reasoning: { effort: 'medium', summary: 'auto' },
+    store: false,
+    ...(stream ? { stream: true } : {}),
+    include: ['reasoning.encrypted_content'],
+    prompt_cache_key: 'bench-0000-0000-0000-000000000000',
   });
 }
 

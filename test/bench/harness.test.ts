@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type Started } from '../../bench/lib/procs.js';
-import { writeWorkload, type Workload } from '../../bench/lib/workload.js';
+import { responsesBody, writeWorkload, type Workload } from '../../bench/lib/workload.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let upstream: Started;
@@ -79,6 +79,21 @@ describe.each([
     expect(final.content[0]?.type === 'text' && final.content[0].text).toBe(Array.from({ length: 15 }, (_, i) => ` token${i}`).join(''));
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage).toMatchObject({ input_tokens: 42, output_tokens: 15 });
+  });
+
+  it("answers the Codex-shaped Responses request whole, and streamed in the 26 events of the chat stream's 18 deltas", async () => {
+    const request = JSON.parse(responsesBody('bench-responses')) as OpenAI.Responses.ResponseCreateParamsNonStreaming;
+    const whole = await client().responses.create(request);
+    expect(whole.output_text).toContain('Latency is what a gateway adds');
+    expect(whole.usage).toMatchObject({ input_tokens: 42, output_tokens: 58 });
+    const events = [];
+    for await (const e of await client().responses.create({ ...request, stream: true })) events.push(e);
+    expect(events).toHaveLength(26);
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    const last = events.at(-1);
+    const text = Array.from({ length: 18 }, (_, i) => ` token${i}`).join('');
+    expect(last?.type === 'response.completed' && last.response.output).toMatchObject([{ type: 'message', content: [{ type: 'output_text', text }] }]);
+    expect(last?.type === 'response.completed' && last.response.usage).toMatchObject({ input_tokens: 42, output_tokens: 18 });
   });
 
   it('takes a 100 KB embeddings body and a 5 MB upload whole', async () => {
