@@ -93,6 +93,11 @@ describe('openai-python on chat completions answered by an Anthropic backend', (
     expect(sentTo(structured)[0]!['output_config'].format).toMatchObject({ type: 'json_schema', schema: { required: ['city', 'celsius'] } });
   });
 
+  it('the stream helper with a pydantic response_format: content.done and the final completion parsed', () => {
+    expect(value('parse_stream')).toEqual({ done: [{ city: 'Paris', celsius: 18 }], parsed: { city: 'Paris', celsius: 18 } });
+    expect(structured.requests[1]!.body).toMatchObject({ stream: true, output_config: { format: { type: 'json_schema' } } });
+  });
+
   it.each(['stream_helper', 'beta_stream_helper'])('%s: get_final_completion with a strict pydantic tool, its arguments parsed', (name) => {
     const s = value(name);
     expect(s).toMatchObject({

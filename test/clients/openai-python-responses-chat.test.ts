@@ -91,7 +91,7 @@ describe('openai-python on the Responses API answered by a chat completions back
     const s = value('stream_helper');
     expect(s).toMatchObject({ deltas: ANSWER, text: ANSWER, status: 'completed', usage: responseUsage(1) });
     expect(s.id).toMatch(/^resp_/);
-    expect(chat.requests.at(-2)!.body['stream']).toBe(true);
+    expect(chat.requests[3]!.body['stream']).toBe(true);
   });
 
   it('responses.parse with a pydantic model: sent as a json_schema response_format, output_parsed by the SDK', () => {
@@ -102,6 +102,13 @@ describe('openai-python on the Responses API answered by a chat completions back
     });
   });
 
+  it('responses.stream with text_format: the final response parsed; responses.parse with a strict tool: its arguments parsed', () => {
+    expect(value('parse_stream')).toEqual({ parsed: { city: 'Paris', celsius: 18 } });
+    expect(structured.requests[1]!.body).toMatchObject({ stream: true, response_format: { type: 'json_schema' } });
+    expect(value('parse_tool')).toEqual({ parsed_arguments: { city: 'Paris' } });
+    expect(chat.requests[4]!.body['tools'][0].function).toMatchObject({ name: 'get_weather', strict: true });
+  });
+
   it('a stream the backend cuts raises APIError from the iterator', () => {
     expect(seen['cut']).toMatchObject({ ok: false, error: 'APIError', message: expect.stringContaining('upstream') });
   });
@@ -109,6 +116,6 @@ describe('openai-python on the Responses API answered by a chat completions back
   it('a built-in tool refused as BadRequestError naming it; retrieve on a minted id as NotFoundError', () => {
     expect(seen['web_search']).toMatchObject({ ok: false, error: 'BadRequestError', status: 400, message: expect.stringContaining('web_search') });
     expect(seen['retrieve']).toMatchObject({ ok: false, error: 'NotFoundError', status: 404 });
-    expect(chat.requests).toHaveLength(5); // the round trip's two, the stream's, the helper's and retrieve's create
+    expect(chat.requests).toHaveLength(6); // the round trip's two, the stream's, the helper's, parse's and retrieve's create
   });
 });

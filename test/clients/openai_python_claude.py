@@ -73,6 +73,13 @@ def parse():
     return {"parsed": r.choices[0].message.parsed.model_dump(), "refusal": r.choices[0].message.refusal}
 
 
+def parse_stream():
+    with client.chat.completions.stream(model="extra-structured", messages=QUESTION, response_format=City) as stream:
+        done = [e.parsed.model_dump() for e in stream if e.type == "content.done"]
+        final = stream.get_final_completion()
+    return {"done": done, "parsed": final.choices[0].message.parsed.model_dump()}
+
+
 def stream_helper(helper):
     """The stream helper with a strict pydantic tool: the SDK parses the arguments it assembles."""
     tool = openai.pydantic_function_tool(GetWeather, name="get_weather", description="The weather in a city")
@@ -93,6 +100,7 @@ def retried():
 record("round_trip", round_trip)
 record("stream", streamed)
 record("parse", parse)
+record("parse_stream", parse_stream)
 record("stream_helper", lambda: stream_helper(client.chat.completions.stream))
 record("beta_stream_helper", lambda: stream_helper(client.beta.chat.completions.stream))
 # The fake answers 429 twice: the first call (no retries) raises, the second's one retry gets the answer.

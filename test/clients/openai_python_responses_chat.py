@@ -66,6 +66,21 @@ def parse():
     return {"parsed": r.output_parsed.model_dump(), "text": r.output_text}
 
 
+def parse_stream():
+    with client.responses.stream(model="extra-structured", input="Weather in Paris?", text_format=City) as stream:
+        for _ in stream:
+            pass
+        final = stream.get_final_response()
+    return {"parsed": final.output_parsed.model_dump()}
+
+
+def parse_tool():
+    """A strict function tool: the SDK parses the call's arguments it got back."""
+    tool = {**TOOL, "strict": True, "parameters": {**TOOL["parameters"], "additionalProperties": False}}
+    r = client.responses.parse(model="extra-chat", input="Weather in Paris?", tools=[tool])
+    return {"parsed_arguments": r.output[0].parsed_arguments}
+
+
 def cut():
     with client.responses.stream(model="extra-cut", input="Weather?") as stream:
         for _ in stream:
@@ -81,6 +96,8 @@ record("round_trip", round_trip)
 record("stream", streamed)
 record("stream_helper", stream_helper)
 record("parse", parse)
+record("parse_stream", parse_stream)
+record("parse_tool", parse_tool)
 record("cut", cut)
 record("web_search", lambda: client.responses.create(model="extra-chat", input="news?", tools=[TOOL, {"type": "web_search"}]))
 record("retrieve", retrieve)
