@@ -38,7 +38,8 @@ def round_trip():
                                     max_output_tokens=300)
     call = first.output[0]
     second = client.responses.create(model="extra-chat", tools=[TOOL], input=[
-        {"role": "user", "content": "Weather in Paris?"}, call.model_dump(exclude_none=True),
+        # The output items themselves go back, as Python code usually does: the SDK sends every member it parsed.
+        {"role": "user", "content": "Weather in Paris?"}, *first.output,
         {"type": "function_call_output", "call_id": call.call_id, "output": "18°C, sunny"}])
     return {"id": first.id, "status": first.status, "call": call.model_dump(exclude_none=True), "usage": first.usage.model_dump(),
             "text": second.output_text, "usage2": second.usage.model_dump()}
