@@ -63,6 +63,7 @@ describe('the Vercel AI SDK chat provider on an anthropic backend', () => {
     expect(r.text).toBe(ANSWER);
     expect(r.steps).toHaveLength(2);
     expect(r.steps[0]!.toolCalls[0]).toMatchObject({ toolCallId: 'toolu_weather_1', toolName: 'get_weather', input: { city: 'Paris' } });
+    expect(r.steps.map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
     expect(r.steps.map((s) => s.usage)).toEqual([expect.objectContaining(sdkUsage(0)), expect.objectContaining(sdkUsage(1))]);
     await expectLoopSent(from);
   });
@@ -82,6 +83,7 @@ describe('the Vercel AI SDK chat provider on an anthropic backend', () => {
     for await (const delta of r.textStream) text += delta;
     expect(errors).toEqual([]);
     expect(text).toBe(`Let me check.${ANSWER}`);
+    expect((await r.steps).map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
     expect((await r.steps).map((s) => s.usage)).toEqual([expect.objectContaining(sdkUsage(0)), expect.objectContaining(sdkUsage(1))]);
     expect(claude.requests.at(-1)!.body).toMatchObject({ stream: true });
     await expectLoopSent(from);
