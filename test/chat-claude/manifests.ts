@@ -17,6 +17,7 @@ export function chatClaudeManifests(
   standardUpstream: string,
   routes: Record<string, readonly (readonly [Kind, string])[]>,
   defaultMaxOutputTokens?: number,
+  endpoints: readonly string[] = ['chat.completions'],
 ): string {
   const extra = Object.entries(routes)
     .map(
@@ -26,7 +27,7 @@ kind: ModelRoute
 metadata: {name: ${model}}
 spec:
   model: ${model}
-  endpoints: [chat.completions]${defaultMaxOutputTokens ? `\n  defaultMaxOutputTokens: ${defaultMaxOutputTokens}` : ''}
+  endpoints: [${endpoints.join(', ')}]${defaultMaxOutputTokens ? `\n  defaultMaxOutputTokens: ${defaultMaxOutputTokens}` : ''}
   backends:
 ${backends.map(backend).join('\n')}
 `,

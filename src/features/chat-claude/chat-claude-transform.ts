@@ -2,7 +2,7 @@
 // Anthropic's API, Claude on Vertex AI's rawPredict or Bedrock's InvokeModel), as a feature on the one call path.
 // The body is made per backend, so a route may mix both kinds and fail over between them: an anthropic backend gets
 // the request translated (chat-to-claude.ts) at /messages, laid out for its cloud when it is one (the messages
-// feature's cloud adapters), and its answer translated back (claude-answer.ts); any other backend gets the client's
+// feature's cloud adapters, claude-body.ts), and its answer translated back (claude-answer.ts); any other backend gets the client's
 // body unchanged. Wired after the Messages feature, before sealed ids, usage, limits and tracing, which then see a
 // chat completion.
 import { randomBytes } from 'node:crypto';
@@ -11,36 +11,19 @@ import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, ExchangeTransform, Feature, OutgoingBody, RequestPlan } from '../../dataplane/exchange/transform.js';
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
-import { betaAllowList, betaHeaderEdits } from '../messages/backends/anthropic-betas.js';
-import { type ClaudeCloud, claudeCloudOf } from '../messages/backends/claude-cloud.js';
-import { cloudBody, isAwsEventStream } from '../messages/cloud-answer.js';
+import { isAwsEventStream } from '../messages/cloud-answer.js';
+import { claudeBody, cloudOf, speaksClaude } from './claude-body.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
 import { ClaudeCompletion } from './claude-completion.js';
 import { ClaudeErrorAnswer } from './claude-error.js';
 import { claudeStream, labelledClaudeAnswer } from './claude-stream.js';
 import type { CompletionContext } from './completion-context.js';
 
-const MESSAGES_PATH = '/messages';
 const JSON_TYPE = 'application/json';
-/** The Messages API version the translation speaks, as Anthropic's SDKs send it. */
-const ANTHROPIC_VERSION = '2023-06-01';
 
 /** The chat completions family's translation for anthropic backends; it parses the whole body itself. */
 export function chatClaudeFeature(): Feature {
   return { reads: [], families: { 'chat.completions': (x, kind) => (kind.create ? new ChatClaudeExchange(x) : undefined) } };
-}
-
-function speaksClaude(backend: CompiledBackend): boolean {
-  return backend.api === 'anthropic';
-}
-
-/** Each anthropic backend's cloud, once per compiled backend; null: Anthropic's API (or a proxy speaking it). */
-const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
-
-function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
-  let cloud = clouds.get(backend);
-  if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
-  return cloud ?? undefined;
 }
 
 class ChatClaudeExchange implements ExchangeTransform {
@@ -89,23 +72,7 @@ class ChatClaudeExchange implements ExchangeTransform {
     if (!request || !speaksClaude(backend)) return undefined;
     const had = this.#bodies.get(backend.id);
     if (had) return had;
-    const stream = request.stream === true;
-    const json = Buffer.from(JSON.stringify({ model: backend.model, ...request }));
-    const cloud = cloudOf(backend);
-    let out: OutgoingBody | undefined;
-    if (cloud) {
-      const call = { create: true, body: json, model: backend.model, stream, headers: this.#headers, betas: betaAllowList(backend, cloud === 'bedrock') };
-      const laid = cloudBody(cloud, call);
-      out = laid.ok ? laid.value : undefined;
-    } else {
-      const betas = betaHeaderEdits(this.#headers['anthropic-beta'], betaAllowList(backend, false));
-      out = {
-        body: json,
-        contentType: JSON_TYPE,
-        path: MESSAGES_PATH,
-        headers: { drop: betas?.drop ?? [], set: { ...betas?.set, 'anthropic-version': ANTHROPIC_VERSION } },
-      };
-    }
+    const out = claudeBody(backend, request, this.#headers);
     if (out) this.#bodies.set(backend.id, out);
     return out;
   }

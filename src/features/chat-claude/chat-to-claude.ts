@@ -11,7 +11,7 @@
 // Dropped: frequency_penalty, presence_penalty, seed, logit_bias, store, metadata, service_tier, a json_object
 // response_format (no schema to hold the answer to), and reasoning_effort (thinking blocks must be sent back on
 // tool turns, which a chat message cannot carry).
-import { invalid, ok, type Result } from '../responses-chat/translation-result.js';
+import { invalid, ok, type Result } from '../../model/translation.js';
 import { type ChatMessage, type ChatRequest, chatRequest, functionTool, type ToolChoice } from './chat-request-schema.js';
 import { type ClaudeBlock, plainText, textBlocks, toolResultBlock, toolUseBlocks, userBlocks } from './claude-content.js';
 

@@ -1,7 +1,7 @@
 // Chat message content as Anthropic content blocks: text parts, images (a data URL as a base64 source, an http(s)
 // URL as a url source), a PDF as a document, tool calls as tool_use blocks and tool messages as tool_result
 // blocks. Pure; what Anthropic cannot carry is a 400 in OpenAI's shape, naming the message it is in.
-import { invalid, ok, type Result } from '../responses-chat/translation-result.js';
+import { invalid, ok, type Result } from '../../model/translation.js';
 import type { UserPart } from './chat-request-schema.js';
 
 export type ClaudeBlock = Record<string, unknown>;

@@ -8,12 +8,13 @@
 // message_delta, the usage chunk (include_usage) and [DONE] at message_stop.
 // Rules: a stream that ends without message_stop, or before message_delta, or with an `error` event, ends with the
 // gateway's chat error event (sseErrorEvent) and no [DONE], so the openai SDKs throw rather than take half an
-// answer for a whole one. Pure.
+// answer for a whole one. A taker of chunk objects (the Responses translation composed on this one) gets them
+// rather than text. Pure.
 import { sseErrorEvent } from '../../dataplane/upstream/sse-signals.js';
 import type { Usage } from '../../model/usage.js';
 import { toolUseId } from '../messages/answer-parts.js';
 import { NativeStreamUsage } from '../messages/messages-usage.js';
-import { isRecord } from '../responses-chat/response-parts.js';
+import { isRecord } from '../../model/translation.js';
 import type { CompletionContext } from './completion-context.js';
 import { chatUsage, type FinishReason, finishReason, upstreamError } from './completion-parts.js';
 
@@ -28,7 +29,11 @@ export class MessagesStreamToChat {
   private readonly blocks = new Map<number, Block>();
   private readonly counts = new NativeStreamUsage();
 
-  constructor(private readonly ctx: CompletionContext) {}
+  /** `chunks`: when given, each chunk is handed to it as its object (`[DONE]` as that string) rather than told as text. */
+  constructor(
+    private readonly ctx: CompletionContext,
+    private readonly chunks?: (chunk: unknown) => void,
+  ) {}
 
   /** What message_start and message_delta reported so far (for a client that leaves before the end). */
   get usageSoFar(): Usage | undefined {
@@ -130,7 +135,7 @@ export class MessagesStreamToChat {
     this.done = true;
     const usage = this.counts.usage();
     const last = this.ctx.includeUsage && usage ? this.line({ ...this.head(), choices: [], usage: chatUsage(usage) }) : '';
-    return `${last}data: [DONE]\n\n`;
+    return last + this.hand('[DONE]', 'data: [DONE]\n\n');
   }
 
   private text(member: 'content' | 'reasoning_content', text: unknown): string {
@@ -146,12 +151,19 @@ export class MessagesStreamToChat {
   }
 
   private line(chunk: Record<string, unknown>): string {
-    return `data: ${JSON.stringify(chunk)}\n\n`;
+    return this.chunks ? this.hand(chunk, '') : `data: ${JSON.stringify(chunk)}\n\n`;
   }
 
   private fail(e: { message: string; type: string; code: string | null }): string {
     this.done = true;
-    return sseErrorEvent(e);
+    return this.hand({ error: { message: e.message, type: e.type, param: null, code: e.code } }, sseErrorEvent(e));
+  }
+
+  /** `chunk` handed over when there is a taker (nothing is told then), else `text`. */
+  private hand(chunk: unknown, text: string): string {
+    if (!this.chunks) return text;
+    this.chunks(chunk);
+    return '';
   }
 }
 

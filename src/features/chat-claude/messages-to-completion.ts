@@ -9,7 +9,7 @@ import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
 import { toolUseId } from '../messages/answer-parts.js';
 import { messageUsage } from '../messages/messages-usage.js';
-import { isRecord } from '../responses-chat/response-parts.js';
+import { isRecord } from '../../model/translation.js';
 import type { CompletionContext } from './completion-context.js';
 import { type ChatUsage, chatUsage, type FinishReason, finishReason, upstreamError } from './completion-parts.js';
 

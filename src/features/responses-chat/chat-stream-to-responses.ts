@@ -11,6 +11,7 @@
 import type { StreamProgress } from '../../dataplane/exchange/transform.js';
 import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { sseErrorEvent } from '../../dataplane/upstream/sse-signals.js';
+import { isRecord } from '../../model/translation.js';
 import type { Usage } from '../../model/usage.js';
 import { chatUsage } from '../messages/answer-parts.js';
 import { callItemName } from './namespaced-tools.js';
@@ -21,7 +22,6 @@ import {
   type FunctionCallItem,
   type ItemStatus,
   incompleteReason,
-  isRecord,
   itemId,
   type MessageItem,
   type OutputItem,

@@ -11,7 +11,8 @@ import type { Usage } from '../../model/usage.js';
 import { chatUsage } from '../messages/answer-parts.js';
 import { callItemName } from './namespaced-tools.js';
 import type { ResponseContext } from './response-context.js';
-import { customInput, isRecord, itemId, type OutputItem, type ResponseObject, reasoningText, responseObject } from './response-parts.js';
+import { isRecord } from '../../model/translation.js';
+import { customInput, itemId, type OutputItem, type ResponseObject, reasoningText, responseObject } from './response-parts.js';
 
 export class NotAChatCompletion extends GatewayError {
   constructor(body: unknown) {

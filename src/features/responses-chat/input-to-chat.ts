@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '../../model/chat-request.js';
 import { callName } from './namespaced-tools.js';
 import { type ContentPart, customToolCall, functionCall, message, toolCallOutput } from './responses-request-schema.js';
-import { invalid, ok, type Result } from './translation-result.js';
+import { invalid, ok, type Result } from '../../model/translation.js';
 
 /** Stands in a tool message for an image the tool returned, which goes in the next user message. */
 export const TOOL_IMAGE_PLACEHOLDER = '[image: in the next user message]';

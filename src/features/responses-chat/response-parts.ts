@@ -154,7 +154,3 @@ export function reasoningText(m: Record<string, unknown>): string {
   const r = m['reasoning_content'] ?? m['reasoning'];
   return typeof r === 'string' ? r : '';
 }
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

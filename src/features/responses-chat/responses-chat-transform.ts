@@ -1,7 +1,10 @@
-// The Responses API (POST /v1/responses) on a backend that speaks chat completions only (`api: chatCompletions`),
-// as a feature on the one call path. The body is made per backend, so a route may mix both kinds and fail over
-// between them: a chatCompletions backend gets the request translated (responses-to-chat.ts) at /chat/completions,
-// and its answer translated back (translated-response.ts); any other backend gets the client's body unchanged.
+// The Responses API (POST /v1/responses) on a backend that speaks chat completions only (`api: chatCompletions`)
+// or Anthropic's Messages API (`api: anthropic`), as a feature on the one call path. The body is made per backend,
+// so a route may mix the kinds and fail over between them: a chatCompletions backend gets the request translated
+// (responses-to-chat.ts) at /chat/completions, and its answer translated back (translated-response.ts); an anthropic
+// backend gets that chat request translated on to the Messages API by chat-claude (chatToClaude, laid out for its
+// cloud by claude-body.ts), and its answer back the same two steps (claude-response.ts); any other backend gets the
+// client's body unchanged.
 // Nothing is stored upstream, so the Response id the gateway mints is not a sealed id: a follow-up on it
 // (retrieve, delete, cancel, input_items) or a previous_response_id naming it answers 404, no backend asked.
 // Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
@@ -11,6 +14,11 @@ import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, Outgo
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { ChatRequest } from '../../model/chat-request.js';
+import { claudeBody, cloudOf, speaksClaude } from '../chat-claude/claude-body.js';
+import { type ClaudeRequest, chatToClaude } from '../chat-claude/chat-to-claude.js';
+import { ClaudeErrorAnswer } from '../chat-claude/claude-error.js';
+import { isAwsEventStream } from '../messages/cloud-answer.js';
+import { ClaudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { labelledResponse, TranslatedResponse, translatedResponseStream } from './translated-response.js';
@@ -27,6 +35,11 @@ function speaksChat(backend: CompiledBackend): boolean {
   return backend.api === 'chatCompletions';
 }
 
+/** A backend the Responses request is translated for: chat completions, or the Messages API through chat. */
+function isTranslated(backend: CompiledBackend): boolean {
+  return speaksChat(backend) || speaksClaude(backend);
+}
+
 class ResponsesChatExchange implements ExchangeTransform {
   readonly #x: Routed;
   readonly #kind: CallKind;
@@ -34,6 +47,8 @@ class ResponsesChatExchange implements ExchangeTransform {
   #ctx: ResponseContext | undefined;
   /** The translated body per upstream model name. */
   #bodies: Map<string, OutgoingBody> | undefined;
+  /** The chat request translated on to the Messages API, for the anthropic backends. */
+  #claude: { request: ClaudeRequest; ctx: ClaudeResponseContext; headers: RequestPlan['headers']; bodies: Map<string, OutgoingBody> } | undefined;
 
   constructor(x: Routed, kind: CallKind) {
     this.#x = x;
@@ -41,8 +56,8 @@ class ResponsesChatExchange implements ExchangeTransform {
   }
 
   prepare(plan: RequestPlan): void {
-    if (!plan.backends.some(speaksChat)) return;
-    const others = plan.backends.filter((b) => !speaksChat(b));
+    if (!plan.backends.some(isTranslated)) return;
+    const others = plan.backends.filter((b) => !isTranslated(b));
     if (!this.#kind.create) {
       // compact, input_tokens and the follow-ups need the Responses API itself: only the other backends serve them.
       if (others.length === 0) throw notServed(plan);
@@ -66,9 +81,26 @@ class ResponsesChatExchange implements ExchangeTransform {
       namespaced,
       echo,
     };
+    if (plan.backends.some(speaksClaude)) this.#toClaude(plan);
+  }
+
+  /** The chat request on to the Messages API; what Anthropic cannot carry leaves the anthropic backends out. */
+  #toClaude(plan: RequestPlan): void {
+    const claude = chatToClaude(this.#chat, this.#x.route.defaultMaxOutputTokens);
+    if (claude.ok) {
+      const chat = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: this.#ctx!.createdAt, model: this.#ctx!.model, includeUsage: true };
+      this.#claude = { request: claude.value.request, ctx: { chat, response: this.#ctx! }, headers: plan.headers, bodies: new Map() };
+    }
+    // A cloud adapter that refuses the request (it never does for a create) leaves its backend out too.
+    const served = plan.backends.filter((b) => !speaksClaude(b) || this.body(b) !== undefined);
+    if (served.length === 0) {
+      throw claude.ok ? new GatewayError(400, "The request cannot be laid out for this model's backends.", { code: 'invalid_request' }) : claude.error;
+    }
+    plan.backends = served;
   }
 
   body(backend: CompiledBackend): OutgoingBody | undefined {
+    if (speaksClaude(backend)) return this.#claudeBody(backend);
     const chat = this.#chat;
     if (!chat || !speaksChat(backend)) return undefined;
     let out = (this.#bodies ??= new Map()).get(backend.model);
@@ -79,7 +111,19 @@ class ResponsesChatExchange implements ExchangeTransform {
     return out;
   }
 
+  #claudeBody(backend: CompiledBackend): OutgoingBody | undefined {
+    const claude = this.#claude;
+    if (!claude) return undefined;
+    let out = claude.bodies.get(backend.id);
+    if (!out) {
+      out = claudeBody(backend, claude.request, claude.headers);
+      if (out) claude.bodies.set(backend.id, out);
+    }
+    return out;
+  }
+
   onResponseStart(a: Answer): AnswerHandler | undefined {
+    if (speaksClaude(a.backend)) return this.#claudeAnswer(a);
     const ctx = this.#ctx;
     if (!ctx || !speaksChat(a.backend) || a.statusCode >= 300) return undefined;
     if (a.isStream) return translatedResponseStream(ctx, a.progress);
@@ -89,13 +133,27 @@ class ResponsesChatExchange implements ExchangeTransform {
     a.headers['content-type'] = JSON_TYPE;
     return this.#chat?.stream ? labelledResponse(ctx, a.progress) : new TranslatedResponse(ctx);
   }
+
+  /** As chat-claude answers: Anthropic's errors retold in OpenAI's shape, a stream or a whole answer translated. */
+  #claudeAnswer(a: Answer): AnswerHandler | undefined {
+    const claude = this.#claude;
+    if (!claude) return undefined;
+    if (a.statusCode >= 300) return new ClaudeErrorAnswer(a.headers);
+    if (a.isStream) return claudeResponseStream(claude.ctx, a.progress, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
+    a.headers['content-type'] = JSON_TYPE;
+    return claude.request.stream ? labelledClaudeResponse(claude.ctx, a.progress) : new ClaudeResponse(claude.ctx);
+  }
 }
 
-/** A call beside the create on a route whose backends all speak chat completions. */
+/** A call beside the create on a route whose backends all speak chat completions or the Messages API. */
 function notServed(plan: RequestPlan): GatewayError {
-  // A follow-up names a stored response, which a chat backend never had (its id was minted by the gateway).
+  // A follow-up names a stored response, which a translated backend never had (its id was minted by the gateway).
   if (plan.json === undefined) return new GatewayError(404, 'No response found with that id.', { code: 'not_found' });
-  return new GatewayError(400, "This model's backend speaks chat completions, which has no such call; only POST /v1/responses is served for it.", {
-    code: 'unsupported_endpoint',
-  });
+  return new GatewayError(
+    400,
+    "This model's backend speaks chat completions or the Messages API, which have no such call; only POST /v1/responses is served for it.",
+    {
+      code: 'unsupported_endpoint',
+    },
+  );
 }

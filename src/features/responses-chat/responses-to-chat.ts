@@ -13,7 +13,7 @@ import { inputToChat } from './input-to-chat.js';
 import type { NamespacedName } from './namespaced-tools.js';
 import { type ResponsesRequest, responsesRequest } from './responses-request-schema.js';
 import { toolChoiceToChat, toolsToChat } from './tools-to-chat.js';
-import { invalid, ok, type Result } from './translation-result.js';
+import { invalid, ok, type Result } from '../../model/translation.js';
 
 export interface ChatTranslation {
   /** The chat request, its `model` the client's (set per backend when sent). */

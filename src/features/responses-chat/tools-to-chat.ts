@@ -9,7 +9,7 @@
 import type { ChatTool, ChatToolChoice } from '../../model/chat-request.js';
 import { CHAT_FUNCTION_NAME, chatName, type NamespacedName } from './namespaced-tools.js';
 import { customTool, functionTool, namespaceTool, type ResponsesRequest } from './responses-request-schema.js';
-import { invalid, ok, type Result } from './translation-result.js';
+import { invalid, ok, type Result } from '../../model/translation.js';
 
 export interface ChatTools {
   readonly tools: ChatTool[];
