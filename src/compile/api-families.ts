@@ -1,8 +1,9 @@
 // Which families a backend's API can serve, natively or by the gateway's translation, for the route status's
-// warnings: an `api: anthropic` backend serves the Messages API and chat completions (translated), nothing else. Pure.
+// warnings: an `api: anthropic` backend serves the Messages API, and chat completions and the Responses API
+// (translated), nothing else. Pure.
 import type { Family } from '../model/families.js';
 
-const ANTHROPIC_SERVES: ReadonlySet<Family> = new Set<Family>(['messages', 'chat.completions']);
+const ANTHROPIC_SERVES: ReadonlySet<Family> = new Set<Family>(['messages', 'chat.completions', 'responses']);
 
 /** A warning for a backend that can serve none of these listed families; [] otherwise. */
 export function unservedFamilies(backend: string, api: string | undefined, listed: readonly Family[] | undefined): string[] {
@@ -10,6 +11,6 @@ export function unservedFamilies(backend: string, api: string | undefined, liste
   const unserved = listed.filter((f) => !ANTHROPIC_SERVES.has(f));
   if (unserved.length === 0) return [];
   return [
-    `backend "${backend}": api: anthropic serves only messages and chat.completions (translated), not ${unserved.join(', ')}; those requests fail over to the route's other backends, or fail`,
+    `backend "${backend}": api: anthropic serves only messages, and chat.completions and responses (translated), not ${unserved.join(', ')}; those requests fail over to the route's other backends, or fail`,
   ];
 }

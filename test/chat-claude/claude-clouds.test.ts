@@ -1,7 +1,8 @@
 // Chat completions from the openai SDK to Claude on Amazon Bedrock (InvokeModel, SigV4, the stream as AWS
 // event-stream frames in 7-byte slices) and on Vertex AI (rawPredict with a Google access token), with the routes of
 // docs/providers.md (examples/providers/claude-*.yaml) pointed at loopback fakes of the clouds, which refuse a body
-// laid out wrongly (`model` left in, no anthropic_version). The usage recorded is what the cloud reported.
+// laid out wrongly (`model` left in, no anthropic_version); and a Responses stream to Claude on Bedrock, through
+// chat to the Messages API and back. The usage recorded is what the cloud reported.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BedrockClaude, startBedrockClaude } from '../fakes/bedrock-claude.js';
@@ -57,6 +58,27 @@ describe('chat completions on Claude on Amazon Bedrock', () => {
       tool_calls: [{ id: 'toolu_weather_1', function: { arguments: '{"city":"Paris"}' } }],
     });
     expect(await bedrockGw.record(String(sent.headers['x-request-id']))).toMatchObject({ status: 200, family: 'chat.completions', ...recordedClaude(0) });
+  });
+});
+
+describe('the Responses API on Claude on Amazon Bedrock', () => {
+  it('a Responses stream through InvokeModelWithResponseStream: the event stream decoded, translated twice, the usage as reported', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: WEATHER_TOOL.function.parameters!, strict: false }];
+    const stream = client(bedrockGw).responses.stream({
+      model: 'claude-sonnet-4-5-bedrock',
+      instructions: 'Be brief.',
+      input: 'What is the weather in Paris?',
+      tools,
+    });
+    const done = await stream.finalResponse();
+    expect(bedrock.refused).toEqual([]);
+    const sent = bedrock.requests.at(-1)!;
+    expect(sent).toMatchObject({ modelId: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', operation: 'invoke-with-response-stream' });
+    expect(sent.body).toMatchObject({ anthropic_version: 'bedrock-2023-05-31', system: 'Be brief.', max_tokens: 4096 });
+    expect(done.output_text).toBe('Let me check.');
+    expect(done.output.find((o) => o.type === 'function_call')).toMatchObject({ call_id: 'toolu_weather_1', arguments: '{"city":"Paris"}' });
+    expect(done.usage).toMatchObject({ input_tokens: 168, output_tokens: 30 });
+    expect(await bedrockGw.record(String(sent.headers['x-request-id']))).toMatchObject({ status: 200, family: 'responses', ...recordedClaude(0) });
   });
 });
 
