@@ -2,7 +2,7 @@
 // Anthropic's API, Claude on Vertex AI's rawPredict or Bedrock's InvokeModel), as a feature on the one call path.
 // The body is made per backend, so a route may mix both kinds and fail over between them: an anthropic backend gets
 // the request translated (chat-to-claude.ts) at /messages, laid out for its cloud when it is one (the messages
-// feature's cloud adapters, claude-body.ts), and its answer translated back (claude-answer.ts); any other backend gets the client's
+// feature's cloud adapters, claude-body.ts), and its answer translated back (claude-completion.ts, claude-stream.ts); any other backend gets the client's
 // body unchanged. Wired after the Messages feature, before sealed ids, usage, limits and tracing, which then see a
 // chat completion.
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,8 @@ import type { Answer, AnswerHandler, ExchangeTransform, Feature, OutgoingBody, R
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
-import { claudeBody, cloudOf, speaksClaude } from './claude-body.js';
+import { cloudOf } from '../messages/backends/claude-cloud.js';
+import { claudeBody, speaksClaude } from './claude-body.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
 import { ClaudeCompletion } from './claude-completion.js';
 import { ClaudeErrorAnswer } from './claude-error.js';

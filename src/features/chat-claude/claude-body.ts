@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { OutgoingBody } from '../../dataplane/exchange/transform.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { betaAllowList, betaHeaderEdits } from '../messages/backends/anthropic-betas.js';
-import { type ClaudeCloud, claudeCloudOf } from '../messages/backends/claude-cloud.js';
+import { cloudOf } from '../messages/backends/claude-cloud.js';
 import { cloudBody } from '../messages/cloud-answer.js';
 import type { ClaudeRequest } from './chat-to-claude.js';
 
@@ -16,15 +16,6 @@ const ANTHROPIC_VERSION = '2023-06-01';
 
 export function speaksClaude(backend: CompiledBackend): boolean {
   return backend.api === 'anthropic';
-}
-
-/** Each anthropic backend's cloud, once per compiled backend; null: Anthropic's API (or a proxy speaking it). */
-const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
-
-export function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
-  let cloud = clouds.get(backend);
-  if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
-  return cloud ?? undefined;
 }
 
 /** The body for an anthropic backend; undefined when its cloud adapter refuses the request (it never does for a create). */

@@ -15,7 +15,7 @@ import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { sseEvent } from './answer-parts.js';
 import { betaAllowList, betaHeaderEdits } from './backends/anthropic-betas.js';
-import { type ClaudeCloud, claudeCloudOf } from './backends/claude-cloud.js';
+import { cloudOf } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
 import type { ChatRequest } from '../../model/chat-request.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -36,17 +36,6 @@ export function messagesFeature(): Feature {
 /** True for a backend that speaks the Messages API itself. */
 function isNative(backend: CompiledBackend): boolean {
   return backend.api === 'anthropic';
-}
-
-/** Each native backend's cloud (claudeCloudOf: a regex, and for a backend at its origin's root a URL parse), once per compiled backend; null: none. */
-const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
-
-/** Which cloud's own endpoint for Claude a backend is; undefined for one that takes the Messages API as it is, or speaks chat. */
-function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
-  if (!isNative(backend)) return undefined;
-  let cloud = clouds.get(backend);
-  if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
-  return cloud ?? undefined;
 }
 
 function isCloud(backend: CompiledBackend): boolean {

@@ -25,6 +25,17 @@ export function claudeCloudOf(backend: Pick<CompiledBackend, 'origin' | 'basePat
   return bedrockHost || bedrockSigned ? 'bedrock' : undefined;
 }
 
+/** Each anthropic backend's cloud, once per compiled backend (a regex, and at the origin's root a URL parse); null: none. */
+const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
+
+/** Which cloud's own endpoint for Claude an `api: anthropic` backend is; undefined for Anthropic's API, a proxy, or another api. */
+export function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
+  if (backend.api !== 'anthropic') return undefined;
+  let cloud = clouds.get(backend);
+  if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
+  return cloud ?? undefined;
+}
+
 /** The call as the cloud takes it, or Anthropic's refusal (a body that is not an object, an operation the cloud lacks). */
 export function claudeCloudRequest(cloud: ClaudeCloud, call: ClaudeCall): Translated<CloudRequest> {
   return cloud === 'vertex' ? vertexClaudeRequest(call) : bedrockClaudeRequest(call);
