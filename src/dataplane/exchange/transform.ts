@@ -229,6 +229,15 @@ export interface Feature {
   readonly families: Partial<Record<Family, TransformFactory>>;
 }
 
+/**
+ * The answer reaches the client as an event stream: the upstream's own, or a whole answer that a handler before the
+ * asking one tells as the family's events (whole-stream, the Messages translation), which sets the relayed type.
+ */
+export function toldAsEvents(a: Answer): boolean {
+  const type = a.headers['content-type'];
+  return a.isStream || (typeof type === 'string' && type.startsWith('text/event-stream'));
+}
+
 /** The body for each backend: the first transform's own (`body`), else what `build` makes with the first header edits given. */
 export function bodiesFor(
   transforms: readonly ExchangeTransform[],

@@ -2,7 +2,7 @@
 // stream (time to first token), from the body's tail the model that answered, and with --trace-content the
 // answer's content. Usage comes from the usage feature (what its handler returned, given to onEnd). Skipped when the
 // request's trace is not recorded (not an ExchangeSpans): an unsampled request gets no observer.
-import type { Answer, AnswerHandler, ExchangeTransform } from '../../dataplane/exchange/transform.js';
+import { type AnswerHandler, type ExchangeTransform, toldAsEvents } from '../../dataplane/exchange/transform.js';
 import { lastKeyAt, QuotedKey } from '../../dataplane/stream/json-key-search.js';
 import { skipJsonSpace } from '../../dataplane/request/json-scan.js';
 import { AnswerTail, FirstChunk } from '../../dataplane/stream/sse.js';
@@ -42,14 +42,10 @@ export function lastModel(bytes: Buffer): string | undefined {
 }
 
 /** The answer reaches the client as an event stream (its content type as relayed, which a handler may have set). */
-function toldAsEvents(headers: Answer['headers']): boolean {
-  const type = headers['content-type'];
-  return typeof type === 'string' && type.startsWith('text/event-stream');
-}
-
 export function tracingTransform(): ExchangeTransform {
   return {
-    onResponseStart({ exchange: x, backend, statusCode, isStream, contentType, headers }): AnswerHandler | undefined {
+    onResponseStart(a): AnswerHandler | undefined {
+      const { exchange: x, backend, statusCode, isStream, contentType } = a;
       const spans = x.trace;
       if (!(spans instanceof ExchangeSpans)) return undefined;
       const readable = statusCode < 300 && (isStream || contentType.includes('json'));
@@ -57,7 +53,7 @@ export function tracingTransform(): ExchangeTransform {
       const tail = readable ? new AnswerTail(0) : undefined;
       // The content is read as the client gets it: a whole answer that a handler before this one tells as the
       // family's events (whole-stream, the Messages translation) has its content type set to an event stream.
-      const content = readable && spans.content ? new OutputCollector(isStream || toldAsEvents(headers)) : undefined;
+      const content = readable && spans.content ? new OutputCollector(toldAsEvents(a)) : undefined;
       const first = isStream ? new FirstChunk() : undefined;
       return {
         onData(chunk) {
