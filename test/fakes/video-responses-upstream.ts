@@ -1,7 +1,7 @@
 // A fake OpenAI-compatible upstream for video tasks and stored responses, on 127.0.0.1 with an ephemeral port.
 // Videos: create (JSON or multipart with input_reference), retrieve (each retrieve advances queued →
 // in_progress → completed), content (?variant=video|thumbnail|spritesheet, paced chunks, optional hold),
-// remix, delete, list. Responses: create (JSON or SSE), retrieve (incl. ?stream=true&starting_after=N),
+// remix, delete, list. Responses: create (JSON or SSE), retrieve (incl. ?stream=true&starting_after=N, or answered whole),
 // cancel (background only), delete, input_items with cursor pagination; a background response runs on over retrieves
 // (queued → in_progress → completed, backgroundSteps). Every request is recorded.
 import { randomBytes } from 'node:crypto';
@@ -45,6 +45,8 @@ export interface FakeUpstreamOptions {
   backgroundSteps?: number;
   /** The usage a completed background response reports (default: 5 input tokens, one output token per word). */
   backgroundUsage?: FakeUsage;
+  /** A streamed retrieve (`?stream=true`) is answered with the whole JSON response, as a server ignoring `stream` does. */
+  wholeRetrieves?: boolean;
 }
 
 const CONTENT_TYPES: Record<Variant, string> = { video: 'video/mp4', thumbnail: 'image/webp', spritesheet: 'image/jpeg' };
@@ -237,7 +239,7 @@ export class FakeVideoResponsesUpstream {
     if (!stored || id === undefined) return notFound(res, `response '${id ?? ''}'`);
     if (sub === undefined && rec.method === 'GET') {
       this.responses.advance(stored, this.options.backgroundSteps, this.options.backgroundUsage);
-      if (rec.query.get('stream') === 'true') {
+      if (rec.query.get('stream') === 'true' && !this.options.wholeRetrieves) {
         const after = Number(rec.query.get('starting_after') ?? -1);
         return this.sendEvents(
           stored.events.filter((e) => (e.sequence_number as number) > after),

@@ -20,7 +20,10 @@ export interface StreamProgress {
 export interface RequestPlan {
   /** A top-level string member of the client's JSON body, as the gateway read it, or the first text field of that name of a form. */
   member(name: string): string | undefined;
-  /** A top-level non-negative integer member of the client's JSON body (max_tokens and kin), or a form's field of digits; else undefined. */
+  /**
+   * A top-level non-negative integer member of the client's JSON body (max_tokens and kin), a form's field of digits,
+   * or a follow-up's query parameter of digits (a streamed retrieve's `starting_after`); else undefined.
+   */
   integer(name: string): number | undefined;
   /** A top-level member of the client's JSON body as its raw JSON text (any type), else undefined. */
   raw(name: string): string | undefined;

@@ -107,7 +107,7 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       path: COLLECTION[f.kind] + encodeURIComponent(ref.upstreamId) + f.suffix + (q < 0 ? '' : req.url.slice(q)),
       own: seal,
       // The object exists on this backend only: no failover to another one.
-      plan: new FollowUpPlan(backend, body?.body.length ?? 0, req.headers, f.call.retrieve === true && asksStream(req)),
+      plan: new FollowUpPlan(backend, body?.body.length ?? 0, req, f.call.retrieve === true && asksStream(req)),
       body: () => () => body,
     });
   };
@@ -140,8 +140,9 @@ function asksStream(req: Request): boolean {
 }
 
 /**
- * A follow-up as the transforms read it: one backend, and no member of its body read (the body goes as it came). A
- * streamed retrieve is a stream request (keep-alives, no total deadline, a whole answer told as events).
+ * A follow-up as the transforms read it: one backend, and no member of its body read (the body goes as it came); its
+ * integers are its query's (a streamed retrieve's `starting_after`). A streamed retrieve is a stream request
+ * (keep-alives, no total deadline, a whole answer told as events).
  */
 class FollowUpPlan implements RequestPlan {
   readonly json = undefined;
@@ -149,11 +150,13 @@ class FollowUpPlan implements RequestPlan {
   readonly bytes: number;
   readonly headers: IncomingHttpHeaders;
   backends: readonly CompiledBackend[];
+  readonly #query: Request['query'];
 
-  constructor(backend: CompiledBackend, bytes: number, headers: IncomingHttpHeaders, stream: boolean) {
+  constructor(backend: CompiledBackend, bytes: number, req: Request, stream: boolean) {
     this.backends = [backend];
     this.bytes = bytes;
-    this.headers = headers;
+    this.headers = req.headers;
+    this.#query = req.query;
     this.stream = stream;
   }
 
@@ -161,8 +164,9 @@ class FollowUpPlan implements RequestPlan {
     return undefined;
   }
 
-  integer(): undefined {
-    return undefined;
+  integer(name: string): number | undefined {
+    const v = this.#query[name];
+    return typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : undefined;
   }
 
   raw(): undefined {

@@ -30,8 +30,26 @@ describe('responseEvents', () => {
     expect(out.at(-1)!['response']).toEqual(response);
   });
 
-  it('a response still queued (background) is only created; JSON that is not a response is undefined', () => {
-    expect(events(responseEvents({ id: 'r', object: 'response', status: 'queued', output: [] })!).map((e) => e.type)).toEqual(['response.created']);
+  it('a response not finished is created and told its status, with no terminal event; JSON that is not a response is undefined', () => {
+    const types = (status: string) => events(responseEvents({ id: 'r', object: 'response', status, output: [] })!).map((e) => [e.type, e.sequence_number]);
+    expect(types('queued')).toEqual([
+      ['response.created', 0],
+      ['response.queued', 1],
+    ]);
+    expect(types('in_progress')).toEqual([
+      ['response.created', 0],
+      ['response.in_progress', 1],
+    ]);
+    expect(types('cancelled')).toEqual([['response.created', 0]]);
     expect(responseEvents({ object: 'list', data: [] })).toBeUndefined();
+  });
+
+  it('starting_after: only the events after the one it names, numbered as in the whole telling', () => {
+    const response = { id: 'r', object: 'response', status: 'completed', output: [reasoning] };
+    const all = events(responseEvents(response)!);
+    expect(events(responseEvents(response, 2)!)).toEqual(all.slice(3));
+    expect(events(responseEvents(response, 0)!).map((e) => e.sequence_number)).toEqual([1, 2, 3, 4]);
+    expect(responseEvents(response, all.length - 1)).toBe('');
+    expect(events(responseEvents({ ...response, status: 'in_progress' }, 0)!).map((e) => e.type)).toEqual(['response.in_progress']);
   });
 });

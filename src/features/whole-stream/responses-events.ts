@@ -2,7 +2,9 @@
 // whole: response.created and response.in_progress (the response with no output yet), each output item added, its
 // text, refusal or arguments told in one delta each, done; then response.completed (or .incomplete / .failed) with
 // the whole response, every event numbered by `sequence_number`. What the openai SDK's ResponseStream needs to
-// rebuild the response. Pure.
+// rebuild the response. A response not finished (a background one still queued or running) is told as
+// response.created and its status's event (response.queued / .in_progress), and no terminal event: the client knows
+// to come back. A resumed retrieve (`starting_after`) gets only the events after the one it names. Pure.
 
 type Json = Record<string, unknown>;
 
@@ -10,28 +12,42 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The terminal event of each final status; another status (a background response still queued) has none. */
+/** The terminal event of each final status. */
 const FINAL: Readonly<Record<string, string>> = { completed: 'response.completed', incomplete: 'response.incomplete', failed: 'response.failed' };
+/** The event of each status still running, after response.created; another (cancelled) has none. */
+const RUNNING: Readonly<Record<string, string>> = { queued: 'response.queued', in_progress: 'response.in_progress' };
 
 class Events {
   text = '';
   #seq = 0;
+  readonly #after: number;
+
+  /** `after`: the sequence number of the last event the client has (its `starting_after`); -1: none. */
+  constructor(after: number) {
+    this.#after = after;
+  }
 
   add(type: string, fields: Json): void {
-    this.text += `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: this.#seq++ })}\n\n`;
+    const seq = this.#seq++;
+    if (seq > this.#after) this.text += `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: seq })}\n\n`;
   }
 }
 
-/** The events of `response`, or undefined when it is not a Responses answer (an object "response" with an output list). */
-export function responseEvents(response: unknown): string | undefined {
+/**
+ * The events of `response` after the one numbered `startingAfter` (all of them when undefined), or undefined when
+ * it is not a Responses answer (an object "response" with an output list).
+ */
+export function responseEvents(response: unknown, startingAfter?: number): string | undefined {
   if (!isObject(response) || response['object'] !== 'response' || !Array.isArray(response['output'])) return undefined;
   const output = response['output'] as unknown[];
   if (!output.every(isObject)) return undefined;
   const status = typeof response['status'] === 'string' ? response['status'] : 'completed';
   const final = FINAL[status];
-  const e = new Events();
+  const e = new Events(startingAfter ?? -1);
   if (!final) {
     e.add('response.created', { response });
+    const running = RUNNING[status];
+    if (running) e.add(running, { response });
     return e.text;
   }
   const started = { ...response, status: 'in_progress', output: [], usage: null };

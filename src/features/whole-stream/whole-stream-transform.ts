@@ -23,7 +23,7 @@ type ToEvents = (answer: unknown, plan: RequestPlan) => string | undefined;
 
 const FAMILIES: Partial<Record<Family, { readonly events: ToEvents; readonly maxBytes: number; readonly what: string }>> = {
   'chat.completions': { events: (a, plan) => chatEvents(a, { includeUsage: includeUsage(plan) }), maxBytes: MAX_TEXT_BYTES, what: 'a chat completion' },
-  responses: { events: (a) => responseEvents(a), maxBytes: MAX_TEXT_BYTES, what: 'a response' },
+  responses: { events: (a, plan) => responseEvents(a, plan.integer('starting_after')), maxBytes: MAX_TEXT_BYTES, what: 'a response' },
   'images.generations': { events: (a) => imageEvents(a, 'generation'), maxBytes: MAX_IMAGES_BYTES, what: 'an images answer' },
   'images.edits': { events: (a) => imageEvents(a, 'edit'), maxBytes: MAX_IMAGES_BYTES, what: 'an images answer' },
   'audio.transcriptions': { events: (a) => transcriptionEvents(a), maxBytes: MAX_TEXT_BYTES, what: 'a transcription' },
