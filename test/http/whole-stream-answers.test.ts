@@ -270,6 +270,8 @@ describe('an event stream labelled application/json, with the usage the gateway 
   const usage = { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 };
   const mislabelled: Answer = (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
+    // A blank line first, written apart: what the body is stays undecided until its first byte past whitespace.
+    res.write('\n');
     res.write(chunk([{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }], null));
     res.end(`${chunk([{ index: 0, delta: { content: 'lo' }, finish_reason: 'stop' }], null)}${chunk([], usage)}data: [DONE]\n\n`);
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LabelledJsonFilter, streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 
 describe('streamOptionsWithUsage', () => {
   it('asks for usage, keeping the options the client set', () => {
@@ -112,26 +112,5 @@ describe('UsageChunkFilter', () => {
     const f = new UsageChunkFilter(() => {});
     const event = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n');
     expect(f.push(event)).toBe(event);
-  });
-});
-
-describe('LabelledJsonFilter', () => {
-  const run = (pieces: readonly string[]) => {
-    const usage: unknown[] = [];
-    const f = new LabelledJsonFilter((u) => usage.push(u));
-    const out = [...pieces.map((p) => f.push(Buffer.from(p))), f.end()];
-    return { out: Buffer.concat(out).toString(), usage };
-  };
-
-  it('filters an event stream its server labelled JSON, told by its first byte past whitespace', () => {
-    expect(run(['\n', content, usageOnly, 'data: [DONE]\n\n'])).toEqual({
-      out: `\n${contentOut}data: [DONE]\n\n`,
-      usage: [{ prompt_tokens: 9, completion_tokens: 2 }],
-    });
-  });
-
-  it('passes a whole JSON answer untouched, its usage included', () => {
-    const whole = ' {"object":"chat.completion","choices":[],"usage":{"prompt_tokens":9}}';
-    expect(run([whole.slice(0, 20), whole.slice(20)])).toEqual({ out: whole, usage: [] });
   });
 });

@@ -2,7 +2,7 @@
 // gateway asks anyway (keeping the client's other stream options) and takes out what asking adds: the extra
 // usage-only chunk (`"choices": []` with a `usage` object) and the `"usage": null` OpenAI then puts on every other
 // chunk. The client receives the chunks it asked for and the gateway learns the real counts. Pure.
-import { isEventStreamBody, type SseLineReader, SseSplitter } from '../../dataplane/stream/sse.js';
+import { type SseLineReader, SseSplitter } from '../../dataplane/stream/sse.js';
 
 /**
  * The `stream_options` member to send upstream, given the client's (its raw JSON text, if any); undefined when
@@ -166,33 +166,6 @@ export class UsageChunkFilter implements SseLineReader {
     this.#dropped = usage !== undefined;
     if (usage) this.#onUsage(usage);
     else this.#emit(withoutNullUsage(bytes, text));
-  }
-}
-
-/**
- * The filter of a chat stream request answered with a JSON label, decided at its first byte: an event stream its
- * server labelled JSON is filtered as any stream; a whole answer (`{`) passes untouched (whole-stream tells it as
- * chunks, its usage chunk only when the client asked).
- */
-export class LabelledJsonFilter {
-  readonly #onUsage: (usage: Record<string, unknown>) => void;
-  /** Undefined: not known yet; null: a whole answer. */
-  #filter: UsageChunkFilter | null | undefined;
-
-  constructor(onUsage: (usage: Record<string, unknown>) => void) {
-    this.#onUsage = onUsage;
-  }
-
-  push(chunk: Buffer): Buffer {
-    if (this.#filter === undefined) {
-      const events = isEventStreamBody(chunk);
-      if (events !== undefined) this.#filter = events ? new UsageChunkFilter(this.#onUsage) : null;
-    }
-    return this.#filter ? this.#filter.push(chunk) : chunk;
-  }
-
-  end(): Buffer {
-    return this.#filter ? this.#filter.end() : EMPTY;
   }
 }
 

@@ -14,7 +14,7 @@ import { BackgroundCompletion, type ClaimOnce } from './background-completion.js
 import { estimateInput, estimateOutput, SAMPLE_BYTES } from './estimate.js';
 import { ImageCounter } from './image-count.js';
 import { statedImageTerms } from './image-terms.js';
-import { LabelledJsonFilter, streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
+import { streamOptionsWithUsage, UsageChunkFilter } from './include-usage.js';
 import { mayCallServerTools, ResponsesToolCounter, uncountedCalls } from './server-tools.js';
 import { priced } from './usage-cost.js';
 import { VideoFailure } from './video-failure.js';
@@ -131,17 +131,20 @@ class UsageTap implements ExchangeTransform {
     if (a.statusCode >= 300) return undefined;
     this.#answer = a;
     this.#bytes = new AnswerBytes(TEXT_OUT.has(this.#x.family) ? KEEP_FOR_ESTIMATE : 0);
-    const filter = this.#streamOptions === undefined ? undefined : usageFilter(a, (u) => (this.#taken = u));
+    // The gateway asked a chat stream for its usage: the usage chunk is filtered out of its events.
+    const filter = this.#streamOptions === undefined ? undefined : () => new UsageChunkFilter((u) => (this.#taken = u));
     if (IMAGES.has(this.#x.family)) this.#images = new ImageCounter(a.isStream);
     if (TIMED.has(this.#x.family)) this.#head = new AnswerHead(HEAD_BYTES);
     if (this.#x.family === 'responses' && mayCallServerTools(this.#plan)) this.#tools = new ResponsesToolCounter(a.isStream);
     const observer = this.#images ?? this.#head ?? this.#tools;
-    // Only a stream request's text answer labelled JSON is looked at for what it is (what its estimate counts).
-    const sniffs = !a.isStream && (this.#plan?.stream ?? false) && TEXT_OUT.has(this.#x.family) && a.contentType.includes('json');
+    // Only a stream request's text answer labelled JSON is looked at for what it is: what its estimate counts, and
+    // whether it is filtered (an event stream its server labelled JSON; a whole answer whole-stream tells as events).
+    const labelled = !a.isStream && (this.#plan?.stream ?? false) && TEXT_OUT.has(this.#x.family) && a.contentType.includes('json');
     // Media that is measured from the request (speech, videos) has no usage at its end to read on for, but for a
     // speech stream, whose `speech.audio.done` event reports its tokens.
     const readsOn = !MEASURED.has(this.#x.family) || (this.#x.family === 'audio.speech' && a.isStream);
-    return new UsageReader(this, this.#bytes, filter, observer, readsOn ? this.#readOn : undefined, sniffs);
+    const readOn = readsOn ? this.#readOn : undefined;
+    return new UsageReader(this, this.#bytes, a.isStream ? filter?.() : undefined, observer, readOn, labelled ? { filter } : undefined);
   }
 
   /** The body completed: what the upstream reported, if it did (else undefined, and the estimate settles it). */
@@ -242,13 +245,9 @@ interface UsageFilter {
   end(): Buffer;
 }
 
-/**
- * The filter of a chat stream answer when the gateway asked for its usage: an event stream, or one its server
- * labelled JSON (whole-stream passes that on as it comes), known at its first byte.
- */
-function usageFilter(a: Answer, onUsage: (usage: Record<string, unknown>) => void): UsageFilter | undefined {
-  if (a.isStream) return new UsageChunkFilter(onUsage);
-  return a.contentType.includes('json') ? new LabelledJsonFilter(onUsage) : undefined;
+/** A stream request's answer labelled JSON: the filter its events need, if they turn out to be events. */
+interface Labelled {
+  readonly filter: (() => UsageFilter) | undefined;
 }
 
 /** The usage feature's view of one answer: the bytes it keeps, the usage chunk it takes out of a chat stream. */
@@ -257,11 +256,14 @@ class UsageReader implements AnswerHandler {
   readonly readOn: ReadOnBound | undefined;
   readonly #tap: UsageTap;
   readonly #bytes: AnswerBytes;
-  readonly #filter: UsageFilter | undefined;
+  #filter: UsageFilter | undefined;
   /** What else sees the answer's bytes: an image counter, the head of a timed answer, or a search counter. */
   readonly #observer: { push(chunk: Buffer): void } | undefined;
-  /** Until its first byte past whitespace tells: whether a body labelled JSON is an event stream. */
-  #sniffing: boolean;
+  /**
+   * A body labelled JSON, until its first byte past whitespace tells whether it is an event stream (then filtered
+   * as any, when the gateway asked for its usage) or a whole answer (passed untouched).
+   */
+  #labelled: Labelled | undefined;
 
   constructor(
     tap: UsageTap,
@@ -269,21 +271,23 @@ class UsageReader implements AnswerHandler {
     filter: UsageFilter | undefined,
     observer: { push(chunk: Buffer): void } | undefined,
     readOn: ReadOnBound | undefined,
-    sniffs: boolean,
+    labelled?: Labelled,
   ) {
     this.#tap = tap;
     this.#bytes = bytes;
     this.#filter = filter;
     this.#observer = observer;
-    this.edits = filter !== undefined;
+    this.edits = filter !== undefined || labelled?.filter !== undefined;
     this.readOn = readOn;
-    this.#sniffing = sniffs;
+    this.#labelled = labelled;
   }
 
   onData(chunk: Buffer): Buffer {
-    if (this.#sniffing) {
-      this.#tap.eventStream = isEventStreamBody(chunk);
-      this.#sniffing = this.#tap.eventStream === undefined;
+    if (this.#labelled) {
+      const events = isEventStreamBody(chunk);
+      this.#tap.eventStream = events;
+      if (events) this.#filter = this.#labelled.filter?.();
+      if (events !== undefined) this.#labelled = undefined;
     }
     const out = this.#filter ? this.#filter.push(chunk) : chunk;
     if (out.length > 0) this.#bytes.push(out);
