@@ -148,7 +148,14 @@ describe('compile: money limits', () => {
       return { ...r, spec: { ...(r.spec as object), endpoints } };
     };
     const r = run([
-      withEndpoints('chat', ['chat.completions'], { inputPerMTok: '1', outputPerMTok: '2', imagePer: [{ price: '0.04' }], cacheWritePerMTok: '3' }),
+      // OpenAI's chat reports cache writes (cache_write_tokens), but no 1-hour ones.
+      withEndpoints('chat', ['chat.completions'], {
+        inputPerMTok: '1',
+        outputPerMTok: '2',
+        imagePer: [{ price: '0.04' }],
+        cacheWritePerMTok: '3',
+        cacheWrite1hPerMTok: '6',
+      }),
       withEndpoints('embed', ['embeddings'], { inputPerMTok: '0.02', outputPerMTok: '1', videoPerSecond: '0.1', audioInputPerSecond: '0.001' }),
       withEndpoints('claude', ['messages'], { inputPerMTok: '3', cacheWritePerMTok: '3.75', cacheWrite1hPerMTok: '6' }),
       route('all', { imagePer: [{ price: '0.04' }], speechPerMChars: '15', videoPerSecond: '0.1' }),
@@ -173,7 +180,7 @@ describe('compile: money limits', () => {
     ]);
     expect(status(r, 'ModelRoute/default/audio').warnings).toEqual([]);
     expect(status(r, 'ModelRoute/default/chat').warnings).toEqual([
-      'backend "up": pricing.cacheWritePerMTok can never apply, since the route does not serve messages',
+      'backend "up": pricing.cacheWrite1hPerMTok can never apply, since the route does not serve messages',
       'backend "up": pricing.imagePer can never apply, since the route serves none of images.generations, images.edits',
     ]);
     expect(status(r, 'ModelRoute/default/embed').warnings).toEqual([

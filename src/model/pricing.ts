@@ -15,7 +15,7 @@ export interface Pricing {
   readonly inputPerMTok?: number;
   /** Per million input tokens read from the prompt cache. */
   readonly cachedInputPerMTok?: number;
-  /** Per million input tokens written to the prompt cache (Anthropic's 5-minute writes). */
+  /** Per million input tokens written to the prompt cache (Anthropic's 5-minute writes, OpenAI's cache_write_tokens). */
   readonly cacheWritePerMTok?: number;
   /** Per million input tokens written to the prompt cache for an hour (Anthropic's 1-hour writes). */
   readonly cacheWrite1hPerMTok?: number;
@@ -58,15 +58,15 @@ const IMAGES: readonly Family[] = ['images.generations', 'images.edits'];
 
 /**
  * The families whose usage each price can apply to, as cost.ts prices them: a price on a backend whose route serves
- * none of them never bills (compile warns about it). Videos report no tokens; embeddings no output; only the
- * Messages API reports cache writes; image tokens come from the Images API alone, audio tokens from chat (audio
+ * none of them never bills (compile warns about it). Videos report no tokens; embeddings no output; cache writes are
+ * reported by the Messages API and by OpenAI's chat and Responses (`cache_write_tokens`), 1-hour writes by Messages alone; image tokens come from the Images API alone, audio tokens from chat (audio
  * models), token-billed transcriptions and speech (gpt-4o-mini-tts's stream: text input, audio output).
  */
 export const PRICE_FAMILIES: Readonly<Record<keyof Pricing, readonly Family[]>> = {
   // Speech's text input (gpt-4o-mini-tts), its output all audio tokens.
   inputPerMTok: [...TOKENS, 'audio.speech'],
   cachedInputPerMTok: TOKENS,
-  cacheWritePerMTok: ['messages'],
+  cacheWritePerMTok: ['chat.completions', 'responses', 'messages'],
   cacheWrite1hPerMTok: ['messages'],
   outputPerMTok: TOKENS.filter((f) => f !== 'embeddings'),
   imageInputPerMTok: IMAGES,

@@ -59,7 +59,7 @@ describe('the Responses API on an anthropic backend', () => {
     expect(first.output_text).toBe('Let me check.');
     const call = first.output.find((o) => o.type === 'function_call')!;
     expect(call).toMatchObject({ call_id: 'toolu_weather_1', name: 'get_weather', arguments: '{"city":"Paris"}' });
-    expect(first.usage).toMatchObject({ input_tokens: 168, output_tokens: 30, input_tokens_details: { cached_tokens: 40 } });
+    expect(first.usage).toMatchObject({ input_tokens: 168, output_tokens: 30, input_tokens_details: { cached_tokens: 40, cache_write_tokens: 8 } });
     expect(await gw.record(String(sent.headers['x-request-id']))).toMatchObject({ status: 200, family: 'responses', ...recordedClaude(0) });
 
     const second = await client.responses.create({ model: 'extra-claude', ...ASK, input: followUp(first) });
@@ -87,7 +87,7 @@ describe('the Responses API on an anthropic backend', () => {
     expect(sent.body).toMatchObject({ stream: true });
     expect(text).toBe('Let me check.');
     expect(first.output.find((o) => o.type === 'function_call')).toMatchObject({ call_id: 'toolu_weather_1', arguments: '{"city":"Paris"}' });
-    expect(first.usage).toMatchObject({ input_tokens: 168, output_tokens: 30, input_tokens_details: { cached_tokens: 40 } });
+    expect(first.usage).toMatchObject({ input_tokens: 168, output_tokens: 30, input_tokens_details: { cached_tokens: 40, cache_write_tokens: 8 } });
     expect(await gw.record(String(sent.headers['x-request-id']))).toMatchObject({ status: 200, family: 'responses', ...recordedClaude(0) });
 
     const second = await client.responses.stream({ model: 'extra-claude', ...ASK, input: followUp(first) }).finalResponse();

@@ -46,27 +46,34 @@ export function stopReason(
   return hit ? { reason: 'stop_sequence', sequence: hit } : { reason: 'end_turn', sequence: null };
 }
 
-/** The gateway's Usage from a chat `usage` object; undefined when there is none. inputTokens includes cached. */
+/**
+ * The gateway's Usage from a chat `usage` object; undefined when there is none. inputTokens includes cached tokens
+ * and cache writes (`prompt_tokens_details.cache_write_tokens`: in OpenAI's types, and in chat-claude's completion).
+ */
 export function chatUsage(u: unknown): Usage | undefined {
   if (!u || typeof u !== 'object') return undefined;
   const r = u as Record<string, unknown>;
   const inputTokens = count(r['prompt_tokens']);
   const outputTokens = count(r['completion_tokens']);
+  const cachedInputTokens = Math.min(count(detail(r['prompt_tokens_details'], 'cached_tokens')), inputTokens);
+  const writes = Math.min(count(detail(r['prompt_tokens_details'], 'cache_write_tokens')), inputTokens - cachedInputTokens);
   return {
     inputTokens,
     outputTokens,
-    cachedInputTokens: Math.min(count(detail(r['prompt_tokens_details'], 'cached_tokens')), inputTokens),
+    cachedInputTokens,
+    ...(writes > 0 ? { cacheWriteInputTokens: writes } : {}),
     reasoningTokens: Math.min(count(detail(r['completion_tokens_details'], 'reasoning_tokens')), outputTokens),
     estimated: false,
   };
 }
 
-/** Usage in Anthropic's shape: a chat backend reports no cache writes, so cache_creation_input_tokens is 0. */
+/** Usage in Anthropic's shape, whose input_tokens leaves out cache reads and writes. */
 export function anthropicUsage(u: Usage | undefined): AnthropicUsage {
   const cached = u?.cachedInputTokens ?? 0;
+  const writes = u?.cacheWriteInputTokens ?? 0;
   return {
-    input_tokens: (u?.inputTokens ?? 0) - cached,
-    cache_creation_input_tokens: 0,
+    input_tokens: (u?.inputTokens ?? 0) - cached - writes,
+    cache_creation_input_tokens: writes,
     cache_read_input_tokens: cached,
     output_tokens: u?.outputTokens ?? 0,
   };

@@ -122,7 +122,7 @@ function responseUsage(u: Usage | undefined): ResponseUsage | null {
   if (!u) return null;
   return {
     input_tokens: u.inputTokens,
-    // The SDK's type requires cache_write_tokens; a chat backend reports no cache writes.
+    // The SDK's type requires cache_write_tokens: a chat backend's (or Anthropic's, through chat), else 0.
     input_tokens_details: { cached_tokens: u.cachedInputTokens, cache_write_tokens: u.cacheWriteInputTokens ?? 0 },
     output_tokens: u.outputTokens,
     output_tokens_details: { reasoning_tokens: u.reasoningTokens },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { Usage } from '../../model/usage.js';
 import { priced } from './usage-cost.js';
+import { lastUsageObject, reportedCounts, toUsage } from './usage-object.js';
 
 const usage = (u: Partial<Usage>): Usage => ({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false, ...u });
 const backend = (pricing: CompiledBackend['pricing']) => ({ pricing }) as CompiledBackend;
@@ -16,6 +17,18 @@ describe('the cost put on a usage record', () => {
       'EUR',
     );
     expect(u.cost).toEqual({ micros: 240, known: true, currency: 'EUR' });
+  });
+
+  it("prices an OpenAI answer's cache_write_tokens as cache writes where the backend sets cacheWritePerMTok, else unknown", () => {
+    const answer = Buffer.from(
+      '{"usage":{"prompt_tokens":1000,"completion_tokens":100,"prompt_tokens_details":{"cached_tokens":400,"cache_write_tokens":200}}}',
+    );
+    const u = toUsage(reportedCounts(lastUsageObject(answer)!), false);
+    // 400 uncached × 1.00 + 400 cached × 0.10 + 200 written × 1.25 + 100 output × 4.00 = 400 + 40 + 250 + 400 = 1,090 µ.
+    const prices = { inputPerMTok: 1_000_000, cachedInputPerMTok: 100_000, outputPerMTok: 4_000_000 };
+    const cost = (p: CompiledBackend['pricing']) => priced(u, backend(p), 'chat.completions', 'USD').cost;
+    expect(cost({ ...prices, cacheWritePerMTok: 1_250_000 })).toEqual({ micros: 1090, known: true, currency: 'USD' });
+    expect(cost(prices)?.known).toBe(false);
   });
 
   it('is unknown without pricing, or without a price the usage needs; nothing consumed costs 0 either way', () => {

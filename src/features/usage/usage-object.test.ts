@@ -24,6 +24,17 @@ describe('reading the usage object', () => {
     expect(read(text)).toEqual({ inputTokens: 20, outputTokens: 9, cachedInputTokens: 16, reasoningTokens: 4 });
   });
 
+  it("reads the cache writes of chat's and Responses' usage (cache_write_tokens), clamped to the uncached input", () => {
+    const chat = '{"usage":{"prompt_tokens":1200,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":1000,"cache_write_tokens":150}}}';
+    expect(read(chat)).toMatchObject({ inputTokens: 1200, cachedInputTokens: 1000, cacheWriteInputTokens: 150 });
+    expect(toUsage(read(chat)!, false)).toMatchObject({ inputTokens: 1200, cachedInputTokens: 1000, cacheWriteInputTokens: 150 });
+    const responses = '{"usage":{"input_tokens":50,"input_tokens_details":{"cached_tokens":0,"cache_write_tokens":40},"output_tokens":3}}';
+    expect(toUsage(read(responses)!, false)).toMatchObject({ inputTokens: 50, cacheWriteInputTokens: 40 });
+    expect(toUsage({ inputTokens: 10, cachedInputTokens: 8, cacheWriteInputTokens: 5 }, false)).toMatchObject({ cacheWriteInputTokens: 2 });
+    // OpenAI's usual 0 leaves the usage without cache writes, as before.
+    expect(toUsage({ inputTokens: 10, cacheWriteInputTokens: 0 }, false)).not.toHaveProperty('cacheWriteInputTokens');
+  });
+
   it('reads the image and audio parts of every shape that reports them', () => {
     // gpt-image-1: its output tokens are the image made.
     const image =

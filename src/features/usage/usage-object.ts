@@ -13,6 +13,7 @@ export interface Reported {
   readonly inputTokens?: number;
   readonly outputTokens?: number;
   readonly cachedInputTokens?: number;
+  readonly cacheWriteInputTokens?: number;
   readonly reasoningTokens?: number;
   readonly imageInputTokens?: number;
   readonly imageOutputTokens?: number;
@@ -70,6 +71,8 @@ export function reportedCounts(usage: Record<string, unknown>): Reported {
     inputTokens: count(input),
     outputTokens,
     cachedInputTokens: count(inputDetails?.['cached_tokens']),
+    // In OpenAI's chat and Responses types (input written to the prompt cache), and in chat-claude's completion.
+    cacheWriteInputTokens: count(inputDetails?.['cache_write_tokens']),
     reasoningTokens: count(outputDetails?.['reasoning_tokens']),
     imageInputTokens,
     imageOutputTokens,
@@ -88,10 +91,12 @@ export function isEmpty(r: Reported): boolean {
 export function toUsage(r: Reported, estimated: boolean): Usage {
   const inputTokens = r.inputTokens ?? 0;
   const outputTokens = r.outputTokens ?? 0;
+  const cachedInputTokens = Math.min(r.cachedInputTokens ?? 0, inputTokens);
   return {
     inputTokens,
     outputTokens,
-    cachedInputTokens: Math.min(r.cachedInputTokens ?? 0, inputTokens),
+    cachedInputTokens,
+    ...(r.cacheWriteInputTokens ? { cacheWriteInputTokens: Math.min(r.cacheWriteInputTokens, inputTokens - cachedInputTokens) } : {}),
     reasoningTokens: Math.min(r.reasoningTokens ?? 0, outputTokens),
     ...(r.imageInputTokens ? { imageInputTokens: Math.min(r.imageInputTokens, inputTokens) } : {}),
     ...(r.imageOutputTokens ? { imageOutputTokens: Math.min(r.imageOutputTokens, outputTokens) } : {}),
