@@ -449,6 +449,30 @@ describe('traces', () => {
     expect(attempt.attributes['gen_ai.response.time_to_first_chunk']).toBeLessThanOrEqual(server.attributes['gen_ai.response.time_to_first_chunk'] as number);
   });
 
+  it('records the time to the first chunk of a whole answer retold as stream events (an upstream that ignored stream)', async () => {
+    const gw = await start();
+    const whole = {
+      id: 'chatcmpl-whole',
+      object: 'chat.completion',
+      created: 1,
+      model: 'upstream-a',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'told whole' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    };
+    primary.setFault({ kind: 'status', status: 200, body: whole });
+    const stream = await gw
+      .client(CLIENT_KEY.value)
+      .chat.completions.create(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true },
+        { headers: { traceparent: traceparent(TRACE, PARENT, true) } },
+      );
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('told whole');
+    const spans = await spansOf(TRACE, 2);
+    for (const span of spans) expect(span.attributes['gen_ai.response.time_to_first_chunk'], span.name).toBeGreaterThan(0);
+  });
+
   it('ends the spans of a stream the upstream cut mid-way, the attempt with an error', async () => {
     const gw = await start();
     primary.setFault({ kind: 'close-mid-stream', chunks: 2 });

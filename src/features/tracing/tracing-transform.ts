@@ -54,7 +54,8 @@ export function tracingTransform(): ExchangeTransform {
       // The content is read as the client gets it: a whole answer that a handler before this one tells as the
       // family's events (whole-stream, the Messages translation) has its content type set to an event stream.
       const content = readable && spans.content ? new OutputCollector(toldAsEvents(a)) : undefined;
-      const first = isStream ? new FirstChunk() : undefined;
+      // As the time-to-first-token metric counts it: the upstream's stream, or a whole answer retold as events.
+      const first = toldAsEvents(a) ? new FirstChunk() : undefined;
       return {
         onData(chunk) {
           if (first?.now()) spans.firstChunk();
