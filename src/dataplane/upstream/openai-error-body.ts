@@ -15,19 +15,33 @@ const EMPTY = Buffer.alloc(0);
 export function openAiErrorRetelling(answer: Answer, req: Request, coding: BodyCoding): AnswerHandler | undefined {
   if (answer.statusCode < 400 || answer.isStream || req.method === 'HEAD' || coding.kind === 'unsupported') return undefined;
   if (clientApiOf(req.path, answer.exchange.family, req.headers['anthropic-version']) !== 'openai') return undefined;
-  return new OpenAiErrorBody(answer);
+  const { statusCode, headers } = answer;
+  return new OpenAiErrorBody(headers, (body) => {
+    if (isOpenAiError(body)) return undefined;
+    const e = providerError(statusCode, body, headers);
+    return e && { message: e.message, type: e.type, code: e.code };
+  });
 }
 
-class OpenAiErrorBody implements AnswerHandler {
+/** An error in OpenAI's shape, or undefined to pass the body on as it came. */
+export type ToOpenAiError = (body: unknown) => { message: string; type: string; code: string | null } | undefined;
+
+/**
+ * Holds an error answer's body (up to MAX_ERROR_BYTES) and tells it in OpenAI's shape by `tell`: the one holder for
+ * every provider's shape (this data plane's, and a translation's such as chat-claude's for Anthropic's).
+ */
+export class OpenAiErrorBody implements AnswerHandler {
   readonly edits = true;
   readonly holdsBody = true;
-  readonly #answer: Answer;
+  readonly #headers: Answer['headers'];
+  readonly #tell: ToOpenAiError;
   #chunks: Buffer[] = [];
   #bytes = 0;
   #passing = false;
 
-  constructor(answer: Answer) {
-    this.#answer = answer;
+  constructor(headers: Answer['headers'], tell: ToOpenAiError) {
+    this.#headers = headers;
+    this.#tell = tell;
   }
 
   onData(chunk: Buffer): Buffer {
@@ -45,15 +59,13 @@ class OpenAiErrorBody implements AnswerHandler {
     if (this.#passing) return undefined;
     const held = Buffer.concat(this.#chunks);
     const body = parseJson(held.toString('utf8'));
-    if (body === undefined || isOpenAiError(body)) return held;
-    const { statusCode, headers } = this.#answer;
-    const e = providerError(statusCode, body, headers);
+    const e = body === undefined ? undefined : this.#tell(body);
     if (e === undefined) return held;
     // The head waits for this body (holdsBody): it goes out with the new body's type and length (the credential
     // mask after this keeps lengths; a Content-Length is dropped anyway when another handler edits or it is decoded).
     const told = Buffer.from(JSON.stringify({ error: { message: e.message, type: e.type, param: null, code: e.code } }));
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = String(told.length);
+    this.#headers['content-type'] = 'application/json';
+    this.#headers['content-length'] = String(told.length);
     return told;
   }
 }

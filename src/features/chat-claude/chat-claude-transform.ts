@@ -16,7 +16,7 @@ import { cloudOf } from '../messages/backends/claude-cloud.js';
 import { claudeBody, speaksClaude } from './claude-body.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
 import { ClaudeCompletion } from './claude-completion.js';
-import { ClaudeErrorAnswer } from './claude-error.js';
+import { claudeErrorAnswer } from './claude-error.js';
 import { claudeStream, labelledClaudeAnswer } from './claude-stream.js';
 import type { CompletionContext } from './completion-context.js';
 
@@ -81,7 +81,7 @@ class ChatClaudeExchange implements ExchangeTransform {
   onResponseStart(a: Answer): AnswerHandler | undefined {
     const ctx = this.#ctx;
     if (!ctx || !speaksClaude(a.backend)) return undefined;
-    if (a.statusCode >= 300) return new ClaudeErrorAnswer(a.headers);
+    if (a.statusCode >= 300) return claudeErrorAnswer(a.headers);
     if (a.isStream) return claudeStream(ctx, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
     // A stream request answered whole (a proxy that ignored `stream`) becomes a chat completion, which whole-stream,
     // wired later, tells as chunks; a stream its server labelled JSON is translated as a stream (told by its first byte).

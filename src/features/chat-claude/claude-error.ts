@@ -3,11 +3,7 @@
 // `{"type":"error","error":{"type","message"}}` becomes `{"error":{"message","type","param","code"}}`, its type
 // kept as the code; any other body (a cloud's own shape) is passed on for the data plane's retelling.
 import type { AnswerHandler } from '../../dataplane/exchange/transform.js';
-import { jsonOr } from '../../dataplane/exchange/whole-body.js';
-
-/** An error object is small; a body larger than this is passed on as it came. */
-const MAX_ERROR_BYTES = 64 * 1024;
-const EMPTY = Buffer.alloc(0);
+import { OpenAiErrorBody, type ToOpenAiError } from '../../dataplane/upstream/openai-error-body.js';
 
 /** OpenAI's error type for Anthropic's. */
 const OPENAI_TYPES: Readonly<Record<string, string>> = {
@@ -21,43 +17,15 @@ const OPENAI_TYPES: Readonly<Record<string, string>> = {
   overloaded_error: 'server_error',
 };
 
-/** Anthropic's error body in OpenAI's shape; undefined when the body is not Anthropic's. */
-function openAiErrorOf(body: unknown): string | undefined {
-  const e = (body as { type?: unknown; error?: { type?: unknown; message?: unknown } } | undefined) ?? undefined;
+/** Anthropic's error body as OpenAI's error; undefined when the body is not Anthropic's. */
+const openAiErrorOf: ToOpenAiError = (body) => {
+  const e = (body as { type?: unknown; error?: { type?: unknown; message?: unknown } } | null) ?? undefined;
   if (e?.type !== 'error' || typeof e.error?.type !== 'string' || typeof e.error.message !== 'string') return undefined;
   const code = e.error.type === 'rate_limit_error' ? 'rate_limit_exceeded' : e.error.type;
-  return JSON.stringify({ error: { message: e.error.message, type: OPENAI_TYPES[e.error.type] ?? 'server_error', param: null, code } });
-}
+  return { message: e.error.message, type: OPENAI_TYPES[e.error.type] ?? 'server_error', code };
+};
 
-export class ClaudeErrorAnswer implements AnswerHandler {
-  readonly edits = true;
-  readonly holdsBody = true;
-  readonly #headers: Record<string, string | string[] | undefined>;
-  #chunks: Buffer[] = [];
-  #bytes = 0;
-  #passing = false;
-
-  constructor(headers: Record<string, string | string[] | undefined>) {
-    this.#headers = headers;
-  }
-
-  onData(chunk: Buffer): Buffer {
-    if (this.#passing) return chunk;
-    this.#chunks.push(chunk);
-    this.#bytes += chunk.length;
-    if (this.#bytes <= MAX_ERROR_BYTES) return EMPTY;
-    this.#passing = true;
-    const held = Buffer.concat(this.#chunks);
-    this.#chunks = [];
-    return held;
-  }
-
-  flush(): Buffer | undefined {
-    if (this.#passing) return undefined;
-    const held = Buffer.concat(this.#chunks);
-    const told = openAiErrorOf(jsonOr(held.toString('utf8'), undefined));
-    if (told === undefined) return held;
-    this.#headers['content-type'] = 'application/json';
-    return Buffer.from(told);
-  }
+/** The handler for an anthropic backend's error answer to an OpenAI client. */
+export function claudeErrorAnswer(headers: Record<string, string | string[] | undefined>): AnswerHandler {
+  return new OpenAiErrorBody(headers, openAiErrorOf);
 }

@@ -3,7 +3,7 @@
 // (messages-stream-to-responses.ts; Bedrock's AWS event stream decoded into Anthropic's SSE first), and a stream
 // request's answer labelled JSON as whichever of the two its first byte tells. Each returns the usage the backend
 // reported, in Anthropic's counts (cache reads and writes), which the exchange settles with. Error answers are
-// chat-claude's ClaudeErrorAnswer's to retell.
+// chat-claude's claudeErrorAnswer's to retell.
 import { LabelledAnswer, TranslatedEventStream } from '../../dataplane/exchange/event-translation.js';
 import type { StreamProgress } from '../../dataplane/exchange/transform.js';
 import { jsonOr, WholeBody } from '../../dataplane/exchange/whole-body.js';

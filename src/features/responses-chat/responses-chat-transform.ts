@@ -17,7 +17,7 @@ import type { ChatRequest } from '../../model/chat-request.js';
 import { claudeBody, speaksClaude } from '../chat-claude/claude-body.js';
 import { cloudOf } from '../messages/backends/claude-cloud.js';
 import { type ClaudeRequest, chatToClaude } from '../chat-claude/chat-to-claude.js';
-import { ClaudeErrorAnswer } from '../chat-claude/claude-error.js';
+import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
 import { ClaudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
 import type { ResponseContext } from './response-context.js';
@@ -139,7 +139,7 @@ class ResponsesChatExchange implements ExchangeTransform {
   #claudeAnswer(a: Answer): AnswerHandler | undefined {
     const claude = this.#claude;
     if (!claude) return undefined;
-    if (a.statusCode >= 300) return new ClaudeErrorAnswer(a.headers);
+    if (a.statusCode >= 300) return claudeErrorAnswer(a.headers);
     if (a.isStream) return claudeResponseStream(claude.ctx, a.progress, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
     a.headers['content-type'] = JSON_TYPE;
     return claude.request.stream ? labelledClaudeResponse(claude.ctx, a.progress) : new ClaudeResponse(claude.ctx);
