@@ -44,3 +44,17 @@ export const QUESTION: OpenAI.ChatCompletionMessageParam[] = [
   { role: 'system', content: 'Be brief.' },
   { role: 'user', content: 'What is the weather in Paris?' },
 ];
+
+/** A turn that thinks (with the signature Anthropic sends) before it answers. */
+export const THINKING = 'Six by seven is forty-two.';
+export const thinkingTurn: AnthropicTurn = {
+  content: [
+    { type: 'thinking', thinking: THINKING, signature: 'EqQBCgIYAhIMsignature' },
+    { type: 'text', text: 'It is 42.' },
+  ],
+  stop_reason: 'end_turn',
+  usage: { input_tokens: 30, output_tokens: 25, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+};
+
+/** The `error` event Anthropic sends when it is overloaded mid-stream. */
+export const OVERLOADED = { type: 'overloaded_error', message: 'Overloaded' };

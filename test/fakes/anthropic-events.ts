@@ -1,6 +1,8 @@
 // The answers Anthropic's Messages API gives for a scripted turn, as data: the whole message (JSON answer) and the
 // event sequence of a stream, so each fake frames them as its cloud does (Anthropic's and Vertex's SSE,
-// Bedrock's event-stream messages). Tool input arrives as input_json_delta fragments, as it does there.
+// Bedrock's event-stream messages). Tool input arrives as input_json_delta fragments, thinking as thinking_delta
+// fragments then its signature_delta, as they do there; a turn with `streamError` stops after the first delta with an
+// `error` event, as Anthropic reports an overload mid-stream.
 import type { AnthropicTurn } from './anthropic-upstream.js';
 
 export interface AnthropicEvent {
@@ -26,23 +28,34 @@ export function messageEvents(id: string, model: string, turn: AnthropicTurn): A
   const events: AnthropicEvent[] = [];
   const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } };
   events.push({ type: 'message_start', message }, { type: 'ping' });
-  turn.content.forEach((block, index) => {
+  for (const [index, block] of turn.content.entries()) {
     if (block.type === 'text') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    } else if (block.type === 'thinking') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const part of halves(block.thinking)) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: part } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
     } else {
       events.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      const json = JSON.stringify(block.input);
-      const half = Math.floor(json.length / 2);
-      for (const part of [json.slice(0, half), json.slice(half)])
+      for (const part of halves(JSON.stringify(block.input)))
         events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } });
     }
+    if (turn.streamError) {
+      const first = events.findIndex((e) => e.type === 'content_block_delta');
+      return [...events.slice(0, first + 1), { type: 'error', error: turn.streamError }];
+    }
     events.push({ type: 'content_block_stop', index });
-  });
+  }
   // message_delta's usage is cumulative: the final output count, with the input and cache counts repeated.
   events.push({ type: 'message_delta', delta: { stop_reason: turn.stop_reason, stop_sequence: null }, usage: u });
   events.push({ type: 'message_stop' });
   return events;
+}
+
+function halves(s: string): string[] {
+  const half = Math.floor(s.length / 2);
+  return [s.slice(0, half), s.slice(half)];
 }
 
 /** One event as Anthropic's (and Vertex's) SSE writes it. */

@@ -1,12 +1,15 @@
 // A fake Anthropic Messages API on 127.0.0.1 that plays a scripted conversation for a coding agent and records
 // every request (method, path with its query, headers, JSON body). A request whose messages[] already hold k
 // assistant turns gets turn k, so a client's retry of the same step (e.g. Claude Code retrying unstreamed) gets
-// the same answer (a turn may instead drop the connection mid-stream). Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
+// the same answer (a turn may instead drop the connection mid-stream or send an error event in it). Streams carry the `event:` lines Claude Code needs (without them it quietly retries unstreamed).
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { messageEvents, messageJson, sseEvent, stepOf } from './anthropic-events.js';
 import { listenOnLoopback } from './loopback.js';
 
-type AnthropicBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 interface AnthropicUsage {
   input_tokens: number;
@@ -23,6 +26,8 @@ export interface AnthropicTurn {
   cut?: boolean;
   /** Stream message_start and the first block's first delta, then send nothing more and keep the connection open. */
   hang?: boolean;
+  /** Stream message_start and the first block's first delta, then Anthropic's mid-stream `error` event (e.g. overloaded_error) and end. */
+  streamError?: { type: string; message: string };
   /**
    * Answer this status with Anthropic's error body instead (with retry-after, when given): every time, or the
    * first `times` requests of this step, then the turn itself (a client's retry that succeeds).

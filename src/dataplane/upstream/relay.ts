@@ -282,13 +282,23 @@ class Relay implements BodySink {
     }
   }
 
-  /** The usage the handlers return for a body that completed; a handler that fails to read it leaves it to the estimate. */
+  /**
+   * The usage the handlers return for a body that completed; a handler that fails to read it, or returns none (a
+   * translated stream that ended in an error event), leaves it to the estimate with the counts it had read.
+   */
   #reportUsage(): void {
     let usage: Usage | undefined;
     try {
       usage = handlersUsage(this.#o.handlers);
     } catch {}
-    if (usage) this.#x.reportUsage(usage);
+    if (usage) return this.#x.reportUsage(usage);
+    for (const h of this.#o.handlers) {
+      let partial: Usage | undefined;
+      try {
+        partial = h.partial?.();
+      } catch {}
+      if (partial) this.#x.reportPartialUsage(partial);
+    }
   }
 
   /** The bound passed, or the body failed: cut, and the exchange settles with its estimate. */

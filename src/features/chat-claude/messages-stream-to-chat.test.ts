@@ -136,7 +136,7 @@ describe('MessagesStreamToChat', () => {
     );
   });
 
-  it("an error event: Anthropic's message, its type as the code; nothing after it", () => {
+  it("an error event: Anthropic's message, its type as the code; nothing after it; the counts so far left to the estimate", () => {
     const t = new MessagesStreamToChat(ctx);
     let out = t.push({ type: 'message_start', message: { type: 'message', content: [], usage: { input_tokens: 5, output_tokens: 1 } } }, 'message_start');
     out += t.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start');
@@ -145,7 +145,8 @@ describe('MessagesStreamToChat', () => {
     out += t.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' more' } }, 'content_block_delta');
     const end = t.end();
     expect(out + end.events).toBe(ROLE + chunk({ content: 'Hi' }) + errorEvent('Overloaded', 'server_error', 'overloaded_error'));
-    expect(end.usage).toMatchObject({ inputTokens: 5, outputTokens: 1 });
+    expect(end.usage).toBeUndefined();
+    expect(t.usageSoFar).toMatchObject({ inputTokens: 5 });
   });
 
   it('usage with cache reads and writes: input from message_start, output from message_delta', () => {

@@ -24,6 +24,8 @@ type Block = { kind: 'text' | 'thinking' | 'dropped' } | { kind: 'tool'; index: 
 export class MessagesStreamToChat {
   private started = false;
   private done = false;
+  /** The answer ended in an error event (the upstream's, or the gateway's for a cut stream): its counts are partial. */
+  private failed = false;
   private finish: FinishReason | undefined;
   private tools = 0;
   private readonly blocks = new Map<number, Block>();
@@ -65,10 +67,13 @@ export class MessagesStreamToChat {
     }
   }
 
-  /** The upstream ended: what is still owed (the cut-stream error when the answer never finished) and its usage. */
+  /**
+   * The upstream ended: what is still owed (the cut-stream error when the answer never finished) and its usage, none
+   * for an answer that failed (message_start's output count is a placeholder): usageSoFar hands its counts to the estimate.
+   */
   end(): { events: string; usage: Usage | undefined } {
     const events = this.done ? '' : this.fail({ message: UNFINISHED, type: 'server_error', code: 'upstream_error' });
-    return { events, usage: this.counts.usage() };
+    return { events, usage: this.failed ? undefined : this.counts.usage() };
   }
 
   private start(): string {
@@ -155,7 +160,7 @@ export class MessagesStreamToChat {
   }
 
   private fail(e: { message: string; type: string; code: string | null }): string {
-    this.done = true;
+    this.done = this.failed = true;
     return this.hand({ error: { message: e.message, type: e.type, param: null, code: e.code } }, sseErrorEvent(e));
   }
 

@@ -7,7 +7,7 @@ import { testContext as ctx } from './test-context.js';
 type Data = Record<string, unknown>;
 
 /** Every event pushed, then the end: the Responses events' data (framing and sequence numbers checked), and the usage. */
-function run(events: Event[]): { events: Data[]; usage: unknown } {
+function run(events: Event[]): { events: Data[]; usage: unknown; soFar: unknown } {
   const progress = { lastSequenceNumber: undefined as number | undefined };
   const t = new MessagesStreamToResponses(chatCtx, ctx, progress);
   let text = '';
@@ -24,7 +24,7 @@ function run(events: Event[]): { events: Data[]; usage: unknown } {
     expect(data['sequence_number']).toBe(i);
     return data;
   });
-  return { events: out, usage: end.usage };
+  return { events: out, usage: end.usage, soFar: t.usageSoFar };
 }
 
 const types = (events: Data[]) => events.map((e) => e['type']);
@@ -69,17 +69,18 @@ describe('MessagesStreamToResponses', () => {
     expect(output[1]).toMatchObject({ call_id: 'toolu_01abc', name: 'exec_command', arguments: '{"cmd":"ls -la"}', status: 'completed' });
   });
 
-  it('ends a stream cut before message_stop with the Responses error event, continuing the sequence, and keeps the input counts', () => {
+  it('ends a stream cut before message_stop with the Responses error event, continuing the sequence; its input counts left to the estimate', () => {
     const all = eventsOf(answerOf([{ type: 'text', text: 'Half an answer' }], 'end_turn', { input_tokens: 20, output_tokens: 9 }));
     const cut = all.slice(
       0,
       all.findIndex(([name]) => name === 'content_block_stop'),
     );
-    const { events, usage } = run(cut);
+    const { events, usage, soFar } = run(cut);
     expect(types(events).at(-1)).toBe('error');
     expect(types(events)).not.toContain('response.completed');
     expect(events.at(-1)).toMatchObject({ code: 'upstream_error', error: { type: 'server_error', code: 'upstream_error' } });
-    expect(usage).toMatchObject({ inputTokens: 20 });
+    expect(usage).toBeUndefined();
+    expect(soFar).toMatchObject({ inputTokens: 20 });
   });
 
   it('tells an Anthropic error event as the Responses error event with its message', () => {
