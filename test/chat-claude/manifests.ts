@@ -1,9 +1,10 @@
 // Routes of the chat completions family for the Claude translation tests, added to the standard manifests (public
 // names start with "extra-", which team-a allows): each backend listed as [kind, base URL], each a priority tier
-// after the one before, so a route can fail over between an anthropic backend and an OpenAI-compatible one.
+// after the one before, so a route can fail over between an anthropic backend and an OpenAI-compatible one (for
+// the Responses family, a chat completions one: api chatCompletions).
 import { standardManifests } from '../helpers/gateway.js';
 
-export type Kind = 'anthropic' | 'openai';
+export type Kind = 'anthropic' | 'openai' | 'chatCompletions';
 
 /** The upstream credential of the anthropic backends, sent in x-api-key. */
 export const ANTHROPIC_KEY = 'sk-ant-upstream-key-abcdef';
@@ -11,7 +12,9 @@ export const ANTHROPIC_KEY = 'sk-ant-upstream-key-abcdef';
 const backend = ([kind, url]: readonly [Kind, string], i: number) =>
   kind === 'anthropic'
     ? `  - {name: claude${i}, api: anthropic, baseURL: "${url}", model: upstream-claude, priority: ${i}, auth: {header: {name: x-api-key, secretRef: {name: anthropic-key, key: key}}}}`
-    : `  - {name: openai${i}, baseURL: "${url}", model: upstream-chat, priority: ${i}, apiKeySecretRef: {name: upstream-credentials, key: apiKey}}`;
+    : kind === 'chatCompletions'
+      ? `  - {name: chat${i}, api: chatCompletions, baseURL: "${url}", model: upstream-chat, priority: ${i}, apiKeySecretRef: {name: upstream-credentials, key: apiKey}}`
+      : `  - {name: openai${i}, baseURL: "${url}", model: upstream-chat, priority: ${i}, apiKeySecretRef: {name: upstream-credentials, key: apiKey}}`;
 
 export function chatClaudeManifests(
   standardUpstream: string,
