@@ -2,7 +2,8 @@
 // event-stream frames in 7-byte slices) and on Vertex AI (rawPredict with a Google access token), with the routes of
 // docs/providers.md (examples/providers/claude-*.yaml) pointed at loopback fakes of the clouds, which refuse a body
 // laid out wrongly (`model` left in, no anthropic_version); and a Responses stream to Claude on Bedrock, through
-// chat to the Messages API and back. The usage recorded is what the cloud reported.
+// chat to the Messages API and back, on each cloud (Vertex's through streamRawPredict with a Google access token).
+// The usage recorded is what the cloud reported.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BedrockClaude, startBedrockClaude } from '../fakes/bedrock-claude.js';
@@ -92,5 +93,32 @@ describe('chat completions on Claude on Vertex AI', () => {
     expect(r.choices[0]!.finish_reason).toBe('tool_calls');
     expect(r.usage).toMatchObject({ prompt_tokens: 168, completion_tokens: 30 });
     expect(await vertexGw.record(String(sent.headers['x-request-id']))).toMatchObject({ status: 200, ...recordedClaude(0) });
+  });
+});
+
+describe('the Responses API on Claude on Vertex AI', () => {
+  it('a Responses stream through streamRawPredict with a Google access token: translated twice, the usage as reported', async () => {
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: WEATHER_TOOL.function.parameters!, strict: false }];
+    const stream = client(vertexGw).responses.stream({
+      model: 'claude-sonnet-4-5-vertex',
+      instructions: 'Be brief.',
+      input: 'What is the weather in Paris?',
+      tools,
+    });
+    let text = '';
+    stream.on('response.output_text.delta', (e) => {
+      text += e.delta;
+    });
+    const done = await stream.finalResponse();
+    expect(vertex.refused).toEqual([]);
+    const sent = vertex.requests.at(-1)!;
+    expect(sent).toMatchObject({ model: 'claude-sonnet-4-5@20250929', specifier: 'streamRawPredict' });
+    expect(sent.headers['authorization']).toMatch(/^Bearer /);
+    expect(sent.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', system: 'Be brief.', stream: true });
+    expect(sent.body['model']).toBeUndefined();
+    expect(text).toBe('Let me check.');
+    expect(done.output.find((o) => o.type === 'function_call')).toMatchObject({ call_id: 'toolu_weather_1', arguments: '{"city":"Paris"}' });
+    expect(done.usage).toMatchObject({ input_tokens: 168, output_tokens: 30, input_tokens_details: { cached_tokens: 40 } });
+    expect(await vertexGw.record(String(sent.headers['x-request-id']))).toMatchObject({ status: 200, family: 'responses', ...recordedClaude(0) });
   });
 });
