@@ -49,6 +49,8 @@ export interface AnthropicUpstream {
   /** origin + "/v1", what a ModelRoute backend's baseURL is set to. */
   readonly baseURL: string;
   readonly requests: AnthropicRequest[];
+  /** How many answers had their connection closed before they ended (a client, or the gateway, that left). */
+  abandoned(): number;
   close(): Promise<void>;
 }
 
@@ -59,7 +61,11 @@ export const countedTokens = (body: Record<string, unknown>) =>
 export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<AnthropicUpstream> {
   const requests: AnthropicRequest[] = [];
   const errored = new Map<AnthropicTurn, number>();
+  let abandoned = 0;
   const server: Server = createServer(async (req, res) => {
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned++;
+    });
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -85,6 +91,7 @@ export async function startAnthropicUpstream(turns: AnthropicTurn[]): Promise<An
     origin,
     baseURL: `${origin}/v1`,
     requests,
+    abandoned: () => abandoned,
     close: loop.close,
   };
 }
