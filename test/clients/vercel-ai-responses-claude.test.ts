@@ -1,0 +1,100 @@
+// The Vercel AI SDK's default OpenAI model, openai(model), speaks the Responses API: here through the gateway to an
+// anthropic backend (Responses → chat → Messages). generateText runs a tool loop (the SDK sends the function call
+// and its output back as Responses input items, which reach Claude as tool_use and tool_result), streamText streams
+// it; the SDK's own zod schemas validate every translated answer and event, and its usage is what Claude reported.
+// Claude's first step says something before its call, and the SDK (store on by default) refers back to that text
+// with an item_reference, which a translated route refuses (docs/coding-agents.md): the loops run with store off.
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { chatClaudeManifests } from '../chat-claude/manifests.js';
+import { claudeTurns } from '../chat-claude/weather-claude.js';
+import { type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
+import { ALICE_KEY, deadBaseURL, startGateway, type TestGateway } from '../helpers/gateway.js';
+
+const ANSWER = 'It is 18°C and sunny in Paris.';
+
+let claude: AnthropicUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  claude = await startAnthropicUpstream(claudeTurns);
+  gw = await startGateway(chatClaudeManifests(await deadBaseURL(), { 'extra-claude': [['anthropic', claude.baseURL]] }, undefined, ['responses']));
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await claude?.close();
+});
+
+const openai = () => createOpenAI({ apiKey: ALICE_KEY, baseURL: gw.baseURL });
+const tools = {
+  get_weather: tool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }), execute: async () => ({ forecast: 'sunny' }) }),
+};
+const storeOff = { openai: { store: false } };
+
+/** What the SDK sums over the two steps: Claude's input counts its cache reads and writes. */
+const totals = {
+  inputTokens: claudeTurns.reduce((n, t) => n + t.usage.input_tokens + t.usage.cache_read_input_tokens + t.usage.cache_creation_input_tokens, 0),
+  outputTokens: claudeTurns.reduce((n, t) => n + t.usage.output_tokens, 0),
+};
+
+/** The second step's Messages request ends with the tool's output as a tool_result for Claude's toolu_ id. */
+function expectToolResultSent(request: { body: Record<string, any> | undefined }) {
+  expect(request.body!['messages'].at(-2)).toMatchObject({
+    role: 'assistant',
+    content: expect.arrayContaining([expect.objectContaining({ type: 'tool_use', id: 'toolu_weather_1' })]),
+  });
+  expect(request.body!['messages'].at(-1)).toEqual({
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_weather_1', content: '{"forecast":"sunny"}' }],
+  });
+}
+
+describe('the Vercel AI SDK on Responses, answered by an anthropic backend', () => {
+  it('generateText with a tool loop: the tool ran on Claude’s call, its output went back as a tool_result, both steps’ usage', async () => {
+    const before = claude.requests.length;
+    const r = await generateText({
+      model: openai()('extra-claude'),
+      prompt: 'Weather in Paris?',
+      tools,
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+      providerOptions: storeOff,
+    });
+    expect(r.text).toBe(ANSWER);
+    expect(r.steps).toHaveLength(2);
+    expect(r.steps[0]!.toolCalls[0]).toMatchObject({ toolCallId: 'toolu_weather_1', toolName: 'get_weather', input: { city: 'Paris' } });
+    expect(claude.requests.length).toBe(before + 2);
+    expectToolResultSent(claude.requests.at(-1)!);
+    expect(r.totalUsage).toMatchObject(totals);
+  });
+
+  it('streamText with the same loop: the text streams, the SDK validated every event, usage summed over the steps', async () => {
+    const errors: unknown[] = [];
+    const r = streamText({
+      model: openai()('extra-claude'),
+      prompt: 'Weather in Paris?',
+      tools,
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+      providerOptions: storeOff,
+      onError: ({ error }) => void errors.push(error),
+    });
+    let text = '';
+    for await (const delta of r.textStream) text += delta;
+    expect(errors).toEqual([]);
+    expect(text).toBe(`Let me check.${ANSWER}`);
+    expect(await r.totalUsage).toMatchObject(totals);
+    expect(claude.requests.at(-1)!.body).toMatchObject({ stream: true });
+    expectToolResultSent(claude.requests.at(-1)!);
+  });
+
+  it('with store on (the SDK default) the second step refers back to Claude’s text: refused in OpenAI’s shape, saying what to send', async () => {
+    const asked = claude.requests.length;
+    const run = generateText({ model: openai()('extra-claude'), prompt: 'Weather in Paris?', tools, stopWhen: stepCountIs(3), maxRetries: 0 });
+    await expect(run).rejects.toMatchObject({ statusCode: 400, message: expect.stringContaining('store = false') });
+    expect(claude.requests.length).toBe(asked + 1);
+  });
+});
