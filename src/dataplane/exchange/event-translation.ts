@@ -1,13 +1,45 @@
-// The answer handlers every API translation shares (Messages ↔ chat, Responses → chat): an upstream event stream read
-// with the one SSE reader (stream/sse-events.ts), each event handed to the feature's translator and what it returns
-// sent on; and a stream request's answer labelled JSON, told an event stream or a whole answer by its first byte that
-// is not whitespace (isEventStreamBody), then handled as the one or the other.
+// The answer handlers every API translation shares (Messages ↔ chat, Responses → chat → Messages): a whole answer
+// remade at its end by the feature's pure translation; an upstream event stream read with the one SSE reader
+// (stream/sse-events.ts), each event handed to the feature's translator and what it returns sent on; and a stream
+// request's answer labelled JSON, told an event stream or a whole answer by its first byte that is not whitespace
+// (isEventStreamBody), then handled as the one or the other.
 import type { Usage } from '../../model/usage.js';
 import { isEventStreamBody } from '../stream/sse.js';
 import { SseEvents } from '../stream/sse-events.js';
 import type { AnswerHandler } from './transform.js';
+import { jsonOr, WholeBody } from './whole-body.js';
 
 const EMPTY = Buffer.alloc(0);
+/** The most of a whole answer held to translate it. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** A feature's whole-answer translation: the answer parsed as JSON (undefined when it is not), remade, with its usage. */
+export type WholeTranslation = (answer: unknown) => { readonly body: unknown; readonly usage: Usage | undefined };
+
+/**
+ * A whole upstream answer remade at its end. The head waits for it (holdsBody): a translation that throws (a
+ * GatewayError for a body that is no answer of the upstream's API) is answered with its status, not a 200 cut short.
+ */
+export class TranslatedWhole extends WholeBody {
+  protected readonly purpose = 'translate';
+  readonly #translate: WholeTranslation;
+  #usage: Usage | undefined;
+
+  constructor(translate: WholeTranslation) {
+    super(MAX_ANSWER_BYTES);
+    this.#translate = translate;
+  }
+
+  protected remake(text: string): string {
+    const { body, usage } = this.#translate(jsonOr(text, undefined));
+    this.#usage = usage;
+    return JSON.stringify(body);
+  }
+
+  onEnd(): Usage | undefined {
+    return this.#usage;
+  }
+}
 
 /** A feature's stream translation: pure, fed event by event. */
 export interface EventTranslator {

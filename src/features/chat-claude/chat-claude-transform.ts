@@ -15,7 +15,7 @@ import { isAwsEventStream } from '../messages/cloud-answer.js';
 import { cloudOf } from '../messages/backends/claude-cloud.js';
 import { claudeBody, speaksClaude } from './claude-body.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
-import { ClaudeCompletion } from './claude-completion.js';
+import { claudeCompletion } from './claude-completion.js';
 import { claudeErrorAnswer } from './claude-error.js';
 import { claudeStream, labelledClaudeAnswer } from './claude-stream.js';
 import type { CompletionContext } from './completion-context.js';
@@ -86,6 +86,6 @@ class ChatClaudeExchange implements ExchangeTransform {
     // A stream request answered whole (a proxy that ignored `stream`) becomes a chat completion, which whole-stream,
     // wired later, tells as chunks; a stream its server labelled JSON is translated as a stream (told by its first byte).
     a.headers['content-type'] = JSON_TYPE;
-    return this.#request?.stream ? labelledClaudeAnswer(ctx) : new ClaudeCompletion(ctx);
+    return this.#request?.stream ? labelledClaudeAnswer(ctx) : claudeCompletion(ctx);
   }
 }

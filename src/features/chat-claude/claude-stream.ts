@@ -4,7 +4,7 @@
 // returns the usage the backend reported, which the exchange settles with.
 import { LabelledAnswer, TranslatedEventStream } from '../../dataplane/exchange/event-translation.js';
 import { bedrockSseHandler } from '../messages/backends/bedrock-sse.js';
-import { ClaudeCompletion } from './claude-completion.js';
+import { claudeCompletion } from './claude-completion.js';
 import type { CompletionContext } from './completion-context.js';
 import { MessagesStreamToChat } from './messages-stream-to-chat.js';
 
@@ -21,6 +21,6 @@ export function labelledClaudeAnswer(ctx: CompletionContext): LabelledAnswer {
   return new LabelledAnswer(
     false,
     () => claudeStream(ctx, false),
-    () => new ClaudeCompletion(ctx),
+    () => claudeCompletion(ctx),
   );
 }

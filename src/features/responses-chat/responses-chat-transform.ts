@@ -19,10 +19,10 @@ import { cloudOf } from '../messages/backends/claude-cloud.js';
 import { type ClaudeRequest, chatToClaude } from '../chat-claude/chat-to-claude.js';
 import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
-import { ClaudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
+import { claudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
-import { labelledResponse, TranslatedResponse, translatedResponseStream } from './translated-response.js';
+import { labelledResponse, translatedResponse, translatedResponseStream } from './translated-response.js';
 
 const CHAT_PATH = '/chat/completions';
 const JSON_TYPE = 'application/json';
@@ -132,7 +132,7 @@ class ResponsesChatExchange implements ExchangeTransform {
     // later, tells as the stream's events (as for a Responses backend that answered whole); a stream its server
     // labelled JSON is translated as a stream, which whole-stream passes on.
     a.headers['content-type'] = JSON_TYPE;
-    return this.#chat?.stream ? labelledResponse(ctx, a.progress) : new TranslatedResponse(ctx);
+    return this.#chat?.stream ? labelledResponse(ctx, a.progress) : translatedResponse(ctx);
   }
 
   /** As chat-claude answers: Anthropic's errors retold in OpenAI's shape, a stream or a whole answer translated. */
@@ -142,7 +142,7 @@ class ResponsesChatExchange implements ExchangeTransform {
     if (a.statusCode >= 300) return claudeErrorAnswer(a.headers);
     if (a.isStream) return claudeResponseStream(claude.ctx, a.progress, cloudOf(a.backend) === 'bedrock' && isAwsEventStream(a.headers));
     a.headers['content-type'] = JSON_TYPE;
-    return claude.request.stream ? labelledClaudeResponse(claude.ctx, a.progress) : new ClaudeResponse(claude.ctx);
+    return claude.request.stream ? labelledClaudeResponse(claude.ctx, a.progress) : claudeResponse(claude.ctx);
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamProgress } from '../../dataplane/exchange/transform.js';
 import { testContext } from './test-context.js';
-import { TranslatedResponse, translatedResponseStream } from './translated-response.js';
+import { translatedResponse, translatedResponseStream } from './translated-response.js';
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\r\n\r\n`;
@@ -51,9 +51,9 @@ describe('translatedResponseStream', () => {
   });
 });
 
-describe('TranslatedResponse', () => {
+describe('translatedResponse', () => {
   it('makes a whole completion a Response and returns its usage', () => {
-    const h = new TranslatedResponse(testContext);
+    const h = translatedResponse(testContext);
     const body = JSON.stringify({
       id: 'c1',
       object: 'chat.completion',
@@ -69,7 +69,7 @@ describe('TranslatedResponse', () => {
   });
 
   it('fails a body that is no chat completion with a 502 the client is answered with', () => {
-    const h = new TranslatedResponse(testContext);
+    const h = translatedResponse(testContext);
     h.onData(Buffer.from('<html>bad gateway</html>'));
     expect(() => h.flush()).toThrow(expect.objectContaining({ status: 502 }));
   });
