@@ -128,7 +128,9 @@ const PricingSchema = z
   .object({
     inputPerMTok: price('Per million input tokens (not read from or written to the prompt cache).'),
     cachedInputPerMTok: price('Per million input tokens read from the prompt cache (default: inputPerMTok).'),
-    cacheWritePerMTok: price('Per million input tokens written to the prompt cache (Anthropic: the 5-minute writes).'),
+    cacheWritePerMTok: price(
+      "Per million input tokens written to the prompt cache (Anthropic's 5-minute writes; OpenAI's cache_write_tokens); unset while writes are reported: unknown cost.",
+    ),
     cacheWrite1hPerMTok: price('Per million input tokens written to the prompt cache for one hour (Anthropic).'),
     outputPerMTok: price('Per million output tokens, reasoning tokens included.'),
     imageInputPerMTok: price("Per million input tokens that are image tokens (gpt-image-1's input_tokens_details.image_tokens); unset: unknown cost."),
