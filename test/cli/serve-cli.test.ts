@@ -145,18 +145,19 @@ describe('model-gateway serve --workers (executable)', () => {
       '--workers',
       '2',
     ]);
-    await r.waitForLog((l) => l.msg === 'started workers' && l.workers === 2);
-    await r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === 1, 30_000);
-    await r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === 2, 30_000);
-    for (let i = 0; i < 4; i++) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    // Every wait fails on its own, naming its step, well within the test's timeout.
+    await r.waitForLog((l) => l.msg === 'started workers' && l.workers === 2, 10_000);
+    await Promise.all([1, 2].map((n) => r.waitForLog((l) => l.msg === 'first config loaded; ready' && l.worker === n, 20_000)));
+    const get = (url: string) => fetch(url, { signal: AbortSignal.timeout(2_000) });
+    for (let i = 0; i < 4; i++) expect((await get(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    const text = await (await get(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(text).toMatch(/^model_gateway_config_reloads_total 2$/m); // summed over both workers
     expect(text).toMatch(/^model_gateway_config_version 1$/m); // a max, not a sum
     r.child.kill('SIGTERM');
-    expect(await r.exited).toBe(0);
+    expect(await r.waitForExit(10_000)).toBe(0);
     expect(r.stdout().match(/drained: every in-flight request finished/g)).toHaveLength(2);
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-  }, 45_000);
+    await expect(get(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow('fetch failed'); // refused, not timed out
+  }, 60_000);
 
   it('exits 1 when the workers cannot start', async () => {
     const r = run(['serve', '--config', 'no/such/dir', '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', '--workers', '2']);

@@ -19,6 +19,21 @@ export interface CliRun {
   readonly exited: Promise<number>;
   /** Resolves with the first stdout JSON log record for which `match` is true. */
   waitForLog(match: (r: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** `exited`, failing after `timeoutMs` with the child's last lines (a wait that names what hung, not a test timeout). */
+  waitForExit(timeoutMs?: number): Promise<number>;
+}
+
+/** How many of the child's last lines a failed wait shows: the steps before the hang, not the whole run. */
+const TAIL_LINES = 30;
+const tail = (text: string) => text.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
+
+function parseRecord(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{') || !line.endsWith('}')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
 }
 
 export function runCli(args: string[], env: Record<string, string | undefined> = {}): CliRun {
@@ -36,13 +51,8 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     out += d.toString();
     const fresh = out.slice(out.lastIndexOf('\n', before) + 1);
     for (const line of fresh.split('\n')) {
-      if (!line.startsWith('{') || !line.endsWith('}')) continue;
-      let record: Record<string, unknown>;
-      try {
-        record = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        continue;
-      }
+      const record = parseRecord(line);
+      if (!record) continue;
       for (const w of [...waiters]) {
         if (w.match(record)) {
           waiters.splice(waiters.indexOf(w), 1);
@@ -55,18 +65,25 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   const exited = new Promise<number>((resolve) => {
     child.on('exit', (code, signal) => resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 1)));
   });
+  const lastLines = () => `last stdout lines:\n${tail(out)}\nlast stderr lines:\n${tail(err)}`;
   const waitForLog = (match: (r: Record<string, unknown>) => boolean, timeoutMs = 15_000) => {
     const existing = out
       .split('\n')
-      .filter((l) => l.startsWith('{') && l.endsWith('}'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find(match);
+      .map(parseRecord)
+      .find((r) => r !== undefined && match(r));
     if (existing) return Promise.resolve(existing);
+    // The matcher's source names what was awaited (`(l) => l.msg === '…'`).
+    const what = `a log record matching ${String(match)}`;
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`log record not seen in ${timeoutMs} ms; stdout:\n${out}\nstderr:\n${err}`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms; ${lastLines()}`)), timeoutMs);
       waiters.push({ match, resolve: (r) => (clearTimeout(timer), resolve(r)) });
-      void exited.then(() => setTimeout(() => reject(new Error(`exited before the log record; stdout:\n${out}\nstderr:\n${err}`)), 50));
+      void exited.then((code) => setTimeout(() => reject(new Error(`exited (${code}) before ${what}; ${lastLines()}`)), 50));
     });
   };
-  return { child, stdout: () => out, stderr: () => err, exited, waitForLog };
+  const waitForExit = (timeoutMs = 15_000) =>
+    new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the process did not exit within ${timeoutMs} ms; ${lastLines()}`)), timeoutMs);
+      void exited.then((code) => (clearTimeout(timer), resolve(code)));
+    });
+  return { child, stdout: () => out, stderr: () => err, exited, waitForLog, waitForExit };
 }
