@@ -3,7 +3,7 @@
 // down reads as a counter reset: rate() then counts the survivors' whole totals again). The primary collects each
 // worker's metrics (every few seconds, and at each scrape) and keeps a dead worker's last counters and histograms;
 // its gauges go with it. Counts a worker made after its last collection are lost with it.
-import cluster from 'node:cluster';
+import cluster, { type Cluster } from 'node:cluster';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { installScaledSum } from '../observability/scaled-sum.js';
 
@@ -52,9 +52,12 @@ export class ClusterMetrics {
   readonly #waiting = new Map<string, (metrics: MetricJson[]) => void>();
   readonly #timer: NodeJS.Timeout;
 
-  constructor() {
+  readonly #cluster: Pick<Cluster, 'on' | 'workers'>;
+
+  constructor(nodeCluster: Pick<Cluster, 'on' | 'workers'> = cluster) {
+    this.#cluster = nodeCluster;
     installScaledSum(); // the cost counter, in micro-units: summed as integers, not as floats
-    cluster.on('message', (worker, m: { type?: unknown; requestId?: unknown; metrics?: MetricJson[][] }) => {
+    nodeCluster.on('message', (worker, m: { type?: unknown; requestId?: unknown; metrics?: MetricJson[][] }) => {
       if (m?.type !== GET_METRICS_RES) return;
       this.#waiting.get(`${worker.id}:${String(m.requestId)}`)?.(m.metrics?.flat() ?? []);
     });
@@ -79,7 +82,7 @@ export class ClusterMetrics {
 
   async #collect(): Promise<void> {
     const requestId = `mg-${++this.#requests}`;
-    const workers = Object.values(cluster.workers ?? {}).filter((w) => w?.isConnected());
+    const workers = Object.values(this.#cluster.workers ?? {}).filter((w) => w?.isConnected());
     await Promise.all(
       workers.map(
         (w) =>

@@ -2,7 +2,7 @@
 // connections round-robin), serves the metrics port itself with every worker's metrics summed (cluster-metrics.ts),
 // replaces a worker that dies after it was ready (worker-restarts.ts bounds how often), and on SIGTERM/SIGINT asks
 // every worker to drain, then exits (killing a worker that outlives the drain timeout).
-import cluster, { type Worker } from 'node:cluster';
+import cluster, { type Cluster, type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createLogger } from '../observability/logger.js';
 import { generateIdKey, GENERATED_KEY_WARNING } from '../features/sealed-ids/id-keys.js';
@@ -18,7 +18,10 @@ export const WORKER_READY = 'model-gateway:worker-ready';
 /** How long after the drain timeout the primary waits for its workers to exit before it kills them. */
 const SHUTDOWN_MARGIN_MS = 5_000;
 
-export async function runPrimary(options: ServeOptions, generateIdKeys = false): Promise<number | undefined> {
+/** What the primary uses of node:cluster (a test gives a fake, to order a worker's 'exit' before its 'disconnect'). */
+export type PrimaryCluster = Pick<Cluster, 'fork' | 'on' | 'workers'>;
+
+export async function runPrimary(options: ServeOptions, generateIdKeys = false, nodeCluster: PrimaryCluster = cluster): Promise<number | undefined> {
   const logger = createLogger({ level: options.logLevel }).child({ role: 'primary' });
   // Without configured sealed-id keys, every worker would mint its own and reject its siblings' ids: the
   // primary generates one and hands it to all workers (it still dies with the process, hence the warning).
@@ -27,7 +30,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     workerEnv['MG_ID_KEYS'] = generateIdKey().toString('hex');
     logger.warn(GENERATED_KEY_WARNING);
   }
-  const aggregator = new ClusterMetrics();
+  const aggregator = new ClusterMetrics(nodeCluster);
   let metrics: Awaited<ReturnType<typeof listenDrainable>>;
   try {
     metrics = await listenDrainable(metricsHandler({ metrics: () => aggregator.metrics(), contentType: aggregator.contentType }), {
@@ -43,14 +46,16 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   const metricsServer = metrics;
 
   const ready = new Set<number>();
-  // Which slot (0..N-1) each live worker fills and when it started, so a slot that keeps dying young backs off.
-  const slots = new Map<number, { slot: number; startedAt: number }>();
+  // Each live worker, the slot (0..N-1) it fills and when it started, so a slot that keeps dying young backs off. Not
+  // cluster.workers: that keeps an exited worker until its IPC channel's 'disconnect', which can come after 'exit'.
+  const slots = new Map<number, { worker: Worker; slot: number; startedAt: number }>();
+  const live = () => [...slots.values()].map((s) => s.worker);
   const restarts = new WorkerRestarts();
   let stopping = false;
   let exitCode = 0;
   const fork = (slot: number): Worker => {
-    const w = cluster.fork(workerEnv);
-    slots.set(w.id, { slot, startedAt: Date.now() });
+    const w = nodeCluster.fork(workerEnv);
+    slots.set(w.id, { worker: w, slot, startedAt: Date.now() });
     w.on('message', (m: unknown) => {
       if (m && typeof m === 'object' && (m as { type?: unknown }).type === WORKER_READY) ready.add(w.id);
     });
@@ -71,14 +76,13 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
   const stop = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping: asking every worker to drain');
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    if (Object.keys(cluster.workers ?? {}).length === 0) return void finish();
+    logger.info({ reason, workers: slots.size }, 'stopping: asking every worker to drain');
+    for (const w of live()) w.process.kill('SIGTERM');
+    if (slots.size === 0) return void finish();
     // A worker drains within the drain timeout and then needs a moment to close its connections and flush; one still
     // alive after that is hung, and would hold the pod until Kubernetes' SIGKILL at terminationGracePeriodSeconds.
     deadline = setTimeout(() => {
-      for (const w of Object.values(cluster.workers ?? {})) {
-        if (!w) continue;
+      for (const w of live()) {
         exitCode = 1;
         logger.error({ worker: w.id, pid: w.process.pid, afterMs: options.drainTimeoutMs + SHUTDOWN_MARGIN_MS }, 'a worker did not stop in time; killing it');
         w.process.kill('SIGKILL');
@@ -86,7 +90,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     }, options.drainTimeoutMs + SHUTDOWN_MARGIN_MS);
   };
 
-  cluster.on('exit', (w, code, signal) => {
+  nodeCluster.on('exit', (w, code, signal) => {
     aggregator.workerExited(w.id);
     const wasReady = ready.delete(w.id);
     const started = slots.get(w.id)!;
@@ -112,7 +116,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
     } else if (code !== 0) {
       exitCode = 1;
     }
-    if (stopping && Object.keys(cluster.workers ?? {}).length === 0) void finish();
+    if (stopping && slots.size === 0) void finish();
   });
 
   let signalledAt: number | undefined;
@@ -122,7 +126,7 @@ export async function runPrimary(options: ServeOptions, generateIdKeys = false):
       // by `npm start`): only a signal 500 ms or more after the first forces the exit, as installSignalHandlers does.
       if (Date.now() - signalledAt < 500) return;
       logger.warn({ signal }, 'second signal; killing the workers now');
-      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+      for (const w of live()) w.process.kill('SIGKILL');
       process.exit(1);
     }
     signalledAt = Date.now();
