@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { type CodexRun, runCodex } from '../support/codex.js';
+import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-chat-client-0123456789';
@@ -32,11 +32,6 @@ const turns: ChatTurn[] = [
 ];
 
 const manifests = (upstreamBaseURL: string) => `
-apiVersion: v1
-kind: Secret
-metadata: {name: codex-key}
-stringData: {token: ${CLIENT_KEY}}
----
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
 metadata: {name: local-coder}
@@ -46,16 +41,7 @@ spec:
   backends:
   - {name: llama, api: chatCompletions, baseURL: "${upstreamBaseURL}", model: qwen-coder}
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: coders}
-spec: {models: [${MODEL}]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: codex}
-spec: {group: coders, secretRef: {name: codex-key, key: token}}
-`;
+${codexClientManifests(MODEL, CLIENT_KEY)}`;
 
 let upstream: ScriptedChatUpstream;
 let gw: TestGateway;
@@ -84,7 +70,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const failure = () => `codex exited ${run.code} after ${run.ms} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+const failure = () => runReport(run);
 
 describe('Codex CLI on a chat completions model through the gateway', () => {
   it('finishes the task with the scripted answer', () => {
@@ -147,7 +133,7 @@ describe('Codex CLI with its default config on a chat completions model', () => 
   });
 
   it('is told that its web_search tool cannot be offered to this model, and how to leave it out; nothing reaches the backend', () => {
-    const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+    const why = runReport(r);
     expect(r.code, why).not.toBe(0);
     expect(r.stderr, why).toContain('web_search = \\"disabled\\"');
     expect(r.stderr, why).not.toContain('(`namespace`)');
@@ -186,7 +172,7 @@ describe('Codex CLI calling one of its multi-agent tools through a chat completi
   });
 
   it("runs the namespaced call and sends it back with its namespace: the backend gets the call under the name it offered, and close_agent's output", () => {
-    const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}\nrequests: ${JSON.stringify(multi.requests.at(-1)?.body['messages']?.slice(-2))}`;
+    const why = `${runReport(r)}\nrequests: ${JSON.stringify(multi.requests.at(-1)?.body['messages']?.slice(-2))}`;
     expect(r.stdout.trim(), why).toBe(CLOSED);
     expect(multi.requests, why).toHaveLength(2);
     const messages = multi.requests[1]!.body['messages'] as Record<string, any>[];

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnthropicTurn, type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { type CodexRun, runCodex } from '../support/codex.js';
+import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-claude-client-0123456789';
@@ -34,11 +34,6 @@ const turns: AnthropicTurn[] = [
 const manifests = (baseURL: string) => `
 apiVersion: v1
 kind: Secret
-metadata: {name: codex-key}
-stringData: {token: ${CLIENT_KEY}}
----
-apiVersion: v1
-kind: Secret
 metadata: {name: anthropic-key}
 stringData: {key: ${UPSTREAM_KEY}}
 ---
@@ -51,16 +46,7 @@ spec:
   backends:
   - {name: claude, api: anthropic, baseURL: "${baseURL}", model: claude-sonnet-4-5, auth: {header: {name: x-api-key, secretRef: {name: anthropic-key, key: key}}}}
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: coders}
-spec: {models: [${MODEL}]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: codex}
-spec: {group: coders, secretRef: {name: codex-key, key: token}}
-`;
+${codexClientManifests(MODEL, CLIENT_KEY)}`;
 
 let upstream: AnthropicUpstream;
 let gw: TestGateway;
@@ -89,7 +75,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const failure = () => `codex exited ${run.code} after ${run.ms} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+const failure = () => runReport(run);
 
 describe('Codex CLI on a Claude model (api: anthropic) through the gateway', () => {
   it('finishes the task with the scripted answer', () => {

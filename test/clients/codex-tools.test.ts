@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedResponsesUpstream, type ScriptedResponsesUpstream, type ScriptedTurn } from '../fakes/scripted-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { runCodex, type CodexRun } from '../support/codex.js';
+import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-tools-client-0123456789';
@@ -39,11 +39,6 @@ const turns: ScriptedTurn[] = [
 ];
 
 const manifests = (upstreamBaseURL: string) => `
-apiVersion: v1
-kind: Secret
-metadata: {name: codex-key}
-stringData: {token: ${CLIENT_KEY}}
----
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
 metadata: {name: codex-model}
@@ -53,16 +48,7 @@ spec:
   backends:
   - {name: scripted, baseURL: "${upstreamBaseURL}", model: upstream-codex}
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: coders}
-spec: {models: [${MODEL}]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: codex}
-spec: {group: coders, secretRef: {name: codex-key, key: token}}
-`;
+${codexClientManifests(MODEL, CLIENT_KEY)}`;
 
 let upstream: ScriptedResponsesUpstream;
 let gw: TestGateway;
@@ -90,7 +76,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const failure = () => `codex exited ${run.code} after ${run.ms} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+const failure = () => runReport(run);
 
 describe('Codex CLI with its shell tool, reasoning and a 429 through the gateway', () => {
   it('finishes the task with the scripted answer', () => {
@@ -152,7 +138,7 @@ describe('Codex CLI and a mid-stream response.failed through the gateway', () =>
   });
 
   it('Codex retried the failed turn and printed the answer of the retry; both turns were logged', async () => {
-    const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+    const why = runReport(r);
     expect(up.requests, why).toHaveLength(2);
     expect(r.stdout.trim(), why).toBe(ANSWER);
     const lines = await waitUntil(
@@ -195,7 +181,7 @@ describe('Codex CLI and an upstream that drops a stream through the gateway', ()
   // The gateway ends the cut stream with its own Responses `error` event; Codex must take it as a retryable
   // disconnect, as it takes a stream OpenAI drops, and not as a fatal answer.
   it('Codex retried the cut turn and printed the answer of the retry', () => {
-    const why = `codex exited ${r.code} after ${r.ms} ms\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+    const why = runReport(r);
     expect(up.requests, why).toHaveLength(2);
     // Codex prints what streamed before the cut, then the retry's answer as its final message.
     expect(r.stdout.trim().split('\n').at(-1), why).toBe(ANSWER);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedResponsesUpstream, type ScriptedResponsesUpstream, type ScriptedTurn } from '../fakes/scripted-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { runCodex, type CodexRun } from '../support/codex.js';
+import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-client-key-0123456789';
@@ -38,11 +38,6 @@ kind: Secret
 metadata: {name: upstream}
 stringData: {apiKey: ${UPSTREAM_KEY}}
 ---
-apiVersion: v1
-kind: Secret
-metadata: {name: codex-key}
-stringData: {token: ${CLIENT_KEY}}
----
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
 metadata: {name: codex-model}
@@ -52,16 +47,7 @@ spec:
   backends:
   - {name: scripted, baseURL: "${upstreamBaseURL}", apiKeySecretRef: {name: upstream, key: apiKey}, model: upstream-codex}
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: coders}
-spec: {models: [${MODEL}]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: codex}
-spec: {group: coders, secretRef: {name: codex-key, key: token}}
-`;
+${codexClientManifests(MODEL, CLIENT_KEY)}`;
 
 let upstream: ScriptedResponsesUpstream;
 let gw: TestGateway;
@@ -82,7 +68,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const failure = () => `codex exited ${run.code} after ${run.ms} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+const failure = () => runReport(run);
 
 describe('Codex CLI through the gateway', () => {
   it('completes the task: the patch was applied in its workdir and the final answer printed', () => {
