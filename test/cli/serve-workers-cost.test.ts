@@ -7,16 +7,12 @@ import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, expect, it } from 'vitest';
 import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
+import { keyManifests } from '../helpers/gateway.js';
 import { freePort } from '../support/free-port.js';
 import { type CliRun, runCli } from '../support/spawn-cli.js';
 
 const KEY = 'sk-workers-cost-0123456789abcdef';
 const manifests = (baseURL: string) => `
-apiVersion: v1
-kind: Secret
-metadata: {name: keys}
-stringData: {dev: ${KEY}}
----
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
 metadata: {name: chat}
@@ -24,16 +20,7 @@ spec:
   # 1 input token at 100000 per million: 0.1 a request.
   backends: [{name: b, baseURL: "${baseURL}", pricing: {inputPerMTok: "100000", outputPerMTok: "0"}}]
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: team}
-spec: {models: ["chat"]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: dev}
-spec: {group: team, secretRef: {name: keys, key: dev}}
-`;
+${keyManifests(KEY, ['chat'])}`;
 
 let r: CliRun | undefined;
 let upstream: ScriptedChatUpstream | undefined;

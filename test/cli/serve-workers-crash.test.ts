@@ -7,33 +7,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { keyManifests } from '../helpers/gateway.js';
 import { freePort } from '../support/free-port.js';
 import { type CliRun, runCli } from '../support/spawn-cli.js';
 import { waitUntil } from '../support/wait.js';
 
 const KEY = 'sk-workers-crash-0123456789abcdef';
 const manifests = `
-apiVersion: v1
-kind: Secret
-metadata: {name: keys}
-stringData: {dev: ${KEY}}
----
 apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
 metadata: {name: chat}
 spec:
   backends: [{name: demo, baseURL: "demo://"}]
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: team}
-spec: {models: ["chat"]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: dev}
-spec: {group: team, secretRef: {name: keys, key: dev}}
-`;
+${keyManifests(KEY, ['chat'])}`;
 
 let r: CliRun | undefined;
 let dir: string | undefined;

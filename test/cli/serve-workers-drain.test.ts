@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { keyManifests } from '../helpers/gateway.js';
 import { freePort } from '../support/free-port.js';
 import { type CliRun, runCli } from '../support/spawn-cli.js';
 import { waitUntil } from '../support/wait.js';
@@ -37,27 +38,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mg-workers-drain-'));
   await writeFile(
     join(dir, 'all.yaml'),
-    `apiVersion: v1
-kind: Secret
-metadata: {name: keys}
-stringData: {dev: ${KEY}}
----
-apiVersion: modelgateway.io/v1alpha1
+    `apiVersion: modelgateway.io/v1alpha1
 kind: ModelRoute
 metadata: {name: chat}
 spec:
   backends: [{name: up, baseURL: "http://127.0.0.1:${(upstream.address() as { port: number }).port}/v1"}]
 ---
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: team}
-spec: {models: ["chat"]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: dev}
-spec: {group: team, secretRef: {name: keys, key: dev}}
-`,
+${keyManifests(KEY, ['chat'])}`,
   );
 });
 afterEach(() => {

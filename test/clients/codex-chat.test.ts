@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, type TestGateway, keyManifests } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
+import { type CodexRun, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-chat-client-0123456789';
@@ -41,7 +41,7 @@ spec:
   backends:
   - {name: llama, api: chatCompletions, baseURL: "${upstreamBaseURL}", model: qwen-coder}
 ---
-${codexClientManifests(MODEL, CLIENT_KEY)}`;
+${keyManifests(CLIENT_KEY, [MODEL], { group: 'coders', token: 'codex' })}`;
 
 let upstream: ScriptedChatUpstream;
 let gw: TestGateway;

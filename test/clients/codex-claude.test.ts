@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AnthropicTurn, type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, type TestGateway, keyManifests } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
+import { type CodexRun, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-claude-client-0123456789';
@@ -46,7 +46,7 @@ spec:
   backends:
   - {name: claude, api: anthropic, baseURL: "${baseURL}", model: claude-sonnet-4-5, auth: {header: {name: x-api-key, secretRef: {name: anthropic-key, key: key}}}}
 ---
-${codexClientManifests(MODEL, CLIENT_KEY)}`;
+${keyManifests(CLIENT_KEY, [MODEL], { group: 'coders', token: 'codex' })}`;
 
 let upstream: AnthropicUpstream;
 let gw: TestGateway;

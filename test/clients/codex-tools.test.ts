@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedResponsesUpstream, type ScriptedResponsesUpstream, type ScriptedTurn } from '../fakes/scripted-responses-upstream.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, type TestGateway, keyManifests } from '../helpers/gateway.js';
 import { killAgents } from '../support/agent-process.js';
-import { type CodexRun, codexClientManifests, runCodex, runReport } from '../support/codex.js';
+import { type CodexRun, runCodex, runReport } from '../support/codex.js';
 import { waitUntil } from '../support/wait.js';
 
 const CLIENT_KEY = 'sk-codex-tools-client-0123456789';
@@ -48,7 +48,7 @@ spec:
   backends:
   - {name: scripted, baseURL: "${upstreamBaseURL}", model: upstream-codex}
 ---
-${codexClientManifests(MODEL, CLIENT_KEY)}`;
+${keyManifests(CLIENT_KEY, [MODEL], { group: 'coders', token: 'codex' })}`;
 
 let upstream: ScriptedResponsesUpstream;
 let gw: TestGateway;

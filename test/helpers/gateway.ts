@@ -147,6 +147,29 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
 }
 
 /** The standard test configuration: one route per family (one with a "/" in its id), a group, and tokens. */
+/**
+ * A client key beside a test's own route: its Secret (`<token>-key`), a Group allowed `models`, and the GatewayToken
+ * in that group. The names show in the metrics' and access lines' labels.
+ */
+export function keyManifests(key: string, models: readonly string[], names: { group: string; token: string } = { group: 'team', token: 'dev' }): string {
+  return `
+apiVersion: v1
+kind: Secret
+metadata: {name: ${names.token}-key}
+stringData: {token: ${key}}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: Group
+metadata: {name: ${names.group}}
+spec: {models: [${models.map((m) => JSON.stringify(m)).join(', ')}]}
+---
+apiVersion: modelgateway.io/v1alpha1
+kind: GatewayToken
+metadata: {name: ${names.token}}
+spec: {group: ${names.group}, secretRef: {name: ${names.token}-key, key: token}}
+`;
+}
+
 export function standardManifests(upstreamBaseURL: string, extra = ''): string {
   const route = (name: string, model: string, upstreamModel: string, endpoints: string[]) => `
 apiVersion: modelgateway.io/v1alpha1

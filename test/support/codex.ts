@@ -60,26 +60,6 @@ enabled = false
   return { ...run, workdir };
 }
 
-/** The manifests every Codex test shares beside its route: the client key's Secret, a group allowed `model`, its token. */
-export function codexClientManifests(model: string, clientKey: string): string {
-  return `
-apiVersion: v1
-kind: Secret
-metadata: {name: codex-key}
-stringData: {token: ${clientKey}}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: Group
-metadata: {name: coders}
-spec: {models: [${model}]}
----
-apiVersion: modelgateway.io/v1alpha1
-kind: GatewayToken
-metadata: {name: codex}
-spec: {group: coders, secretRef: {name: codex-key, key: token}}
-`;
-}
-
 /** How a Codex run ended, with its output: the message of an assertion on it. */
 export function runReport(run: CodexRun): string {
   return `codex exited ${run.code} after ${run.ms} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
