@@ -72,7 +72,7 @@ describe('client.responses.create on a chat completions backend', () => {
     expect(lastChat().path).toBe('/v1/chat/completions');
     expect(lastChat().headers['authorization']).toBe('Bearer sk-upstream-secret-abcdef');
     expect(lastChat().body).toEqual({
-      model: 'upstream-chatCompletions',
+      model: 'upstream-chat',
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Weather in Paris?' },
@@ -169,7 +169,7 @@ describe('client.responses.create on a chat completions backend', () => {
     const r = await client.responses.create({ model: 'extra-to-native', input: 'Hello', store: false, metadata: { k: 'v' } });
     expect(native.requests).toHaveLength(1);
     expect(native.requests[0]!.path).toBe('/v1/responses');
-    expect(native.requests[0]!.body).toEqual({ model: 'upstream-openai', input: 'Hello', store: false, metadata: { k: 'v' } });
+    expect(native.requests[0]!.body).toEqual({ model: 'upstream-chat', input: 'Hello', store: false, metadata: { k: 'v' } });
     expect(r.output_text).toBe('native answer');
   });
 
