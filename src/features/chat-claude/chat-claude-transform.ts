@@ -24,7 +24,11 @@ const JSON_TYPE = 'application/json';
 
 /** The chat completions family's translation for anthropic backends; it parses the whole body itself. */
 export function chatClaudeFeature(): Feature {
-  return { reads: [], families: { 'chat.completions': (x, kind) => (kind.create ? new ChatClaudeExchange(x) : undefined) } };
+  // Only a route with an anthropic backend gets one: the chat path of every other route pays nothing for it.
+  return {
+    reads: [],
+    families: { 'chat.completions': (x, kind) => (kind.create && x.route.backends.some(speaksClaude) ? new ChatClaudeExchange(x) : undefined) },
+  };
 }
 
 class ChatClaudeExchange implements ExchangeTransform {

@@ -29,7 +29,8 @@ const JSON_TYPE = 'application/json';
 
 /** The Responses family's translation for chat completions backends; it parses the whole body itself. */
 export function responsesChatFeature(): Feature {
-  return { reads: [], families: { responses: (x, kind) => new ResponsesChatExchange(x, kind) } };
+  // Only a route with a translated backend gets one: a Responses route on OpenAI's API pays nothing for it.
+  return { reads: [], families: { responses: (x, kind) => (x.route.backends.some(isTranslated) ? new ResponsesChatExchange(x, kind) : undefined) } };
 }
 
 function speaksChat(backend: CompiledBackend): boolean {
