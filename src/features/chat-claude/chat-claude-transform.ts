@@ -12,8 +12,8 @@ import type { Answer, AnswerHandler, ExchangeTransform, Feature, OutgoingBody, R
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
-import { cloudOf } from '../messages/backends/claude-cloud.js';
-import { claudeBody, speaksClaude } from './claude-body.js';
+import { cloudOf, speaksClaude } from '../messages/backends/claude-cloud.js';
+import { claudeBody } from './claude-body.js';
 import { type ClaudeRequest, chatToClaude } from './chat-to-claude.js';
 import { claudeCompletion } from './claude-completion.js';
 import { claudeErrorAnswer } from './claude-error.js';

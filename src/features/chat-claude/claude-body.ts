@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { OutgoingBody } from '../../dataplane/exchange/transform.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { betaAllowList, betaHeaderEdits } from '../messages/backends/anthropic-betas.js';
-import { cloudOf } from '../messages/backends/claude-cloud.js';
+import { cloudOf, speaksClaude } from '../messages/backends/claude-cloud.js';
 import { cloudBody } from '../messages/cloud-answer.js';
 import type { ClaudeRequest } from './chat-to-claude.js';
 
@@ -13,10 +13,6 @@ const MESSAGES_PATH = '/messages';
 const JSON_TYPE = 'application/json';
 /** The Messages API version the translation speaks, as Anthropic's SDKs send it. */
 const ANTHROPIC_VERSION = '2023-06-01';
-
-export function speaksClaude(backend: CompiledBackend): boolean {
-  return backend.api === 'anthropic';
-}
 
 /** The body for an anthropic backend; undefined when its cloud adapter refuses the request (it never does for a create). */
 export function claudeBody(backend: CompiledBackend, request: ClaudeRequest, headers: IncomingHttpHeaders): OutgoingBody | undefined {

@@ -15,7 +15,7 @@ import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { sseEvent } from './answer-parts.js';
 import { betaAllowList, betaHeaderEdits } from './backends/anthropic-betas.js';
-import { cloudOf } from './backends/claude-cloud.js';
+import { cloudOf, speaksClaude } from './backends/claude-cloud.js';
 import type { AnswerContext } from './chat-to-messages.js';
 import type { ChatRequest } from '../../model/chat-request.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -33,18 +33,13 @@ export function messagesFeature(): Feature {
   return { reads: ['max_tokens'], families: { messages: (x, kind) => new MessagesExchange(x, kind) } };
 }
 
-/** True for a backend that speaks the Messages API itself. */
-function isNative(backend: CompiledBackend): boolean {
-  return backend.api === 'anthropic';
-}
-
 function isCloud(backend: CompiledBackend): boolean {
   return cloudOf(backend) !== undefined;
 }
 
 /** True for a backend that counts tokens with the model's own tokenizer: a native one, but Bedrock's InvokeModel has no count. */
 export function countsTokens(backend: CompiledBackend): boolean {
-  return isNative(backend) && cloudOf(backend) !== 'bedrock';
+  return speaksClaude(backend) && cloudOf(backend) !== 'bedrock';
 }
 
 class MessagesExchange implements ExchangeTransform {
@@ -76,12 +71,12 @@ class MessagesExchange implements ExchangeTransform {
       if (max === undefined || max < 1) throw missingMaxTokens();
     }
     this.#layOutClouds(plan);
-    if (!this.#create || plan.backends.every(isNative)) return;
+    if (!this.#create || plan.backends.every(speaksClaude)) return;
     const body: unknown = JSON.parse(plan.json!.toString('utf8'));
     const chat = messagesToChat(body, this.#x.route.model);
     if (!chat.ok) {
       // What chat cannot carry may still go to the route's native backends, which take it as it is.
-      const native = plan.backends.filter(isNative);
+      const native = plan.backends.filter(speaksClaude);
       if (native.length === 0) throw new GatewayError(chat.status, chat.error.error.message, { code: 'invalid_request' });
       plan.backends = native;
       return;
@@ -116,7 +111,7 @@ class MessagesExchange implements ExchangeTransform {
     const cloud = this.#clouds?.get(backend.id);
     if (cloud) return cloud;
     const chat = this.#chat;
-    if (isNative(backend) || !chat) return undefined;
+    if (speaksClaude(backend) || !chat) return undefined;
     let out = (this.#bodies ??= new Map()).get(backend.model);
     if (!out) {
       out = { body: Buffer.from(JSON.stringify({ ...chat, model: backend.model })), contentType: JSON_TYPE, path: CHAT_PATH };
@@ -127,7 +122,7 @@ class MessagesExchange implements ExchangeTransform {
 
   /** A native backend that takes the client's body as it is (Anthropic's API) with an allow list: its betas narrowed. */
   headers(backend: CompiledBackend): OutgoingBody['headers'] {
-    if (!isNative(backend) || isCloud(backend)) return undefined;
+    if (!speaksClaude(backend) || isCloud(backend)) return undefined;
     return betaHeaderEdits(this.#headers['anthropic-beta'], betaAllowList(backend, false));
   }
 
@@ -135,7 +130,7 @@ class MessagesExchange implements ExchangeTransform {
     // Anthropic's SDKs take an answer's request id (`_request_id`, an error's requestID) from request-id: a backend
     // that names none (a chat backend, a cloud) gets the gateway's, as the gateway's own errors carry it.
     a.headers['request-id'] ??= a.exchange.id;
-    if (isNative(a.backend)) {
+    if (speaksClaude(a.backend)) {
       const cloud = this.#clouds?.has(a.backend.id) ?? false;
       // A cloud's errors are its own shape (Bedrock's {"message"}, Google's {"error":{"message"}}): told as Anthropic's.
       if (cloud && a.statusCode >= 300) return translatedError(a);

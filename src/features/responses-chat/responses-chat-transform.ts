@@ -14,8 +14,8 @@ import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, Outgo
 import { GatewayError } from '../../model/errors.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { ChatRequest } from '../../model/chat-request.js';
-import { claudeBody, speaksClaude } from '../chat-claude/claude-body.js';
-import { cloudOf } from '../messages/backends/claude-cloud.js';
+import { claudeBody } from '../chat-claude/claude-body.js';
+import { cloudOf, speaksClaude } from '../messages/backends/claude-cloud.js';
 import { type ClaudeRequest, chatToClaude } from '../chat-claude/chat-to-claude.js';
 import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';

@@ -25,12 +25,17 @@ export function claudeCloudOf(backend: Pick<CompiledBackend, 'origin' | 'basePat
   return bedrockHost || bedrockSigned ? 'bedrock' : undefined;
 }
 
+/** True for a backend that speaks the Messages API (`api: anthropic`): Anthropic's, a cloud's endpoint for Claude, a proxy. */
+export function speaksClaude(backend: CompiledBackend): boolean {
+  return backend.api === 'anthropic';
+}
+
 /** Each anthropic backend's cloud, once per compiled backend (a regex, and at the origin's root a URL parse); null: none. */
 const clouds = new WeakMap<CompiledBackend, ClaudeCloud | null>();
 
 /** Which cloud's own endpoint for Claude an `api: anthropic` backend is; undefined for Anthropic's API, a proxy, or another api. */
 export function cloudOf(backend: CompiledBackend): ClaudeCloud | undefined {
-  if (backend.api !== 'anthropic') return undefined;
+  if (!speaksClaude(backend)) return undefined;
   let cloud = clouds.get(backend);
   if (cloud === undefined) clouds.set(backend, (cloud = claudeCloudOf(backend) ?? null));
   return cloud ?? undefined;
