@@ -37,6 +37,7 @@ import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage
 import { type UsageOptions, usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
+import { MemoryKeptItems } from '../features/responses-chat/kept-items.js';
 import { responsesChatFeature } from '../features/responses-chat/responses-chat-transform.js';
 import { chatClaudeFeature } from '../features/chat-claude/chat-claude-transform.js';
 import { wholeStreamFeature } from '../features/whole-stream/whole-stream-transform.js';
@@ -158,7 +159,7 @@ export function createApp(deps: AppDeps): Express {
   // which reads the answer whole). Each declares the request members it reads.
   const features = [
     messagesFeature(),
-    responsesChatFeature(),
+    responsesChatFeature(new MemoryKeptItems()),
     chatClaudeFeature(),
     sealedCreateFeature(sealer, (body) => estimateInput('responses', body)),
     usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), (claimKey) => usageLimits.claimOnce(claimKey), deps.usage),

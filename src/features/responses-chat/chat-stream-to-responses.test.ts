@@ -336,6 +336,24 @@ describe('ChatStreamToResponses', () => {
     expect(t.progress.lastSequenceNumber).toBe(5);
   });
 
+  it('the output is handed to keep once, as the response completes; a stream that failed keeps nothing', () => {
+    const kept: unknown[] = [];
+    const keeping = { ...ctx, keep: (output: readonly unknown[]) => void kept.push(JSON.parse(JSON.stringify(output))) };
+    const t = new ChatStreamToResponses(keeping);
+    t.push(chunk({ content: 'Hello.' }));
+    t.push(chunk({}, 'stop'));
+    expect(kept).toEqual([]);
+    t.push(usageChunk);
+    t.end();
+    expect(kept).toEqual([
+      [{ type: 'message', id: `msg_${HEX}_0`, status: 'completed', role: 'assistant', content: [expect.objectContaining({ text: 'Hello.' })] }],
+    ]);
+    const cut = new ChatStreamToResponses(keeping);
+    cut.push(chunk({ content: 'Half an ans' }));
+    cut.end();
+    expect(kept).toHaveLength(1);
+  });
+
   it('a tool call whose name never came fails rather than make a nameless item', () => {
     const out = events([chunk({ tool_calls: [{ index: 0, id: 'call_a', function: { arguments: '{}' } }] }), chunk({}, 'tool_calls')]);
     expect(out.at(-1)).toMatchObject({ type: 'error', message: 'The upstream sent a tool call without a name.' });

@@ -4,7 +4,8 @@
 // a namespace under its own name, with `namespace`). A length or
 // content_filter finish makes the response `incomplete`, and the item being written when it stopped (the last) too.
 // A body that is not a chat completion (no choices, no message) throws NotAChatCompletion, a GatewayError: the
-// wiring answers it as it answers any GatewayError, a 502 in OpenAI's shape (`err.status`, `err.toBody()`).
+// wiring answers it as it answers any GatewayError, a 502 in OpenAI's shape (`err.status`, `err.toBody()`). The
+// output is handed to `ctx.keep` (kept for later item references), the one thing done besides translating.
 import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
@@ -73,5 +74,6 @@ export function chatToResponse(completion: unknown, ctx: ResponseContext): { res
   const response = responseObject(ctx, finish, output, usage);
   const last = output.at(-1);
   if (response.status === 'incomplete' && last && (last.type === 'message' || last.type === 'function_call')) last.status = 'incomplete';
+  ctx.keep?.(output);
   return { response, usage };
 }

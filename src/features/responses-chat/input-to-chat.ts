@@ -10,9 +10,9 @@
 //   namespaced name the tool was offered by (namespaced-tools.ts);
 // - an image a tool returned, which a tool message cannot carry, goes in a user message right after the tool
 //   messages, the tool's text saying where it went;
-// - item_reference is refused (the item is stored upstream, which a chat server has not), but for one to a reasoning
-//   item, dropped as the item itself would be; items of tools the Responses API runs itself are refused (the calls
-//   ran there).
+// - an item_reference still here names no item the gateway kept (item-references.ts replaced the others): refused,
+//   but for one to a reasoning item, dropped as the item itself would be; items of tools the Responses API runs
+//   itself are refused (the calls ran there).
 import type { z } from 'zod';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '../../model/chat-request.js';
 import { callName } from './namespaced-tools.js';
@@ -70,7 +70,7 @@ function translateItem(item: Item, at: string, out: ChatTurns): Result<void> {
       if (typeof item['id'] === 'string' && item['id'].startsWith('rs_')) return ok(undefined);
       return invalid(
         at,
-        `${at}: item_reference names an item stored by the Responses API; this model is served through chat completions, which stores nothing. Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
+        `${at}: item_reference names an item this gateway does not hold. This model is served through chat completions; the gateway keeps the items it answered for an hour, for the key that got them, in the replica that answered, unless the request said store: false. Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
       );
     default:
       return invalid(

@@ -3,6 +3,7 @@
 // Response echoes. Made by the request direction; read by chat-to-response.ts and chat-stream-to-responses.ts.
 
 import type { NamespacedName } from './namespaced-tools.js';
+import type { MintedItem } from './kept-items.js';
 
 export interface ResponseContext {
   /** The Response id the gateway mints: 'resp_' + 32 hex characters. */
@@ -23,4 +24,9 @@ export interface ResponseContext {
    * max_output_tokens, reasoning, text, store, metadata, user…), copied into the Response object.
    */
   readonly echo: Readonly<Record<string, unknown>>;
+  /**
+   * Told the output of an answer that finished (completed or incomplete), for later item_references to its items;
+   * absent when the client asked `store: false`.
+   */
+  readonly keep?: (output: readonly MintedItem[]) => void;
 }

@@ -6,7 +6,9 @@
 // cloud by claude-body.ts), and its answer back the same two steps (claude-response.ts); any other backend gets the
 // client's body unchanged.
 // Nothing is stored upstream, so the Response id the gateway mints is not a sealed id: a follow-up on it
-// (retrieve, delete, cancel, input_items) or a previous_response_id naming it answers 404, no backend asked.
+// (retrieve, delete, cancel, input_items) or a previous_response_id naming it answers 404, no backend asked. The
+// answer's items are kept in the gateway unless the client said `store: false` (kept-items.ts), so that a later
+// request's item_reference to one is replaced by the item before the translation (item-references.ts).
 // Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
 import { randomBytes } from 'node:crypto';
 import type { Routed } from '../../dataplane/exchange/exchange.js';
@@ -20,6 +22,8 @@ import { type ClaudeRequest, chatToClaude } from '../chat-claude/chat-to-claude.
 import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
 import { claudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
+import { referencedIds, resolveReferences } from './item-references.js';
+import type { KeptItems } from './kept-items.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { labelledResponse, translatedResponse, translatedResponseStream } from './translated-response.js';
@@ -27,10 +31,16 @@ import { labelledResponse, translatedResponse, translatedResponseStream } from '
 const CHAT_PATH = '/chat/completions';
 const JSON_TYPE = 'application/json';
 
-/** The Responses family's translation for chat completions backends; it parses the whole body itself. */
-export function responsesChatFeature(): Feature {
+/**
+ * The Responses family's translation for chat completions backends; it parses the whole body itself. `items`: where
+ * the answers' items are kept for later references (one per gateway).
+ */
+export function responsesChatFeature(items: KeptItems): Feature {
   // Only a route with a translated backend gets one: a Responses route on OpenAI's API pays nothing for it.
-  return { reads: [], families: { responses: (x, kind) => (x.route.backends.some(isTranslated) ? new ResponsesChatExchange(x, kind) : undefined) } };
+  return {
+    reads: [],
+    families: { responses: (x, kind) => (x.route.backends.some(isTranslated) ? new ResponsesChatExchange(x, kind, items) : undefined) },
+  };
 }
 
 function speaksChat(backend: CompiledBackend): boolean {
@@ -45,6 +55,7 @@ function isTranslated(backend: CompiledBackend): boolean {
 class ResponsesChatExchange implements ExchangeTransform {
   readonly #x: Routed;
   readonly #kind: CallKind;
+  readonly #items: KeptItems;
   #chat: ChatRequest | undefined;
   #ctx: ResponseContext | undefined;
   /** The translated body per upstream model name. */
@@ -52,9 +63,10 @@ class ResponsesChatExchange implements ExchangeTransform {
   /** The chat request translated on to the Messages API, for the anthropic backends. */
   #claude: { request: ClaudeRequest; ctx: ClaudeResponseContext; headers: RequestPlan['headers']; bodies: Map<string, OutgoingBody> } | undefined;
 
-  constructor(x: Routed, kind: CallKind) {
+  constructor(x: Routed, kind: CallKind, items: KeptItems) {
     this.#x = x;
     this.#kind = kind;
+    this.#items = items;
   }
 
   prepare(plan: RequestPlan): void {
@@ -66,7 +78,12 @@ class ResponsesChatExchange implements ExchangeTransform {
       plan.backends = others;
       return;
     }
-    const translated = responsesToChat(JSON.parse(plan.json!.toString('utf8')));
+    const body: unknown = JSON.parse(plan.json!.toString('utf8'));
+    // Kept under the token that was answered: another key's references find nothing.
+    const scope = this.#x.token.ref;
+    const ids = referencedIds(body);
+    if (ids.length > 0) resolveReferences(body, this.#items.find(scope, ids));
+    const translated = responsesToChat(body);
     if (!translated.ok) {
       // What chat cannot carry may still go to the route's Responses backends, which take it as it is.
       if (others.length === 0) throw translated.error;
@@ -82,6 +99,7 @@ class ResponsesChatExchange implements ExchangeTransform {
       customTools,
       namespaced,
       echo,
+      ...(echo['store'] === false ? {} : { keep: (output) => this.#items.keep(scope, output) }),
     };
     if (plan.backends.some(speaksClaude)) this.#toClaude(plan);
   }
