@@ -56,6 +56,7 @@ export interface ServeOptions {
   readonly workers: number;
   /** Shared store of limit counters; undefined: counters live in each process. Holds a password maybe: never logged. */
   readonly redisUrl: string | undefined;
+  readonly itemsRedisUrl: string | undefined;
   readonly limitsStoreTimeoutMs: number;
   readonly limitsFailClosed: boolean;
   readonly usageMetricsPerToken: boolean;
@@ -302,6 +303,16 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     key: 'redisUrl',
     description:
       'Redis (redis:// or rediss://, a single primary) holding the counters of Group, GatewayToken and backend limits, shared by every replica. Without it each process counts alone: N replicas admit up to N times each limit.',
+    parse: parseRedisUrl,
+  }),
+  spec({
+    flag: 'items-redis-url',
+    env: 'MG_ITEMS_REDIS_URL',
+    value: 'URL',
+    defaultText: 'none (in-process)',
+    key: 'itemsRedisUrl',
+    description:
+      'Redis (redis:// or rediss://) keeping, for an hour, the messages and tool calls that Responses answers translated for chat completions and Claude backends gave, so that a later item_reference to one is resolved by every replica. Without it each process keeps its own (64 MB, least recently used first). Holds answer text: size it for an hour of answers; an eviction policy is fine (an item lost is a reference refused).',
     parse: parseRedisUrl,
   }),
   spec({

@@ -37,7 +37,8 @@ import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage
 import { type UsageOptions, usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
-import { MemoryKeptItems } from '../features/responses-chat/kept-items.js';
+import type { KeptItems } from '../features/responses-chat/kept-items.js';
+import { keptItemsStore } from '../features/responses-chat/kept-items-store.js';
 import { responsesChatFeature } from '../features/responses-chat/responses-chat-transform.js';
 import { chatClaudeFeature } from '../features/chat-claude/chat-claude-transform.js';
 import { wholeStreamFeature } from '../features/whole-stream/whole-stream-transform.js';
@@ -71,6 +72,11 @@ export interface AppDeps {
    * Default: a random key, with a warning: ids then do not survive a restart and other replicas cannot serve them.
    */
   readonly idKeys?: readonly Uint8Array[];
+  /**
+   * Redis where the items of translated Responses answers are kept for later item_references, shared by every
+   * replica (default: in this process).
+   */
+  readonly itemsRedisUrl?: string;
   /** Where the counters of Group, GatewayToken and backend limits live (default: in this process). */
   readonly usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (opt-in: one series per token). */
@@ -88,6 +94,7 @@ interface AppState {
   readonly ownsUpstream: boolean;
   readonly unsubscribe: () => void;
   readonly limits: Limits;
+  readonly keptItems: KeptItems;
 }
 
 const STATE = 'modelGateway';
@@ -126,7 +133,8 @@ export function createApp(deps: AppDeps): Express {
   if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
   const usageLimits = new Limits(deps.usageLimits ?? {}, deps.logger, deps.metrics.registry);
   deps.tracing?.reportTo(deps.logger, deps.metrics.registry);
-  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits };
+  const keptItems = keptItemsStore(deps.itemsRedisUrl, deps.logger, deps.metrics.registry);
+  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits, keptItems };
   app.locals[STATE] = state;
 
   const routes = new RouteRegistry();
@@ -159,7 +167,7 @@ export function createApp(deps: AppDeps): Express {
   // which reads the answer whole). Each declares the request members it reads.
   const features = [
     messagesFeature(),
-    responsesChatFeature(new MemoryKeptItems()),
+    responsesChatFeature(keptItems),
     chatClaudeFeature(),
     sealedCreateFeature(sealer, (body) => estimateInput('responses', body)),
     usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), (claimKey) => usageLimits.claimOnce(claimKey), deps.usage),
@@ -211,7 +219,7 @@ export async function closeApp(app: Express, options: { graceful?: boolean } = {
   const state = app.locals[STATE] as AppState | undefined;
   if (!state) return;
   state.unsubscribe();
-  await state.limits.close();
+  await Promise.all([state.limits.close(), state.keptItems.close()]);
   if (!state.ownsUpstream) return;
   await (options.graceful ? state.upstream.close() : state.upstream.destroy());
 }

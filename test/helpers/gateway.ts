@@ -64,6 +64,8 @@ export interface GatewayOptions {
   maxBufferedBytes?: number;
   /** Store of limit counters (default: in-process). */
   usageLimits?: LimitsOptions;
+  /** Redis of the items translated Responses answers gave (default: in-process). */
+  itemsRedisUrl?: string;
   /** Usage metrics per GatewayToken (default: off). */
   usageMetrics?: UsageMetricsOptions;
   /** How usage is read and priced: the read-on bound after a client left, the currency (default: the app's). */
@@ -107,6 +109,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.idKeys ? { idKeys: options.idKeys } : {}),
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
+    ...(options.itemsRedisUrl ? { itemsRedisUrl: options.itemsRedisUrl } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),

@@ -70,7 +70,7 @@ function translateItem(item: Item, at: string, out: ChatTurns): Result<void> {
       if (typeof item['id'] === 'string' && item['id'].startsWith('rs_')) return ok(undefined);
       return invalid(
         at,
-        `${at}: item_reference names an item this gateway does not hold. This model is served through chat completions; the gateway keeps the items it answered for an hour, for the key that got them, in the replica that answered, unless the request said store: false. Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
+        `${at}: item_reference names an item this gateway does not hold. This model is served through chat completions; the gateway keeps the items it answered for an hour, for the key that got them, unless the request said store: false (in the process that answered, unless the gateway keeps them in Redis). Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
       );
     default:
       return invalid(

@@ -1,7 +1,8 @@
 // The items a translated backend answered (assistant messages and tool calls), kept so that a later request may name
 // them by `item_reference`, as a client of the Responses API does for what it stored: the Vercel AI SDK refers back
-// to every earlier assistant text unless told `store: false`. Kept under the GatewayToken that was answered, in this
-// process, for an hour and within a byte bound, least recently used going first (lru-cache).
+// to every earlier assistant text unless told `store: false`. Kept under the GatewayToken that was answered, for an
+// hour: here in this process, within a byte bound, least recently used going first (lru-cache); in Redis, shared by
+// every replica, with redis-kept-items.ts.
 import { LRUCache } from 'lru-cache';
 
 /** An output item as the translation minted it (its `id` is what a reference names). */
@@ -14,11 +15,12 @@ export interface KeptItems {
   /** Keeps these items for `scope`; nothing waits on it. */
   keep(scope: string, items: readonly MintedItem[]): void;
   /** The items of these ids kept for `scope` (those not kept are absent), each as its own object. */
-  find(scope: string, ids: readonly string[]): ReadonlyMap<string, Record<string, unknown>>;
+  find(scope: string, ids: readonly string[]): Promise<ReadonlyMap<string, Record<string, unknown>>>;
+  close(): Promise<void>;
 }
 
 /** Item types a reference can stand for: what the Responses → chat translation carries back into a conversation. */
-const KEPT_TYPES: ReadonlySet<string> = new Set(['message', 'function_call', 'custom_tool_call']);
+export const KEPT_TYPES: ReadonlySet<string> = new Set(['message', 'function_call', 'custom_tool_call']);
 
 export interface KeptItemsOptions {
   /** How long an item is kept after it was answered (ms). Default one hour. */
@@ -29,7 +31,7 @@ export interface KeptItemsOptions {
   readonly now?: () => number;
 }
 
-const DEFAULT_KEPT_TTL_MS = 60 * 60 * 1000;
+export const DEFAULT_KEPT_TTL_MS = 60 * 60 * 1000;
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 export class MemoryKeptItems implements KeptItems {
@@ -56,16 +58,26 @@ export class MemoryKeptItems implements KeptItems {
     }
   }
 
-  find(scope: string, ids: readonly string[]): ReadonlyMap<string, Record<string, unknown>> {
-    const found = new Map<string, Record<string, unknown>>();
-    for (const id of ids) {
-      const json = this.#items.get(keyOf(scope, id));
-      if (json !== undefined) found.set(id, JSON.parse(json) as Record<string, unknown>);
-    }
-    return found;
+  find(scope: string, ids: readonly string[]): Promise<ReadonlyMap<string, Record<string, unknown>>> {
+    return Promise.resolve(foundItems(ids, (id) => this.#items.get(keyOf(scope, id))));
+  }
+
+  close(): Promise<void> {
+    this.#items.clear();
+    return Promise.resolve();
   }
 }
 
 function keyOf(scope: string, id: string): string {
   return `${scope}\n${id}`;
+}
+
+/** The items found, parsed: `json(id)` is the kept JSON of the item with that id, or undefined. */
+export function foundItems(ids: readonly string[], json: (id: string, i: number) => string | null | undefined): Map<string, Record<string, unknown>> {
+  const found = new Map<string, Record<string, unknown>>();
+  for (const [i, id] of ids.entries()) {
+    const text = json(id, i);
+    if (typeof text === 'string') found.set(id, JSON.parse(text) as Record<string, unknown>);
+  }
+  return found;
 }

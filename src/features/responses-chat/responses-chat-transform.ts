@@ -69,7 +69,7 @@ class ResponsesChatExchange implements ExchangeTransform {
     this.#items = items;
   }
 
-  prepare(plan: RequestPlan): void {
+  prepare(plan: RequestPlan): void | Promise<void> {
     if (!plan.backends.some(isTranslated)) return;
     const others = plan.backends.filter((b) => !isTranslated(b));
     if (!this.#kind.create) {
@@ -79,10 +79,17 @@ class ResponsesChatExchange implements ExchangeTransform {
       return;
     }
     const body: unknown = JSON.parse(plan.json!.toString('utf8'));
-    // Kept under the token that was answered: another key's references find nothing.
-    const scope = this.#x.token.ref;
     const ids = referencedIds(body);
-    if (ids.length > 0) resolveReferences(body, this.#items.find(scope, ids));
+    if (ids.length === 0) return this.#translate(plan, body, others);
+    // Kept under the token that was answered: another key's references find nothing.
+    return this.#items.find(this.#x.token.ref, ids).then((found) => {
+      resolveReferences(body, found);
+      this.#translate(plan, body, others);
+    });
+  }
+
+  /** The request translated to chat (and on to the Messages API for anthropic backends), or the backends narrowed. */
+  #translate(plan: RequestPlan, body: unknown, others: readonly CompiledBackend[]): void {
     const translated = responsesToChat(body);
     if (!translated.ok) {
       // What chat cannot carry may still go to the route's Responses backends, which take it as it is.
@@ -99,7 +106,7 @@ class ResponsesChatExchange implements ExchangeTransform {
       customTools,
       namespaced,
       echo,
-      ...(echo['store'] === false ? {} : { keep: (output) => this.#items.keep(scope, output) }),
+      ...(echo['store'] === false ? {} : { keep: (output) => this.#items.keep(this.#x.token.ref, output) }),
     };
     if (plan.backends.some(speaksClaude)) this.#toClaude(plan);
   }
