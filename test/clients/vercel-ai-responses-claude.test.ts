@@ -36,7 +36,6 @@ const openai = (apiKey = ALICE_KEY) => createOpenAI({ apiKey, baseURL: gw.baseUR
 const tools = {
   get_weather: tool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }), execute: async () => ({ forecast: 'sunny' }) }),
 };
-const storeOff = { openai: { store: false } };
 
 /** What the SDK sums over the two steps: Claude's input counts its cache reads and writes. */
 const totals = {
@@ -74,42 +73,27 @@ describe('the Vercel AI SDK on Responses, answered by an anthropic backend', () 
     expect(r.totalUsage).toMatchObject(totals);
   });
 
-  it('streamText with the same loop (store off: the SDK sends the text itself): the text streams, every event validated, usage summed', async () => {
-    const errors: unknown[] = [];
-    const r = streamText({
-      model: openai()('extra-claude'),
-      prompt: 'Weather in Paris?',
-      tools,
-      stopWhen: stepCountIs(3),
-      maxRetries: 0,
-      providerOptions: storeOff,
-      onError: ({ error }) => void errors.push(error),
+  for (const store of [false, true]) {
+    it(`streamText with the same loop, store ${store ? 'on: Claude’s streamed text kept, referred to' : 'off: the SDK sends the text itself'}; every event validated, usage summed`, async () => {
+      const errors: unknown[] = [];
+      const r = streamText({
+        model: openai()('extra-claude'),
+        prompt: 'Weather in Paris?',
+        tools,
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+        providerOptions: { openai: { store } },
+        onError: ({ error }) => void errors.push(error),
+      });
+      let text = '';
+      for await (const delta of r.textStream) text += delta;
+      expect(errors).toEqual([]);
+      expect(text).toBe(`Let me check.${ANSWER}`);
+      expect(await r.totalUsage).toMatchObject(totals);
+      expect(claude.requests.at(-1)!.body).toMatchObject({ stream: true });
+      expectToolResultSent(claude.requests.at(-1)!);
     });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
-    expect(errors).toEqual([]);
-    expect(text).toBe(`Let me check.${ANSWER}`);
-    expect(await r.totalUsage).toMatchObject(totals);
-    expect(claude.requests.at(-1)!.body).toMatchObject({ stream: true });
-    expectToolResultSent(claude.requests.at(-1)!);
-  });
-
-  it('streamText with store on: the streamed answer’s text was kept too, and referred to in the second step', async () => {
-    const errors: unknown[] = [];
-    const r = streamText({
-      model: openai()('extra-claude'),
-      prompt: 'Weather in Paris?',
-      tools,
-      stopWhen: stepCountIs(3),
-      maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
-    });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
-    expect(errors).toEqual([]);
-    expect(text).toBe(`Let me check.${ANSWER}`);
-    expectToolResultSent(claude.requests.at(-1)!);
-  });
+  }
 
   it('a reference to an item another key got finds nothing: refused in OpenAI’s shape, saying what to send, Claude not asked', async () => {
     const first = await generateText({ model: openai()('extra-claude'), prompt: 'Weather in Paris?', tools, stopWhen: stepCountIs(1), maxRetries: 0 });

@@ -1,6 +1,6 @@
 // Kept items in a real Redis (--items-redis-url), shared by replicas: an item one gateway answered is found by
 // another, under the key that got it, for an hour. With Redis gone an answer is not held (its items are simply not
-// kept, the failure logged) and a request that refers to an item is answered 503 in OpenAI's shape, which the SDKs
+// kept, the failure logged and counted) and a request that refers to an item is answered 503 in OpenAI's shape, which the SDKs
 // retry, rather than refused as if the item had never been kept.
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
@@ -82,6 +82,10 @@ describe('kept items in Redis', () => {
       const asked = chat.requests.length;
       await expect(secondTurn(b, output)).rejects.toMatchObject({ status: 503, error: { type: 'server_error', code: 'service_unavailable' } });
       expect(chat.requests.length).toBe(asked);
+      for (const gw of [a, b]) {
+        const errors = await gw.metrics.registry.getSingleMetric('model_gateway_kept_items_errors_total')!.get();
+        expect(errors.values[0]!.value).toBeGreaterThan(0);
+      }
     } finally {
       await redis.restart();
     }

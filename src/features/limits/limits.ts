@@ -4,6 +4,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
+import { throttled } from '../../observability/throttled.js';
 import { ClaimSet } from './claim-set.js';
 import type { CounterStore } from './counter-store.js';
 import { Limiter } from './limiter.js';
@@ -75,21 +76,15 @@ export class Limits {
           onState: stateLog(logger),
         })
       : new MemoryStore();
-    let lastLog = 0;
-    let suppressed = 0;
+    const warn = throttled(LOG_EVERY_MS);
     this.#onStoreError = (err) => {
       storeErrors.inc();
-      const now = Date.now();
-      if (now - lastLog < LOG_EVERY_MS) {
-        suppressed++;
-        return;
-      }
-      lastLog = now;
-      logger.warn(
-        { error: (err as Error).message, suppressed, failClosed: options.failClosed ?? false },
-        'limits store call failed; requests pass uncounted (fail open) or are refused (fail closed) until it answers',
+      warn((suppressed) =>
+        logger.warn(
+          { error: (err as Error).message, suppressed, failClosed: options.failClosed ?? false },
+          'limits store call failed; requests pass uncounted (fail open) or are refused (fail closed) until it answers',
+        ),
       );
-      suppressed = 0;
     };
     this.limiter = new Limiter(this.#store, {
       failClosed: options.failClosed ?? false,

@@ -4,6 +4,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
+import { throttled } from '../../observability/throttled.js';
 import { type KeptItems, MemoryKeptItems } from './kept-items.js';
 import { RedisKeptItems } from './redis-kept-items.js';
 
@@ -15,23 +16,17 @@ export function keptItemsStore(redisUrl: string | undefined, logger: Logger, reg
     name: 'model_gateway_kept_items_errors_total',
     help: 'Calls to the Redis of kept items (--items-redis-url) that failed: items not kept, or a request with an item_reference answered 503.',
   });
-  let lastLog = 0;
-  let suppressed = 0;
+  const warn = throttled(LOG_EVERY_MS);
   return new RedisKeptItems({
     url: redisUrl,
     onError: (err) => {
       errors.inc();
-      const now = Date.now();
-      if (now - lastLog < LOG_EVERY_MS) {
-        suppressed++;
-        return;
-      }
-      lastLog = now;
-      logger.warn(
-        { error: err.message, suppressed },
-        'the Redis of kept items failed: items are not kept, and references to them answer 503, until it answers',
+      warn((suppressed) =>
+        logger.warn(
+          { error: err.message, suppressed },
+          'the Redis of kept items failed: items are not kept, and references to them answer 503, until it answers',
+        ),
       );
-      suppressed = 0;
     },
   });
 }
