@@ -203,13 +203,13 @@ describe('what a chat completions backend cannot carry, refused in OpenAI shape 
     }
   });
 
-  it('a previous_response_id: the gateway minted it and nothing stored it, so 404', async () => {
-    const first = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?' });
+  it('a previous_response_id naming a response the gateway did not keep (store: false): 404 in OpenAI shape', async () => {
+    const first = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?', store: false });
     const before = chat.requests.length;
     const e = await client.responses.create({ model: 'extra-chat', input: 'more', previous_response_id: first.id }).catch((err: unknown) => err);
     expect(chat.requests.length).toBe(before);
-    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((e as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('whole conversation');
+    expect(e).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(e).toMatchObject({ error: { code: 'not_found', param: 'previous_response_id', message: expect.stringContaining('store: false') } });
   });
 });
 

@@ -1,5 +1,5 @@
 // Kept items in a real Redis (--items-redis-url), shared by replicas: an item one gateway answered is found by
-// another, under the key that got it, for an hour. With Redis gone an answer is not held (its items are simply not
+// another, under the key that got it, for an hour, and a response one answered is continued through another. With Redis gone an answer is not held (its items are simply not
 // kept, the failure logged and counted) and a request that refers to an item is answered 503 in OpenAI's shape, which the SDKs
 // retry, rather than refused as if the item had never been kept.
 import { Redis } from 'ioredis';
@@ -71,6 +71,24 @@ describe('kept items in Redis', () => {
       { role: 'assistant', content: PREAMBLE, tool_calls: [{ id: 'call_weather_1' }] },
       { role: 'tool', tool_call_id: 'call_weather_1' },
     ]);
+  });
+
+  it('a response answered through one replica is continued (previous_response_id) through another', async () => {
+    const first = await client(a).responses.create({ model: 'extra-chat', input: [QUESTION], tools: [WEATHER_TOOL], store: true });
+    const probe = new Redis(redis.url);
+    try {
+      await waitUntil(async () => (await probe.exists(`mg:item:default/alice:${first.id}`)) === 1, 5_000, 'the kept response in Redis');
+    } finally {
+      probe.disconnect();
+    }
+    const second = await client(b).responses.create({
+      model: 'extra-chat',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: 'call_weather_1', output: '{"forecast":"sunny"}' }],
+      tools: [WEATHER_TOOL],
+    });
+    expect(second.output_text).toBe(ANSWER);
+    expect(chat.requests.at(-1)!.body!['messages']).toMatchObject([QUESTION, { role: 'assistant', content: PREAMBLE }, { role: 'tool' }]);
   });
 
   it('with Redis gone: answers still come (items not kept, logged); a reference is answered 503, the backend not asked', async () => {

@@ -1,7 +1,8 @@
 // The openai SDK's Responses API through the gateway to an anthropic backend: the request goes to the fake
 // Anthropic API as a Messages request (through chat), and its answer, whole or streamed, comes back as a Response
 // with the function call's toolu_ id as its call_id, which the client sends back in function_call_output. The usage
-// recorded is what the backend reported (cache reads and writes included); a follow-up on the minted id is a 404;
+// recorded is what the backend reported (cache reads and writes included); a follow-up on the minted id is a 404,
+// a previous_response_id naming it continues the conversation the gateway kept;
 // a stream the backend cuts ends with the Responses error event, which makes the SDK throw.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,30 @@ describe('the Responses API on an anthropic backend', () => {
     const asked = claude.requests.length;
     await expect(client.responses.retrieve(second.id)).rejects.toMatchObject({ status: 404 });
     expect(claude.requests.length).toBe(asked);
+  });
+
+  it('previous_response_id: the second turn continues the first, which the gateway kept; Claude gets the whole conversation', async () => {
+    const first = await client.responses.stream({ model: 'extra-claude', ...ASK }).finalResponse();
+    const second = await client.responses.create({
+      model: 'extra-claude',
+      instructions: ASK.instructions,
+      tools: ASK.tools,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: 'toolu_weather_1', output: '18°C, sunny' }],
+    });
+    expect(second.output_text).toBe('It is 18°C and sunny in Paris.');
+    expect(second.previous_response_id).toBe(first.id);
+    expect(claude.requests.at(-1)!.body!['messages']).toEqual([
+      { role: 'user', content: [{ type: 'text', text: ASK.input }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool_use', id: 'toolu_weather_1', name: 'get_weather', input: { city: 'Paris' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_weather_1', content: '18°C, sunny' }] },
+    ]);
   });
 
   it('responses.stream: text deltas, the function call, the final Response with the usage as reported and recorded', async () => {

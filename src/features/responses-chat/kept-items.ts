@@ -19,8 +19,11 @@ export interface KeptItems {
   close(): Promise<void>;
 }
 
-/** Item types a reference can stand for: what the Responses → chat translation carries back into a conversation. */
-export const KEPT_TYPES: ReadonlySet<string> = new Set(['message', 'function_call', 'custom_tool_call']);
+/**
+ * Item types a reference can stand for (what the Responses → chat translation carries back into a conversation),
+ * and the record of a response (kept-conversation.ts).
+ */
+export const KEPT_TYPES: ReadonlySet<string> = new Set(['message', 'function_call', 'custom_tool_call', 'response']);
 
 export interface KeptItemsOptions {
   /** How long an item is kept after it was answered (ms). Default one hour. */

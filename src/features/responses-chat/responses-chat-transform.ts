@@ -6,14 +6,16 @@
 // cloud by claude-body.ts), and its answer back the same two steps (claude-response.ts); any other backend gets the
 // client's body unchanged.
 // Nothing is stored upstream, so the Response id the gateway mints is not a sealed id: a follow-up on it
-// (retrieve, delete, cancel, input_items) or a previous_response_id naming it answers 404, no backend asked. The
-// answer's items are kept in the gateway unless the client said `store: false` (kept-items.ts), so that a later
-// request's item_reference to one is replaced by the item before the translation (item-references.ts).
+// (retrieve, delete, cancel, input_items) answers 404, no backend asked. Unless the client said `store: false`, the
+// gateway keeps the answer's items (kept-items.ts) and the response's record (kept-conversation.ts), so that a
+// later request's item_reference to one is replaced by the item (item-references.ts), and a previous_response_id
+// naming the response has the conversation put before the request's input.
 // Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
 import { randomBytes } from 'node:crypto';
 import type { Routed } from '../../dataplane/exchange/exchange.js';
 import type { Answer, AnswerHandler, CallKind, ExchangeTransform, Feature, OutgoingBody, RequestPlan } from '../../dataplane/exchange/transform.js';
 import { GatewayError } from '../../model/errors.js';
+import { isRecord } from '../../model/translation.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import type { ChatRequest } from '../../model/chat-request.js';
 import { claudeBody } from '../chat-claude/claude-body.js';
@@ -23,6 +25,7 @@ import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
 import { claudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
 import { referencedIds, resolveReferences } from './item-references.js';
+import { conversationUpTo, inputItemsOf, responseRecord } from './kept-conversation.js';
 import type { KeptItems } from './kept-items.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
@@ -79,17 +82,39 @@ class ResponsesChatExchange implements ExchangeTransform {
       return;
     }
     const body: unknown = JSON.parse(plan.json!.toString('utf8'));
+    if (!isRecord(body)) return this.#translate(plan, body, others, undefined);
+    const previous = typeof body['previous_response_id'] === 'string' ? body['previous_response_id'] : undefined;
     const ids = referencedIds(body);
-    if (ids.length === 0) return this.#translate(plan, body, others);
-    // Kept under the token that was answered: another key's references find nothing.
-    return this.#items.find(this.#x.token.ref, ids).then((found) => {
-      resolveReferences(body, found);
-      this.#translate(plan, body, others);
-    });
+    if (previous === undefined && ids.length === 0) return this.#translate(plan, body, others, undefined);
+    return this.#fromKept(plan, body, previous, ids, others);
   }
 
-  /** The request translated to chat (and on to the Messages API for anthropic backends), or the backends narrowed. */
-  #translate(plan: RequestPlan, body: unknown, others: readonly CompiledBackend[]): void {
+  /**
+   * The request with what the gateway kept put in: the items its references name, and the conversation its
+   * previous_response_id continues (then only the translated backends can serve it). Kept under the token that was
+   * answered: another key's references and responses find nothing.
+   */
+  async #fromKept(plan: RequestPlan, body: Record<string, unknown>, previous: string | undefined, ids: readonly string[], others: readonly CompiledBackend[]) {
+    const scope = this.#x.token.ref;
+    if (ids.length > 0) resolveReferences(body, await this.#items.find(scope, ids));
+    if (previous === undefined) return this.#translate(plan, body, others, undefined);
+    const history = await conversationUpTo(this.#items, scope, previous);
+    if (!history) {
+      // Not a response the gateway kept: one the route's Responses backends stored (sealed-ids reads it), or none.
+      if (others.length === 0) throw previousNotFound();
+      plan.backends = others;
+      return;
+    }
+    plan.backends = plan.backends.filter(isTranslated);
+    const continued = { ...body, input: [...history, ...inputItemsOf(body['input'])], previous_response_id: null };
+    this.#translate(plan, continued, [], { previous, input: inputItemsOf(body['input']) });
+  }
+
+  /**
+   * The request translated to chat (and on to the Messages API for anthropic backends), or the backends narrowed.
+   * `continued`: the response it continues, and its own input (what its record keeps).
+   */
+  #translate(plan: RequestPlan, body: unknown, others: readonly CompiledBackend[], continued: { previous: string; input: unknown[] } | undefined): void {
     const translated = responsesToChat(body);
     if (!translated.ok) {
       // What chat cannot carry may still go to the route's Responses backends, which take it as it is.
@@ -99,14 +124,19 @@ class ResponsesChatExchange implements ExchangeTransform {
     }
     const { chat, customTools, namespaced, echo } = translated.value;
     this.#chat = chat;
+    const id = `resp_${randomBytes(16).toString('hex')}`;
+    const scope = this.#x.token.ref;
+    const input = continued?.input ?? inputItemsOf(isRecord(body) ? body['input'] : undefined);
+    const previous = continued?.previous;
     this.#ctx = {
-      id: `resp_${randomBytes(16).toString('hex')}`,
+      id,
       createdAt: Math.floor(Date.now() / 1000),
       model: plan.member('model') ?? this.#x.route.model,
       customTools,
       namespaced,
-      echo,
-      ...(echo['store'] === false ? {} : { keep: (output) => this.#items.keep(this.#x.token.ref, output) }),
+      echo: previous === undefined ? echo : { ...echo, previous_response_id: previous },
+      // The answer's items, for references to them, and the response's record, for a request that continues it.
+      ...(echo['store'] === false ? {} : { keep: (output) => this.#items.keep(scope, [...output, responseRecord(id, previous, input, output)]) }),
     };
     if (plan.backends.some(speaksClaude)) this.#toClaude(plan);
   }
@@ -182,5 +212,14 @@ function notServed(plan: RequestPlan): GatewayError {
     {
       code: 'unsupported_endpoint',
     },
+  );
+}
+
+/** A previous_response_id the gateway did not keep (as sealed ids answer an id they refuse: never saying which). */
+function previousNotFound(): GatewayError {
+  return new GatewayError(
+    404,
+    "No response found with that id. This model's backend stores nothing: the gateway keeps its responses for an hour, for the key that got them, unless the request said store: false.",
+    { code: 'not_found', param: 'previous_response_id' },
   );
 }

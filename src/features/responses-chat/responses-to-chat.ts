@@ -6,8 +6,9 @@
 // - reasoning.effort: reasoning_effort; text.format: response_format; user (else safety_identifier): user;
 // - store is accepted and ignored (the backend stores nothing, and the client is not told otherwise: a stored
 //   response's follow-ups answer 404); metadata, include, prompt_cache_key, truncation and the like are dropped;
-// - previous_response_id, conversation, prompt (stored prompts) and background: true need state the Responses API
-//   keeps upstream, which a chat server has not: refused, so the client sends the whole conversation instead.
+// - conversation, prompt (stored prompts) and background: true need state the Responses API keeps upstream, which a
+//   chat server has not: refused, so the client sends the whole conversation instead; so is previous_response_id,
+//   which the transform has replaced by the conversation it names when the gateway kept it (kept-conversation.ts).
 import type { ChatMessage, ChatRequest, ChatResponseFormat } from '../../model/chat-request.js';
 import { inputToChat } from './input-to-chat.js';
 import type { NamespacedName } from './namespaced-tools.js';

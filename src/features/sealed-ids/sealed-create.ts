@@ -62,6 +62,9 @@ function sealedCreateTransforms(sealer: IdSealer, inputEstimate: InputEstimate):
           // Absent, null or not a string: nothing to unseal (a wrong type is the upstream's to reject). A follow-up's
           // plan reads no member: it names its object in the path (sealed-routes.ts).
           if (prev === undefined) return;
+          // Only translated backends left: responses-chat continued a conversation the gateway kept (it narrows the
+          // backends so), which names no response stored upstream.
+          if (plan.backends.every((b) => b.api !== 'openai')) return;
           const owned = resolveOwned(x.table, x.token, sealer, 'response', prev);
           if (!owned) throw sealedErrors.notFound('response', 'previous_response_id');
           const backend = continuationBackend(owned, x.route);
