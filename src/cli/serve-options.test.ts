@@ -80,7 +80,7 @@ describe('serve options', () => {
       'id-keys-file': 'MG_ID_KEYS_FILE',
       workers: 'MG_WORKERS',
       'redis-url': 'MG_REDIS_URL',
-      'items-redis-url': 'MG_ITEMS_REDIS_URL',
+      'responses-redis-url': 'MG_RESPONSES_REDIS_URL',
       'limits-store-timeout': 'MG_LIMITS_STORE_TIMEOUT',
       'limits-fail-closed': 'MG_LIMITS_FAIL_CLOSED',
       'usage-metrics-per-token': 'MG_USAGE_METRICS_PER_TOKEN',

@@ -56,7 +56,7 @@ export interface ServeOptions {
   readonly workers: number;
   /** Shared store of limit counters; undefined: counters live in each process. Holds a password maybe: never logged. */
   readonly redisUrl: string | undefined;
-  readonly itemsRedisUrl: string | undefined;
+  readonly responsesRedisUrl: string | undefined;
   readonly limitsStoreTimeoutMs: number;
   readonly limitsFailClosed: boolean;
   readonly usageMetricsPerToken: boolean;
@@ -306,13 +306,13 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     parse: parseRedisUrl,
   }),
   spec({
-    flag: 'items-redis-url',
-    env: 'MG_ITEMS_REDIS_URL',
+    flag: 'responses-redis-url',
+    env: 'MG_RESPONSES_REDIS_URL',
     value: 'URL',
     defaultText: 'none (in-process)',
-    key: 'itemsRedisUrl',
+    key: 'responsesRedisUrl',
     description:
-      'Redis (redis:// or rediss://) keeping, for an hour, the messages and tool calls that Responses answers translated for chat completions and Claude backends gave, so that a later item_reference to one is resolved by every replica. Without it each process keeps its own (64 MB, least recently used first). Holds answer text: size it for an hour of answers; an eviction policy is fine (an item lost is a reference refused).',
+      'Redis (redis:// or rediss://) keeping, for an hour, the Responses requests and answers translated for chat completions and Claude backends, so that every replica can continue one (previous_response_id) or resolve an item_reference to its items. Without it each process keeps its own (64 MB, least recently used first). Holds conversation text: size it for an hour of them; an eviction policy is fine (a response lost is a continuation refused).',
     parse: parseRedisUrl,
   }),
   spec({

@@ -162,7 +162,7 @@ async function serveGateway(
         currency: options.currency,
         allowUnpriced: options.allowUnpriced,
       },
-      ...(options.itemsRedisUrl !== undefined ? { itemsRedisUrl: options.itemsRedisUrl } : {}),
+      ...(options.responsesRedisUrl !== undefined ? { responsesRedisUrl: options.responsesRedisUrl } : {}),
       usageMetrics: { perToken: options.usageMetricsPerToken },
       usage: { currency: options.currency, readOn: { ms: options.usageReadOnMs, bytes: 1024 * 1024 } },
       // Loaded only when on: the SDK and its exporter are not needed otherwise.

@@ -37,8 +37,8 @@ import { type UsageMetricsOptions, usageRecorder } from '../features/usage/usage
 import { type UsageOptions, usageFeature } from '../features/usage/usage-transform.js';
 import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
-import type { KeptItems } from '../features/responses-chat/kept-items.js';
-import { keptItemsStore } from '../features/responses-chat/kept-items-store.js';
+import type { KeptResponses } from '../features/responses-chat/kept-responses.js';
+import { keptResponsesStore } from '../features/responses-chat/kept-responses-store.js';
 import { responsesChatFeature } from '../features/responses-chat/responses-chat-transform.js';
 import { chatClaudeFeature } from '../features/chat-claude/chat-claude-transform.js';
 import { wholeStreamFeature } from '../features/whole-stream/whole-stream-transform.js';
@@ -73,10 +73,10 @@ export interface AppDeps {
    */
   readonly idKeys?: readonly Uint8Array[];
   /**
-   * Redis where the items of translated Responses answers are kept for later item_references, shared by every
-   * replica (default: in this process).
+   * Redis where the responses the gateway translated are kept for later requests (previous_response_id,
+   * item_reference), shared by every replica (default: in this process).
    */
-  readonly itemsRedisUrl?: string;
+  readonly responsesRedisUrl?: string;
   /** Where the counters of Group, GatewayToken and backend limits live (default: in this process). */
   readonly usageLimits?: LimitsOptions;
   /** Usage metrics per GatewayToken (opt-in: one series per token). */
@@ -94,7 +94,7 @@ interface AppState {
   readonly ownsUpstream: boolean;
   readonly unsubscribe: () => void;
   readonly limits: Limits;
-  readonly keptItems: KeptItems;
+  readonly keptResponses: KeptResponses;
 }
 
 const STATE = 'modelGateway';
@@ -133,8 +133,8 @@ export function createApp(deps: AppDeps): Express {
   if (!deps.metrics.registry.getSingleMetric('model_gateway_backend_state')) registerBackendStateGauge(deps.metrics.registry, deps.tables, health);
   const usageLimits = new Limits(deps.usageLimits ?? {}, deps.logger, deps.metrics.registry);
   deps.tracing?.reportTo(deps.logger, deps.metrics.registry);
-  const keptItems = keptItemsStore(deps.itemsRedisUrl, deps.logger, deps.metrics.registry);
-  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits, keptItems };
+  const keptResponses = keptResponsesStore(deps.responsesRedisUrl, deps.logger, deps.metrics.registry);
+  const state: AppState = { upstream, ownsUpstream: deps.upstream === undefined, unsubscribe, limits: usageLimits, keptResponses };
   app.locals[STATE] = state;
 
   const routes = new RouteRegistry();
@@ -167,7 +167,7 @@ export function createApp(deps: AppDeps): Express {
   // which reads the answer whole). Each declares the request members it reads.
   const features = [
     messagesFeature(),
-    responsesChatFeature(keptItems),
+    responsesChatFeature(keptResponses),
     chatClaudeFeature(),
     sealedCreateFeature(sealer, (body) => estimateInput('responses', body)),
     usageFeature(usageRecorder(deps.metrics, deps.metrics.registry, deps.usageMetrics ?? {}), (claimKey) => usageLimits.claimOnce(claimKey), deps.usage),
@@ -219,7 +219,7 @@ export async function closeApp(app: Express, options: { graceful?: boolean } = {
   const state = app.locals[STATE] as AppState | undefined;
   if (!state) return;
   state.unsubscribe();
-  await Promise.all([state.limits.close(), state.keptItems.close()]);
+  await Promise.all([state.limits.close(), state.keptResponses.close()]);
   if (!state.ownsUpstream) return;
   await (options.graceful ? state.upstream.close() : state.upstream.destroy());
 }

@@ -65,8 +65,8 @@ export interface GatewayOptions {
   readonly idKeys?: readonly Uint8Array[];
   /** Where limit counters live (see AppDeps.usageLimits). */
   readonly usageLimits?: LimitsOptions;
-  /** Redis of kept items (see AppDeps.itemsRedisUrl). */
-  readonly itemsRedisUrl?: string;
+  /** Redis of kept items (see AppDeps.responsesRedisUrl). */
+  readonly responsesRedisUrl?: string;
   /** Usage metrics per GatewayToken (see AppDeps.usageMetrics). */
   readonly usageMetrics?: UsageMetricsOptions;
   /** How usage is read and priced (see AppDeps.usage). */
@@ -147,7 +147,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayHand
       ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
       ...(options.idKeys && options.idKeys.length > 0 ? { idKeys: options.idKeys } : {}),
       ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
-      ...(options.itemsRedisUrl !== undefined ? { itemsRedisUrl: options.itemsRedisUrl } : {}),
+      ...(options.responsesRedisUrl !== undefined ? { responsesRedisUrl: options.responsesRedisUrl } : {}),
       ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
       ...(options.usage ? { usage: options.usage } : {}),
       ...(options.tracing ? { tracing: options.tracing } : {}),

@@ -104,9 +104,9 @@ it('Redis: not ready while it has never answered (live all along), ready once it
   expect(await probe(api, '/healthz')).toBe('200 {"status":"ok"}');
 }, 30_000);
 
-it('the Redis of kept items (--items-redis-url) unreachable: ready and serving all the same, the failure logged; SIGTERM stops it', async () => {
-  const { run, api } = await serve(dir, ['--items-redis-url', `redis://127.0.0.1:${await freePort()}`]);
-  await run.waitForLog((l) => String(l.msg).startsWith('the Redis of kept items failed'), 15_000);
+it('the Redis of kept items (--responses-redis-url) unreachable: ready and serving all the same, the failure logged; SIGTERM stops it', async () => {
+  const { run, api } = await serve(dir, ['--responses-redis-url', `redis://127.0.0.1:${await freePort()}`]);
+  await run.waitForLog((l) => String(l.msg).startsWith('the Redis of kept responses failed'), 15_000);
   await waitUntil(async () => (await probe(api, '/readyz')).startsWith('200'), 15_000, '/readyz 200 without that Redis');
   expect((await chat(api)).choices[0]?.message.content).toBeTruthy();
   run.child.kill('SIGTERM');

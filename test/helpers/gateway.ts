@@ -65,7 +65,7 @@ export interface GatewayOptions {
   /** Store of limit counters (default: in-process). */
   usageLimits?: LimitsOptions;
   /** Redis of the items translated Responses answers gave (default: in-process). */
-  itemsRedisUrl?: string;
+  responsesRedisUrl?: string;
   /** Usage metrics per GatewayToken (default: off). */
   usageMetrics?: UsageMetricsOptions;
   /** How usage is read and priced: the read-on bound after a client left, the currency (default: the app's). */
@@ -109,7 +109,7 @@ export async function startGateway(yaml: string, options: GatewayOptions = {}): 
     ...(options.idKeys ? { idKeys: options.idKeys } : {}),
     ...(options.maxBufferedBytes !== undefined ? { maxBufferedBytes: options.maxBufferedBytes } : {}),
     ...(options.usageLimits ? { usageLimits: options.usageLimits } : {}),
-    ...(options.itemsRedisUrl ? { itemsRedisUrl: options.itemsRedisUrl } : {}),
+    ...(options.responsesRedisUrl ? { responsesRedisUrl: options.responsesRedisUrl } : {}),
     ...(options.usageMetrics ? { usageMetrics: options.usageMetrics } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),

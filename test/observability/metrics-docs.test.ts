@@ -128,7 +128,7 @@ spec: {group: small, secretRef: {name: keys, key: limited}}
   // Tracing on (to a collector that refuses connections), per-token usage metrics and kept items in Redis (one that
   // refuses connections): their metrics are served too.
   const itemsRedis = `redis://127.0.0.1:${await freePort()}`;
-  const flags = ['--usage-metrics-per-token', '--items-redis-url', itemsRedis];
+  const flags = ['--usage-metrics-per-token', '--responses-redis-url', itemsRedis];
   gateway = runCli(['serve', '--config', dir, '--host', '127.0.0.1', '--port', '0', '--metrics-port', '0', ...flags], {
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
   });
@@ -195,7 +195,7 @@ it('every metric served is documented with its type and labels, every documented
   expect(undocumented, 'served but not in docs/operations.md').toEqual([]);
   const wrongType = ours.filter((n) => docs.get(n)?.type !== types.get(n)).map((n) => `${n}: ${types.get(n)} served, ${docs.get(n)?.type} documented`);
   expect(wrongType).toEqual([]);
-  const inThisRun = (when: string) => ['always', 'tracing on', '`--usage-metrics-per-token`', '`--items-redis-url`'].includes(when);
+  const inThisRun = (when: string) => ['always', 'tracing on', '`--usage-metrics-per-token`', '`--responses-redis-url`'].includes(when);
   const missing = [...docs].filter(([n, row]) => inThisRun(row.when) && !types.has(n)).map(([n]) => n);
   expect(missing, 'documented but not served').toEqual([]);
   expect([...docs.values()].filter((r) => !inThisRun(r.when)).map((r) => r.when)).toEqual(Array(3).fill('`--source kubernetes`'));

@@ -10,7 +10,7 @@
 //   namespaced name the tool was offered by (namespaced-tools.ts);
 // - an image a tool returned, which a tool message cannot carry, goes in a user message right after the tool
 //   messages, the tool's text saying where it went;
-// - an item_reference still here names no item the gateway kept (item-references.ts replaced the others): refused,
+// - an item_reference still here names no item the gateway kept (item-references.ts replaced those of kept responses): refused,
 //   but for one to a reasoning item, dropped as the item itself would be; items of tools the Responses API runs
 //   itself are refused (the calls ran there).
 import type { z } from 'zod';
@@ -70,7 +70,7 @@ function translateItem(item: Item, at: string, out: ChatTurns): Result<void> {
       if (typeof item['id'] === 'string' && item['id'].startsWith('rs_')) return ok(undefined);
       return invalid(
         at,
-        `${at}: item_reference names an item this gateway does not hold. This model is served through chat completions; the gateway keeps the items it answered for an hour, for the key that got them, unless the request said store: false (in the process that answered, unless the gateway keeps them in Redis). Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
+        `${at}: item_reference names an item this gateway does not hold. This model is served through chat completions; the gateway keeps the responses it answered for an hour, for the key that got them, unless the request said store: false (in the process that answered, unless it keeps them in Redis). Send the item itself (store: false; the Vercel AI SDK: providerOptions.openai.store = false).`,
       );
     default:
       return invalid(

@@ -1,6 +1,9 @@
-// `item_reference` input items resolved against the items the gateway kept (kept-items.ts). Pure. A reference to a
-// reasoning item (rs_…) is left for the translation, which drops it as it drops the item itself; one to an item not
-// kept is left too, and the translation refuses it saying what to send instead.
+// `item_reference` input items resolved against the responses the gateway kept (kept-responses.ts): an item's id
+// names the response it came from (response-parts.ts, itemId). Pure. A reference to a reasoning item (rs_…) is left
+// for the translation, which drops it as it drops the item itself; one to an item not kept is left too, and the
+// translation refuses it saying what to send instead.
+import type { KeptResponse } from './kept-responses.js';
+import { responseIdOfItem } from './response-parts.js';
 
 /** The ids the request's input names by item_reference, reasoning items aside. */
 export function referencedIds(body: unknown): string[] {
@@ -12,12 +15,19 @@ export function referencedIds(body: unknown): string[] {
   return ids;
 }
 
-/** The body with each reference to a found item replaced by that item (in place: the body is the translation's own copy). */
-export function resolveReferences(body: unknown, found: ReadonlyMap<string, Record<string, unknown>>): void {
+/** The responses these items came from, each once (an id the gateway did not mint names none). */
+export function responsesOf(itemIds: readonly string[]): string[] {
+  return [...new Set(itemIds.map(responseIdOfItem).filter((id) => id !== undefined))];
+}
+
+/** The body with each reference to an item of a found response replaced by that item (in place: the body is the translation's own copy). */
+export function resolveReferences(body: unknown, found: ReadonlyMap<string, KeptResponse>): void {
   const input = inputItems(body);
   for (const [i, item] of input.entries()) {
     const id = referenceId(item);
-    const kept = id === undefined ? undefined : found.get(id);
+    if (id === undefined) continue;
+    const response = found.get(responseIdOfItem(id) ?? '');
+    const kept = response?.output.find((o) => o.id === id);
     if (kept) input[i] = kept;
   }
 }

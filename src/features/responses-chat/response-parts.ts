@@ -135,6 +135,14 @@ export function itemId(ctx: ResponseContext, prefix: 'rs' | 'msg' | 'fc' | 'ctc'
   return `${prefix}_${ctx.id.replace(/^resp_/, '')}_${outputIndex}`;
 }
 
+const ITEM_ID = /^(?:rs|msg|fc|ctc|call)_([0-9a-f]{32})_\d+$/;
+
+/** The id of the response an output item id of itemId's came from; undefined for any other id. */
+export function responseIdOfItem(id: string): string | undefined {
+  const hex = ITEM_ID.exec(id)?.[1];
+  return hex === undefined ? undefined : `resp_${hex}`;
+}
+
 /**
  * A custom tool's input: the string member `input` of the call's JSON arguments (the function tool the request
  * direction made of it has that one parameter), else the raw arguments text, so that nothing the model wrote is lost.

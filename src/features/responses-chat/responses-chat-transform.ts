@@ -7,9 +7,9 @@
 // client's body unchanged.
 // Nothing is stored upstream, so the Response id the gateway mints is not a sealed id: a follow-up on it
 // (retrieve, delete, cancel, input_items) answers 404, no backend asked. Unless the client said `store: false`, the
-// gateway keeps the answer's items (kept-items.ts) and the response's record (kept-conversation.ts), so that a
-// later request's item_reference to one is replaced by the item (item-references.ts), and a previous_response_id
-// naming the response has the conversation put before the request's input.
+// gateway keeps the response (its input and output items, kept-responses.ts), so that a later request's
+// previous_response_id naming it has the conversation put before its input (kept-conversation.ts), and an
+// item_reference to one of its items is replaced by the item (item-references.ts).
 // Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
 import { randomBytes } from 'node:crypto';
 import type { Routed } from '../../dataplane/exchange/exchange.js';
@@ -24,9 +24,9 @@ import { type ClaudeRequest, chatToClaude } from '../chat-claude/chat-to-claude.
 import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
 import { claudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
-import { referencedIds, resolveReferences } from './item-references.js';
-import { conversationUpTo, inputItemsOf, responseRecord } from './kept-conversation.js';
-import type { KeptItems } from './kept-items.js';
+import { referencedIds, resolveReferences, responsesOf } from './item-references.js';
+import { conversationUpTo, inputItemsOf } from './kept-conversation.js';
+import type { KeptResponses } from './kept-responses.js';
 import type { ResponseContext } from './response-context.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { labelledResponse, translatedResponse, translatedResponseStream } from './translated-response.js';
@@ -35,14 +35,14 @@ const CHAT_PATH = '/chat/completions';
 const JSON_TYPE = 'application/json';
 
 /**
- * The Responses family's translation for chat completions backends; it parses the whole body itself. `items`: where
- * the answers' items are kept for later references (one per gateway).
+ * The Responses family's translation for chat completions backends; it parses the whole body itself. `kept`: where
+ * the responses are kept for later requests (one per gateway).
  */
-export function responsesChatFeature(items: KeptItems): Feature {
+export function responsesChatFeature(kept: KeptResponses): Feature {
   // Only a route with a translated backend gets one: a Responses route on OpenAI's API pays nothing for it.
   return {
     reads: [],
-    families: { responses: (x, kind) => (x.route.backends.some(isTranslated) ? new ResponsesChatExchange(x, kind, items) : undefined) },
+    families: { responses: (x, kind) => (x.route.backends.some(isTranslated) ? new ResponsesChatExchange(x, kind, kept) : undefined) },
   };
 }
 
@@ -58,7 +58,7 @@ function isTranslated(backend: CompiledBackend): boolean {
 class ResponsesChatExchange implements ExchangeTransform {
   readonly #x: Routed;
   readonly #kind: CallKind;
-  readonly #items: KeptItems;
+  readonly #kept: KeptResponses;
   #chat: ChatRequest | undefined;
   #ctx: ResponseContext | undefined;
   /** The translated body per upstream model name. */
@@ -66,10 +66,10 @@ class ResponsesChatExchange implements ExchangeTransform {
   /** The chat request translated on to the Messages API, for the anthropic backends. */
   #claude: { request: ClaudeRequest; ctx: ClaudeResponseContext; headers: RequestPlan['headers']; bodies: Map<string, OutgoingBody> } | undefined;
 
-  constructor(x: Routed, kind: CallKind, items: KeptItems) {
+  constructor(x: Routed, kind: CallKind, kept: KeptResponses) {
     this.#x = x;
     this.#kind = kind;
-    this.#items = items;
+    this.#kept = kept;
   }
 
   prepare(plan: RequestPlan): void | Promise<void> {
@@ -96,9 +96,9 @@ class ResponsesChatExchange implements ExchangeTransform {
    */
   async #fromKept(plan: RequestPlan, body: Record<string, unknown>, previous: string | undefined, ids: readonly string[], others: readonly CompiledBackend[]) {
     const scope = this.#x.token.ref;
-    if (ids.length > 0) resolveReferences(body, await this.#items.find(scope, ids));
+    if (ids.length > 0) resolveReferences(body, await this.#kept.find(scope, responsesOf(ids)));
     if (previous === undefined) return this.#translate(plan, body, others, undefined);
-    const history = await conversationUpTo(this.#items, scope, previous);
+    const history = await conversationUpTo(this.#kept, scope, previous);
     if (!history) {
       // Not a response the gateway kept: one the route's Responses backends stored (sealed-ids reads it), or none.
       if (others.length === 0) throw previousNotFound();
@@ -135,8 +135,7 @@ class ResponsesChatExchange implements ExchangeTransform {
       customTools,
       namespaced,
       echo: previous === undefined ? echo : { ...echo, previous_response_id: previous },
-      // The answer's items, for references to them, and the response's record, for a request that continues it.
-      ...(echo['store'] === false ? {} : { keep: (output) => this.#items.keep(scope, [...output, responseRecord(id, previous, input, output)]) }),
+      ...(echo['store'] === false ? {} : { keep: (output) => this.#kept.keep(scope, { id, previous, input, output }) }),
     };
     if (plan.backends.some(speaksClaude)) this.#toClaude(plan);
   }

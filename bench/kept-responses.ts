@@ -1,13 +1,12 @@
-// Micro-benchmark of keeping a translated Responses answer (features/responses-chat/kept-items.ts): a chat
+// Micro-benchmark of keeping a translated Responses answer (features/responses-chat/kept-responses.ts): a chat
 // completion (900 characters of text and a tool call) translated to a Response and serialized, with and without
-// handing its output to the in-process store (its items and the response's record, as the transform does),
+// handing its output to the in-process store (the response's record, as the transform does),
 // alternated over rounds in one process; in µs per answer. The store starts empty and fills past its 64 MB bound,
 // so later rounds pay for evictions too. Not part of `npm run bench`.
 //
-//   node --import tsx bench/kept-items.ts
+//   node --import tsx bench/kept-responses.ts
 import { chatToResponse } from '../src/features/responses-chat/chat-to-response.js';
-import { responseRecord } from '../src/features/responses-chat/kept-conversation.js';
-import { MemoryKeptItems, type MintedItem } from '../src/features/responses-chat/kept-items.js';
+import { type KeptResponse, MemoryKeptResponses } from '../src/features/responses-chat/kept-responses.js';
 import type { ResponseContext } from '../src/features/responses-chat/response-context.js';
 
 const ROUNDS = 8;
@@ -31,12 +30,12 @@ const completion = {
 };
 const INPUT = [{ role: 'user', content: 'List the files, please.' }];
 
-const items = new MemoryKeptItems();
+const kept = new MemoryKeptResponses();
 let n = 0;
 const base = { createdAt: 1_700_000_000, model: 'm', customTools: new Set<string>(), namespaced: new Map(), echo: {} };
 const context = (keep: boolean): ResponseContext => {
   const id = `resp_${(n++).toString(16).padStart(32, '0')}`;
-  return { ...base, id, ...(keep ? { keep: (output: readonly MintedItem[]) => items.keep('ns/token', [...output, responseRecord(id, undefined, INPUT, output)]) } : {}) };
+  return { ...base, id, ...(keep ? { keep: (output: KeptResponse['output']) => kept.keep('ns/token', { id, input: INPUT, output }) } : {}) };
 };
 
 function perAnswer(keep: boolean): number {
