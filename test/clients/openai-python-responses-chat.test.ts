@@ -1,7 +1,8 @@
 // openai-python against the Responses API answered by a chat completions backend (api: chatCompletions, a scripted
 // fake on loopback): a function tool round trip whole and streamed, the responses.stream helper's final response,
 // responses.parse into a pydantic model, output_text and usage, a cut stream raising, a built-in tool refused as
-// BadRequestError, and retrieve on the id the gateway minted as NotFoundError. Its pydantic models and stream
+// BadRequestError, retrieve on the id the gateway minted as NotFoundError, and previous_response_id continuing a
+// conversation the gateway kept. Its pydantic models and stream
 // accumulators are stricter than the node SDK's. The client runs in the virtualenv scripts/py-clients.mjs sets up;
 // without it this test fails, it does not skip.
 import { execFile } from 'node:child_process';
@@ -116,6 +117,22 @@ describe('openai-python on the Responses API answered by a chat completions back
   it('a built-in tool refused as BadRequestError naming it; retrieve on a minted id as NotFoundError', () => {
     expect(seen['web_search']).toMatchObject({ ok: false, error: 'BadRequestError', status: 400, message: expect.stringContaining('web_search') });
     expect(seen['retrieve']).toMatchObject({ ok: false, error: 'NotFoundError', status: 404 });
-    expect(chat.requests).toHaveLength(6); // the round trip's two, the stream's, the helper's, parse's and retrieve's create
+    // The round trip's two, the stream's, the helper's, parse's, retrieve's create, and the continued conversation's two.
+    expect(chat.requests).toHaveLength(8);
+  });
+
+  it('previous_response_id: the second turn continues the first, which the gateway kept; the backend gets the whole conversation', () => {
+    const r = value('previous_response');
+    expect(r.previous_response_id).toBe(r.first);
+    expect(r.text).toBe(ANSWER);
+    expect(chat.requests.at(-1)!.body['messages']).toEqual([
+      { role: 'user', content: 'Weather in Paris?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_weather_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_weather_1', content: '18°C, sunny' },
+    ]);
   });
 });

@@ -93,6 +93,14 @@ def retrieve():
     client.responses.retrieve(r.id)
 
 
+def previous_response():
+    """The conversation continued by previous_response_id, as OpenAI's documentation writes it: the gateway kept it."""
+    first = client.responses.create(model="extra-chat", input="Weather in Paris?", tools=[TOOL])
+    second = client.responses.create(model="extra-chat", previous_response_id=first.id, tools=[TOOL], input=[
+        {"type": "function_call_output", "call_id": first.output[0].call_id, "output": "18°C, sunny"}])
+    return {"first": first.id, "previous_response_id": second.previous_response_id, "text": second.output_text}
+
+
 record("round_trip", round_trip)
 record("stream", streamed)
 record("stream_helper", stream_helper)
@@ -102,4 +110,5 @@ record("parse_tool", parse_tool)
 record("cut", cut)
 record("web_search", lambda: client.responses.create(model="extra-chat", input="news?", tools=[TOOL, {"type": "web_search"}]))
 record("retrieve", retrieve)
+record("previous_response", previous_response)  # last: the test reads the backend's last request as its second turn
 print(json.dumps(out))
