@@ -65,7 +65,7 @@ export interface GatewayOptions {
   readonly idKeys?: readonly Uint8Array[];
   /** Where limit counters live (see AppDeps.usageLimits). */
   readonly usageLimits?: LimitsOptions;
-  /** Redis of kept items (see AppDeps.responsesRedisUrl). */
+  /** Redis of kept responses (see AppDeps.responsesRedisUrl). */
   readonly responsesRedisUrl?: string;
   /** Usage metrics per GatewayToken (see AppDeps.usageMetrics). */
   readonly usageMetrics?: UsageMetricsOptions;
