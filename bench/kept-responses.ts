@@ -35,7 +35,7 @@ let n = 0;
 const base = { createdAt: 1_700_000_000, model: 'm', customTools: new Set<string>(), namespaced: new Map(), echo: {} };
 const context = (keep: boolean): ResponseContext => {
   const id = `resp_${(n++).toString(16).padStart(32, '0')}`;
-  return { ...base, id, ...(keep ? { keep: (output: KeptResponse['output']) => kept.keep('ns/token', { id, input: INPUT, output }) } : {}) };
+  return { ...base, id, ...(keep ? { keep: (response: KeptResponse['response']) => kept.keep('ns/token', { id, input: INPUT, response }) } : {}) };
 };
 
 function perAnswer(keep: boolean): number {

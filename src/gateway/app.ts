@@ -38,7 +38,7 @@ import { type UsageOptions, usageFeature } from '../features/usage/usage-transfo
 import type { Tracing } from '../features/tracing/tracing.js';
 import { messagesFeature } from '../features/messages/messages-transform.js';
 import type { KeptResponses } from '../features/responses-chat/kept-responses.js';
-import { keptResponsesStore } from '../features/responses-chat/kept-responses-store.js';
+import { keptFollowUps, keptResponsesStore } from '../features/responses-chat/kept-responses-store.js';
 import { responsesChatFeature } from '../features/responses-chat/responses-chat-transform.js';
 import { chatClaudeFeature } from '../features/chat-claude/chat-claude-transform.js';
 import { wholeStreamFeature } from '../features/whole-stream/whole-stream-transform.js';
@@ -189,7 +189,7 @@ export function createApp(deps: AppDeps): Express {
   const countTokens = countTokensCall((body) => estimateInputTokens('messages', body));
   routes.add(app, 'post', `/v1${COUNT_TOKENS_PATH}`, auth, familyHandler('messages', handlerDeps, countTokens));
   for (const c of RESPONSES_CALLS) routes.add(app, 'post', `/v1${c.path}`, auth, familyHandler('responses', handlerDeps, c));
-  registerSealedRoutes(app, routes, auth, { call, sealer, bodyLimits, budget });
+  registerSealedRoutes(app, routes, auth, { call, sealer, bodyLimits, budget, local: keptFollowUps(keptResponses) });
 
   // Anything unmatched: 405 with Allow when the path exists under another method, else 404; both in OpenAI's shape.
   app.use((req: Request, _res: Response, next: NextFunction) => {

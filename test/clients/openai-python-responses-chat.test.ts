@@ -1,7 +1,7 @@
 // openai-python against the Responses API answered by a chat completions backend (api: chatCompletions, a scripted
 // fake on loopback): a function tool round trip whole and streamed, the responses.stream helper's final response,
 // responses.parse into a pydantic model, output_text and usage, a cut stream raising, a built-in tool refused as
-// BadRequestError, retrieve on the id the gateway minted as NotFoundError, and previous_response_id continuing a
+// BadRequestError, retrieve and delete of the Response the gateway kept, and previous_response_id continuing a
 // conversation the gateway kept. Its pydantic models and stream
 // accumulators are stricter than the node SDK's. The client runs in the virtualenv scripts/py-clients.mjs sets up;
 // without it this test fails, it does not skip.
@@ -114,9 +114,9 @@ describe('openai-python on the Responses API answered by a chat completions back
     expect(seen['cut']).toMatchObject({ ok: false, error: 'APIError', message: expect.stringContaining('upstream') });
   });
 
-  it('a built-in tool refused as BadRequestError naming it; retrieve on a minted id as NotFoundError', () => {
+  it('a built-in tool refused as BadRequestError naming it; retrieve of the kept Response, delete, then NotFoundError', () => {
     expect(seen['web_search']).toMatchObject({ ok: false, error: 'BadRequestError', status: 400, message: expect.stringContaining('web_search') });
-    expect(seen['retrieve']).toMatchObject({ ok: false, error: 'NotFoundError', status: 404 });
+    expect(value('retrieve')).toEqual({ same: true, deleted: null, after: 'not_found' });
     // The round trip's two, the stream's, the helper's, parse's, retrieve's create, and the continued conversation's two.
     expect(chat.requests).toHaveLength(8);
   });

@@ -89,8 +89,16 @@ def cut():
 
 
 def retrieve():
+    """The Response the gateway kept, retrieved and then deleted; a retrieve after the delete raises NotFoundError."""
     r = client.responses.create(model="extra-chat", input="Weather in Paris?", tools=[TOOL])
-    client.responses.retrieve(r.id)
+    again = client.responses.retrieve(r.id)
+    deleted = client.responses.delete(r.id)  # the SDK returns None for a delete
+    try:
+        client.responses.retrieve(r.id)
+        after = "found"
+    except openai.NotFoundError as e:
+        after = e.code
+    return {"same": again.model_dump() == r.model_dump(), "deleted": deleted, "after": after}
 
 
 def previous_response():

@@ -214,19 +214,35 @@ describe('what a chat completions backend cannot carry, refused in OpenAI shape 
 });
 
 describe('follow-ups on a response a chat completions backend answered', () => {
-  it('retrieve, delete, cancel and input_items answer 404 in OpenAI shape, no backend asked', async () => {
-    const r = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?' });
+  const notFound = async (call: () => Promise<unknown>) => {
+    const e = await call().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((e as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
+  };
+
+  it('retrieve answers the Response the gateway kept; delete forgets it (then retrieve and previous_response_id 404); no backend asked', async () => {
+    const r = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?', tools: [WEATHER_TOOL] });
     const before = chat.requests.length;
-    for (const call of [
-      () => client.responses.retrieve(r.id),
-      () => client.responses.delete(r.id),
-      () => client.responses.cancel(r.id),
-      () => client.responses.inputItems.list(r.id),
-    ]) {
-      const e = await call().catch((err: unknown) => err);
-      expect(e).toBeInstanceOf(OpenAI.NotFoundError);
-      expect((e as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
-    }
+    expect(await client.responses.retrieve(r.id)).toEqual(JSON.parse(JSON.stringify(r)));
+    const streamed = await client.responses.retrieve(r.id, { stream: true }).catch((err: unknown) => err);
+    expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(streamed).toMatchObject({ error: { code: 'unsupported_parameter', param: 'stream' } });
+    await notFound(() => client.responses.cancel(r.id));
+    await notFound(() => client.responses.inputItems.list(r.id));
+    expect(await client.responses.delete(r.id)).toEqual({ id: r.id, object: 'response', deleted: true });
+    await notFound(() => client.responses.retrieve(r.id));
+    await notFound(() => client.responses.delete(r.id));
+    await notFound(() => client.responses.create({ model: 'extra-chat', previous_response_id: r.id, input: 'more' }));
     expect(chat.requests.length).toBe(before);
+  });
+
+  it('a response given with store: false, or another key’s, is not found', async () => {
+    const unstored = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?', tools: [WEATHER_TOOL], store: false });
+    await notFound(() => client.responses.retrieve(unstored.id));
+    const kept = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?', tools: [WEATHER_TOOL] });
+    const other = new OpenAI({ apiKey: 'sk-narrow-key', baseURL: gw.baseURL, maxRetries: 0 });
+    await notFound(() => other.responses.retrieve(kept.id));
+    await notFound(() => other.responses.delete(kept.id));
+    expect(await client.responses.retrieve(kept.id)).toMatchObject({ id: kept.id });
   });
 });

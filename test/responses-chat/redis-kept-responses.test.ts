@@ -1,8 +1,9 @@
 // Kept responses in a real Redis (--responses-redis-url), shared by replicas: a response one gateway answered is
 // continued (previous_response_id), and its items found (item_reference), through another, under the key that got
 // it, one Redis key per response expiring an hour after it was kept. With Redis gone an answer is not held (it is
-// simply not kept, the failure logged and counted) and a request that refers to a kept response is answered 503 in
-// OpenAI's shape, which the SDKs retry, rather than refused as if the response had never been kept.
+// simply not kept, the failure logged and counted) and a request that refers to a kept response (continues,
+// retrieves) is answered 503 in OpenAI's shape, which the SDKs retry, rather than refused as if the response had
+// never been kept.
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +90,9 @@ describe('kept responses in Redis', () => {
       const asked = chat.requests.length;
       const run = client(b).responses.create({ model: 'extra-chat', previous_response_id: first.id, input: [TOOL_OUTPUT], tools: [WEATHER_TOOL] });
       await expect(run).rejects.toMatchObject({ status: 503, error: { type: 'server_error', code: 'service_unavailable' } });
+      await expect(client(b).responses.retrieve(first.id)).rejects.toMatchObject({ status: 503 });
+      // An id the translation never mints is not looked up: not found, Redis or not.
+      await expect(client(b).responses.retrieve('resp_not-one-of-ours')).rejects.toMatchObject({ status: 404 });
       expect(chat.requests.length).toBe(asked);
       for (const gw of [a, b]) {
         const errors = await gw.metrics.registry.getSingleMetric('model_gateway_kept_responses_errors_total')!.get();

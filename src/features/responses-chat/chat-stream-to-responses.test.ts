@@ -336,17 +336,19 @@ describe('ChatStreamToResponses', () => {
     expect(t.progress.lastSequenceNumber).toBe(5);
   });
 
-  it('the output is handed to keep once, as the response completes; a stream that failed keeps nothing', () => {
-    const kept: unknown[] = [];
-    const keeping = { ...ctx, keep: (output: readonly unknown[]) => void kept.push(JSON.parse(JSON.stringify(output))) };
+  it('the Response is handed to keep once, as it completes; a stream that failed keeps nothing', () => {
+    const kept: Data[] = [];
+    const keeping = { ...ctx, keep: (response: Data) => void kept.push(JSON.parse(JSON.stringify(response))) };
     const t = new ChatStreamToResponses(keeping);
     t.push(chunk({ content: 'Hello.' }));
     t.push(chunk({}, 'stop'));
     expect(kept).toEqual([]);
     t.push(usageChunk);
     t.end();
-    expect(kept).toEqual([
-      [{ type: 'message', id: `msg_${HEX}_0`, status: 'completed', role: 'assistant', content: [expect.objectContaining({ text: 'Hello.' })] }],
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({ id: `resp_${HEX}`, status: 'completed', usage: RESPONSE_USAGE });
+    expect(kept[0]!['output']).toEqual([
+      { type: 'message', id: `msg_${HEX}_0`, status: 'completed', role: 'assistant', content: [expect.objectContaining({ text: 'Hello.' })] },
     ]);
     const cut = new ChatStreamToResponses(keeping);
     cut.push(chunk({ content: 'Half an ans' }));

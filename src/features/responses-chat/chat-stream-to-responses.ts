@@ -8,7 +8,7 @@
 // response.completed (or .incomplete) waits for the usage chunk that follows finish_reason, or the end.
 // Rules: a stream that ends without a finish_reason, or carries an `error` member, ends with an error event and no
 // response.completed, so a client retries rather than taking half an answer for a whole one. Pure, but for handing
-// a finished answer's output to `ctx.keep` (kept for later item references).
+// a finished answer's Response to `ctx.keep` (kept for later requests).
 import type { StreamProgress } from '../../dataplane/exchange/transform.js';
 import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { sseErrorEvent } from '../../dataplane/upstream/sse-signals.js';
@@ -298,7 +298,7 @@ export class ChatStreamToResponses {
   private complete(): string {
     this.done = true;
     const response = responseObject(this.ctx, this.finish, this.output, this.usage);
-    this.ctx.keep?.(this.output);
+    this.ctx.keep?.(response);
     return this.event(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
   }
 

@@ -5,7 +5,7 @@
 // content_filter finish makes the response `incomplete`, and the item being written when it stopped (the last) too.
 // A body that is not a chat completion (no choices, no message) throws NotAChatCompletion, a GatewayError: the
 // wiring answers it as it answers any GatewayError, a 502 in OpenAI's shape (`err.status`, `err.toBody()`). The
-// output is handed to `ctx.keep` (kept for later item references), the one thing done besides translating.
+// Response is handed to `ctx.keep` (kept for later requests), the one thing done besides translating.
 import { providerError } from '../../dataplane/upstream/provider-error.js';
 import { GatewayError } from '../../model/errors.js';
 import type { Usage } from '../../model/usage.js';
@@ -74,6 +74,6 @@ export function chatToResponse(completion: unknown, ctx: ResponseContext): { res
   const response = responseObject(ctx, finish, output, usage);
   const last = output.at(-1);
   if (response.status === 'incomplete' && last && (last.type === 'message' || last.type === 'function_call')) last.status = 'incomplete';
-  ctx.keep?.(output);
+  ctx.keep?.(response);
   return { response, usage };
 }

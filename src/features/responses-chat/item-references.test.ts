@@ -18,7 +18,7 @@ describe('item references', () => {
 
   it('replaces each reference to an item of a found response by the item, in place, and leaves the others for the translation', () => {
     const message = { type: 'message', id: `msg_${HEX}_0`, role: 'assistant', content: [{ type: 'output_text', text: 'Hello.' }] };
-    const found = new Map<string, KeptResponse>([[`resp_${HEX}`, { id: `resp_${HEX}`, input: [], output: [message] }]]);
+    const found = new Map<string, KeptResponse>([[`resp_${HEX}`, { id: `resp_${HEX}`, input: [], response: { output: [message] } }]]);
     const body = { input: [{ role: 'user', content: 'hi' }, ref(`msg_${HEX}_0`), ref(`msg_${HEX}_5`), ref('msg_gone'), ref(`rs_${HEX}_1`)] };
     resolveReferences(body, found);
     expect(body.input).toEqual([{ role: 'user', content: 'hi' }, message, ref(`msg_${HEX}_5`), ref('msg_gone'), ref(`rs_${HEX}_1`)]);

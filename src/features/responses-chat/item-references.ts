@@ -27,7 +27,7 @@ export function resolveReferences(body: unknown, found: ReadonlyMap<string, Kept
     const id = referenceId(item);
     if (id === undefined) continue;
     const response = found.get(responseIdOfItem(id) ?? '');
-    const kept = response?.output.find((o) => o.id === id);
+    const kept = response?.response.output.find((o) => o.id === id);
     if (kept) input[i] = kept;
   }
 }

@@ -8,7 +8,7 @@ const turn = (id: string, previous: string | undefined, input: string, output: s
   id,
   previous,
   input: [user(input)],
-  output: [said(`msg_${id}`, output)],
+  response: { output: [said(`msg_${id}`, output)] },
 });
 
 describe('kept conversations', () => {
@@ -39,7 +39,8 @@ describe('kept conversations', () => {
 
   it('reads at most 1,000 responses back', async () => {
     const kept = new MemoryKeptResponses();
-    for (let i = 1; i <= 1001; i++) kept.keep('s', { id: `resp_${i}`, previous: i > 1 ? `resp_${i - 1}` : undefined, input: [user(String(i))], output: [] });
+    for (let i = 1; i <= 1001; i++)
+      kept.keep('s', { id: `resp_${i}`, previous: i > 1 ? `resp_${i - 1}` : undefined, input: [user(String(i))], response: { output: [] } });
     expect(await conversationUpTo(kept, 's', 'resp_1000')).toHaveLength(1000);
     expect(await conversationUpTo(kept, 's', 'resp_1001')).toBeUndefined();
   });

@@ -17,7 +17,7 @@ export async function conversationUpTo(kept: KeptResponses, scope: string, id: s
     if (n === MAX_TURNS) return undefined;
     const response = (await kept.find(scope, [next])).get(next);
     if (!response) return undefined;
-    turns.push([...response.input, ...response.output]);
+    turns.push([...response.input, ...response.response.output]);
     next = response.previous;
   }
   return turns.reverse().flat();

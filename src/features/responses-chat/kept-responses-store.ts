@@ -1,12 +1,14 @@
 // Where a gateway keeps the responses its translations answered (kept-responses.ts): in Redis when one is configured
 // for them (shared by every replica), else in this process. Redis's failures are counted, and logged at most every
-// ten seconds with how many were not.
+// ten seconds with how many were not. And the retrieve and delete of kept responses, for the follow-up routes.
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
 import { throttled } from '../../observability/throttled.js';
+import type { LocalResponses } from '../sealed-ids/sealed-routes.js';
 import { type KeptResponses, MemoryKeptResponses } from './kept-responses.js';
 import { RedisKeptResponses } from './redis-kept-responses.js';
+import { isMintedResponseId } from './response-parts.js';
 
 const LOG_EVERY_MS = 10_000;
 
@@ -29,4 +31,13 @@ export function keptResponsesStore(redisUrl: string | undefined, logger: Logger,
       );
     },
   });
+}
+
+/** Retrieve and delete of kept responses, for the follow-up routes (sealed-ids' LocalResponses). */
+export function keptFollowUps(kept: KeptResponses): LocalResponses {
+  // Only an id of the minted shape is looked up: any other (a forged one, a sealed one refused) is not found at once.
+  return {
+    retrieve: async (owner: string, id: string) => (isMintedResponseId(id) ? (await kept.find(owner, [id])).get(id)?.response : undefined),
+    delete: async (owner: string, id: string) => isMintedResponseId(id) && (await kept.delete(owner, id)),
+  };
 }

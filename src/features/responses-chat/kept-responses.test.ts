@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type KeptResponse, MemoryKeptResponses } from './kept-responses.js';
 
-const response = (id: string, text = 'Hello.'): KeptResponse => ({
-  id,
-  input: [{ role: 'user', content: 'Hi.' }],
-  output: [
-    { type: 'message', id: `msg_${id}_0`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text }] } as KeptResponse['output'][number],
-  ],
-});
+const response = (id: string, text = 'Hello.'): KeptResponse => {
+  const message = { type: 'message', id: `msg_${id}_0`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text }] };
+  return { id, input: [{ role: 'user', content: 'Hi.' }], response: { id, object: 'response', output: [message] } };
+};
 
 describe('MemoryKeptResponses', () => {
   it('finds what it kept for the scope, as its own copy; not what another scope kept', async () => {

@@ -1,7 +1,7 @@
 // The responses a translated backend answered, kept so that a later request may continue one by
 // `previous_response_id` or name one of its items by `item_reference`, as a client of the Responses API does with
-// what it stored (the Vercel AI SDK refers back to every earlier assistant text unless told `store: false`). One
-// record per response: the request's own input items and the answer's output items. Kept under the GatewayToken
+// what it stored (the Vercel AI SDK refers back to every earlier assistant text unless told `store: false`), and
+// retrieve or delete it. One record per response: the request's own input items and the Response. Kept under the GatewayToken
 // that was answered, for an hour: here in this process, within a byte bound, least recently used going first
 // (lru-cache); in Redis, shared by every replica, with redis-kept-responses.ts.
 import { LRUCache } from 'lru-cache';
@@ -13,15 +13,20 @@ export interface KeptResponse {
   readonly previous?: string | undefined;
   /** The request's own input items (references resolved; not the conversation it continued). */
   readonly input: readonly unknown[];
-  /** The answer's output items. */
-  readonly output: readonly { readonly id: string; readonly type: string }[];
+  /** The Response as the client got it (its last state: completed or incomplete). */
+  readonly response: KeptResponseObject;
 }
+
+/** What the gateway reads of a kept Response: its output items (the rest is for a retrieve). */
+export type KeptResponseObject = { readonly output: readonly { readonly id: string; readonly type: string }[] } & Readonly<Record<string, unknown>>;
 
 export interface KeptResponses {
   /** Keeps the record for `scope`; nothing waits on it. */
   keep(scope: string, response: KeptResponse): void;
   /** The responses of these ids kept for `scope` (those not kept are absent), each as its own object. */
   find(scope: string, ids: readonly string[]): Promise<ReadonlyMap<string, KeptResponse>>;
+  /** Forgets the response; false when it was not kept for `scope`. */
+  delete(scope: string, id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -61,6 +66,10 @@ export class MemoryKeptResponses implements KeptResponses {
 
   find(scope: string, ids: readonly string[]): Promise<ReadonlyMap<string, KeptResponse>> {
     return Promise.resolve(foundResponses(ids, (id) => this.#kept.get(keyOf(scope, id))));
+  }
+
+  delete(scope: string, id: string): Promise<boolean> {
+    return Promise.resolve(this.#kept.delete(keyOf(scope, id)));
   }
 
   close(): Promise<void> {

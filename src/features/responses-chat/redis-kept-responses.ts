@@ -47,9 +47,18 @@ export class RedisKeptResponses implements KeptResponses {
   }
 
   async find(scope: string, ids: readonly string[]): Promise<ReadonlyMap<string, KeptResponse>> {
-    let values: (string | null)[];
+    const values = await this.#call(() => this.#redis.mget(ids.map((id) => keyOf(scope, id))));
+    return foundResponses(ids, (_, i) => values[i]);
+  }
+
+  async delete(scope: string, id: string): Promise<boolean> {
+    return (await this.#call(() => this.#redis.del(keyOf(scope, id)))) > 0;
+  }
+
+  /** A lookup or a delete the request waits for: a 503 when Redis does not answer. */
+  async #call<T>(command: () => Promise<T>): Promise<T> {
     try {
-      values = await this.#redis.mget(ids.map((id) => keyOf(scope, id)));
+      return await command();
     } catch (err) {
       this.#onError(err as Error);
       throw new GatewayError(
@@ -58,7 +67,6 @@ export class RedisKeptResponses implements KeptResponses {
         { code: 'service_unavailable' },
       );
     }
-    return foundResponses(ids, (_, i) => values[i]);
   }
 
   async close(): Promise<void> {

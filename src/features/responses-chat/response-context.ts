@@ -3,7 +3,7 @@
 // Response echoes. Made by the request direction; read by chat-to-response.ts and chat-stream-to-responses.ts.
 
 import type { NamespacedName } from './namespaced-tools.js';
-import type { KeptResponse } from './kept-responses.js';
+import type { KeptResponseObject } from './kept-responses.js';
 
 export interface ResponseContext {
   /** The Response id the gateway mints: 'resp_' + 32 hex characters. */
@@ -25,8 +25,8 @@ export interface ResponseContext {
    */
   readonly echo: Readonly<Record<string, unknown>>;
   /**
-   * Told the output of an answer that finished (completed or incomplete), to keep the response for later requests
-   * (previous_response_id, item_reference); absent when the client asked `store: false`.
+   * Told the Response of an answer that finished (completed or incomplete), to keep it for later requests
+   * (previous_response_id, item_reference, retrieve); absent when the client asked `store: false`.
    */
-  readonly keep?: (output: KeptResponse['output']) => void;
+  readonly keep?: (response: KeptResponseObject) => void;
 }

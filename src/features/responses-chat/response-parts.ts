@@ -136,6 +136,12 @@ export function itemId(ctx: ResponseContext, prefix: 'rs' | 'msg' | 'fc' | 'ctc'
 }
 
 const ITEM_ID = /^(?:rs|msg|fc|ctc|call)_([0-9a-f]{32})_\d+$/;
+const RESPONSE_ID = /^resp_[0-9a-f]{32}$/;
+
+/** An id of the shape the translation mints for a Response (sealed ids have another), so one the gateway may have kept. */
+export function isMintedResponseId(id: string): boolean {
+  return RESPONSE_ID.test(id);
+}
 
 /** The id of the response an output item id of itemId's came from; undefined for any other id. */
 export function responseIdOfItem(id: string): string | undefined {

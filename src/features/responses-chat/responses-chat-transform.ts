@@ -5,11 +5,11 @@
 // backend gets that chat request translated on to the Messages API by chat-claude (chatToClaude, laid out for its
 // cloud by claude-body.ts), and its answer back the same two steps (claude-response.ts); any other backend gets the
 // client's body unchanged.
-// Nothing is stored upstream, so the Response id the gateway mints is not a sealed id: a follow-up on it
-// (retrieve, delete, cancel, input_items) answers 404, no backend asked. Unless the client said `store: false`, the
-// gateway keeps the response (its input and output items, kept-responses.ts), so that a later request's
-// previous_response_id naming it has the conversation put before its input (kept-conversation.ts), and an
-// item_reference to one of its items is replaced by the item (item-references.ts).
+// Nothing is stored upstream, so the Response id the gateway mints is not a sealed id, and no backend is asked
+// about it. Unless the client said `store: false`, the gateway keeps the response (its input items and the Response,
+// kept-responses.ts), so that a later request's previous_response_id naming it has the conversation put before its
+// input (kept-conversation.ts), an item_reference to one of its items is replaced by the item (item-references.ts),
+// and a retrieve or delete of it is answered by sealed-ids' follow-up routes from what was kept (keptFollowUps).
 // Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
 import { randomBytes } from 'node:crypto';
 import type { Routed } from '../../dataplane/exchange/exchange.js';
@@ -25,6 +25,7 @@ import { claudeErrorAnswer } from '../chat-claude/claude-error.js';
 import { isAwsEventStream } from '../messages/cloud-answer.js';
 import { claudeResponse, type ClaudeResponseContext, claudeResponseStream, labelledClaudeResponse } from './claude-response.js';
 import { referencedIds, resolveReferences, responsesOf } from './item-references.js';
+import { isMintedResponseId } from './response-parts.js';
 import { conversationUpTo, inputItemsOf } from './kept-conversation.js';
 import type { KeptResponses } from './kept-responses.js';
 import type { ResponseContext } from './response-context.js';
@@ -83,7 +84,9 @@ class ResponsesChatExchange implements ExchangeTransform {
     }
     const body: unknown = JSON.parse(plan.json!.toString('utf8'));
     if (!isRecord(body)) return this.#translate(plan, body, others, undefined);
-    const previous = typeof body['previous_response_id'] === 'string' ? body['previous_response_id'] : undefined;
+    // Only an id of the shape the translation mints can name a kept response; a sealed one is sealed-ids' to read.
+    const prev = body['previous_response_id'];
+    const previous = typeof prev === 'string' && isMintedResponseId(prev) ? prev : undefined;
     const ids = referencedIds(body);
     if (previous === undefined && ids.length === 0) return this.#translate(plan, body, others, undefined);
     return this.#fromKept(plan, body, previous, ids, others);
@@ -135,7 +138,7 @@ class ResponsesChatExchange implements ExchangeTransform {
       customTools,
       namespaced,
       echo: previous === undefined ? echo : { ...echo, previous_response_id: previous },
-      ...(echo['store'] === false ? {} : { keep: (output) => this.#kept.keep(scope, { id, previous, input, output }) }),
+      ...(echo['store'] === false ? {} : { keep: (response) => this.#kept.keep(scope, { id, previous, input, response }) }),
     };
     if (plan.backends.some(speaksClaude)) this.#toClaude(plan);
   }

@@ -3,7 +3,9 @@
 // the upstream id in the path, the client's query string as it came (variant, stream, starting_after, after,
 // limit, order, include) and the answer's ids sealed again. The call goes through the same path as every create
 // (dataplane/handlers/upstream-call.ts), so limits count it and usage records a remix. GET /v1/videos (list) is
-// refused: the upstream's list spans every token of the shared upstream account.
+// refused: the upstream's list spans every token of the shared upstream account. A response id that is not sealed
+// may name a response the gateway answered itself (a translated backend's, kept by features/responses-chat): a
+// retrieve or a delete of one is answered from what the gateway kept.
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BodyLimits } from '../../model/body-limits.js';
@@ -16,6 +18,7 @@ import { authenticatedOf, clientGone, exchangeOf, routed } from '../../dataplane
 import type { CallKind, ExchangeTransform, RequestPlan } from '../../dataplane/exchange/transform.js';
 import type { CallUpstream } from '../../dataplane/handlers/upstream-call.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
+import { GatewayError } from '../../model/errors.js';
 import { checkContentType } from '../../dataplane/request/payload.js';
 import { readBody } from '../../dataplane/request/read-body.js';
 import type { RouteRegistry } from '../../dataplane/server/route-registry.js';
@@ -27,6 +30,16 @@ export interface SealedRouteDeps {
   readonly sealer: IdSealer;
   readonly bodyLimits: BodyLimits;
   readonly budget?: BodyBudget;
+  /** The responses the gateway answered itself, which no upstream holds. */
+  readonly local?: LocalResponses;
+}
+
+/** Responses the gateway answered itself (for translated backends), under the GatewayToken that got them. */
+export interface LocalResponses {
+  /** The Response kept for `owner`, or undefined. */
+  retrieve(owner: string, id: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /** Forgets it; false when none was kept for `owner`. */
+  delete(owner: string, id: string): Promise<boolean>;
 }
 
 interface FollowUp {
@@ -43,6 +56,8 @@ interface FollowUp {
   readonly showsResponse?: boolean;
   /** The answer is the video itself (retrieve): it may show the video failed, which credits its create. */
   readonly showsVideo?: boolean;
+  /** What the call does to a response the gateway answered itself (LocalResponses); absent: such an id is not found. */
+  readonly local?: 'retrieve' | 'delete';
 }
 
 const READS: CallKind = { create: false, consumes: false };
@@ -63,8 +78,16 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
   add('delete', '/v1/videos/:id', { kind: 'video', suffix: '', answer: 'video', withBody: false, call: READS });
   add('get', '/v1/videos/:id/content', { kind: 'video', suffix: '/content', answer: 'none', withBody: false, call: READS });
   add('post', '/v1/videos/:id/remix', { kind: 'video', suffix: '/remix', answer: 'video', withBody: true, call: GENERATES });
-  add('get', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: RETRIEVE, showsResponse: true });
-  add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS });
+  add('get', '/v1/responses/:id', {
+    kind: 'response',
+    suffix: '',
+    answer: 'response',
+    withBody: false,
+    call: RETRIEVE,
+    showsResponse: true,
+    local: 'retrieve',
+  });
+  add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS, local: 'delete' });
   add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS, showsResponse: true });
   // input_items pages hold item ids (the pagination cursors): relayed untouched.
   add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false, call: READS });
@@ -77,7 +100,10 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
     x.family = family;
     const sealedId = String(req.params['id']);
     const owned = resolveOwned(x.table, x.token, deps.sealer, f.kind, sealedId);
-    if (!owned) throw sealedErrors.notFound(f.kind);
+    if (!owned) {
+      if (f.local && deps.local && (await answerLocally(f.local, deps.local, x.token.ref, sealedId, req, res))) return;
+      throw sealedErrors.notFound(f.kind);
+    }
     const r = routed(x, owned.route, family);
     const { backend, ref } = owned;
     let body: { body: Buffer; contentType: string | undefined } | null = null;
@@ -111,6 +137,26 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
       body: () => () => body,
     });
   };
+}
+
+/** A retrieve or delete of a response the gateway answered itself; false when it kept none of that id for `owner`. */
+async function answerLocally(op: 'retrieve' | 'delete', local: LocalResponses, owner: string, id: string, req: Request, res: Response): Promise<boolean> {
+  if (op === 'delete') {
+    const deleted = await local.delete(owner, id);
+    if (deleted) res.json({ id, object: 'response', deleted: true });
+    return deleted;
+  }
+  const response = await local.retrieve(owner, id);
+  if (!response) return false;
+  // Its events were told as it was answered, and it is complete: a stream of it would be a replay nobody waits for.
+  if (asksStream(req)) {
+    throw new GatewayError(400, 'This response is complete (the gateway answered it through a translated backend): retrieve it without stream=true.', {
+      code: 'unsupported_parameter',
+      param: 'stream',
+    });
+  }
+  res.json(response);
+  return true;
 }
 
 /**
