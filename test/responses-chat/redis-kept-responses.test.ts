@@ -91,8 +91,10 @@ describe('kept responses in Redis', () => {
       const run = client(b).responses.create({ model: 'extra-chat', previous_response_id: first.id, input: [TOOL_OUTPUT], tools: [WEATHER_TOOL] });
       await expect(run).rejects.toMatchObject({ status: 503, error: { type: 'server_error', code: 'service_unavailable' } });
       await expect(client(b).responses.retrieve(first.id)).rejects.toMatchObject({ status: 503 });
-      // An id the translation never mints is not looked up: not found, Redis or not.
+      // Ids the translation never mints are not looked up: not found (a reference refused), Redis or not.
       await expect(client(b).responses.retrieve('resp_not-one-of-ours')).rejects.toMatchObject({ status: 404 });
+      const foreign = client(b).responses.create({ model: 'extra-chat', input: [QUESTION, { type: 'item_reference', id: 'msg_upstream_1' }] });
+      await expect(foreign).rejects.toMatchObject({ status: 400, error: { param: 'input[1]' } });
       expect(chat.requests.length).toBe(asked);
       for (const gw of [a, b]) {
         const errors = await gw.metrics.registry.getSingleMetric('model_gateway_kept_responses_errors_total')!.get();

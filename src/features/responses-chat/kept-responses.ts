@@ -1,9 +1,9 @@
 // The responses a translated backend answered, kept so that a later request may continue one by
 // `previous_response_id` or name one of its items by `item_reference`, as a client of the Responses API does with
 // what it stored (the Vercel AI SDK refers back to every earlier assistant text unless told `store: false`), and
-// retrieve or delete it. One record per response: the request's own input items and the Response. Kept under the GatewayToken
-// that was answered, for an hour: here in this process, within a byte bound, least recently used going first
-// (lru-cache); in Redis, shared by every replica, with redis-kept-responses.ts.
+// retrieve or delete it. One record per response: the request's own input items and the Response. Kept under the
+// GatewayToken that was answered, for an hour: here in this process, within a byte bound, least recently used going
+// first (lru-cache); in Redis, shared by every replica, with redis-kept-responses.ts.
 import { LRUCache } from 'lru-cache';
 
 /** What is kept of a response. */

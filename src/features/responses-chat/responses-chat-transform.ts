@@ -99,7 +99,9 @@ class ResponsesChatExchange implements ExchangeTransform {
    */
   async #fromKept(plan: RequestPlan, body: Record<string, unknown>, previous: string | undefined, ids: readonly string[], others: readonly CompiledBackend[]) {
     const scope = this.#x.token.ref;
-    if (ids.length > 0) resolveReferences(body, await this.#kept.find(scope, responsesOf(ids)));
+    // References to items the translation never minted (a Responses backend's) are not looked up.
+    const responses = responsesOf(ids);
+    if (responses.length > 0) resolveReferences(body, await this.#kept.find(scope, responses));
     if (previous === undefined) return this.#translate(plan, body, others, undefined);
     const history = await conversationUpTo(this.#kept, scope, previous);
     if (!history) {
