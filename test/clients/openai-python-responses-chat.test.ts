@@ -114,9 +114,22 @@ describe('openai-python on the Responses API answered by a chat completions back
     expect(seen['cut']).toMatchObject({ ok: false, error: 'APIError', message: expect.stringContaining('upstream') });
   });
 
-  it('a built-in tool refused as BadRequestError naming it; retrieve of the kept Response, delete, then NotFoundError', () => {
+  it('a built-in tool refused as BadRequestError naming it; retrieve of the kept Response, its input items, delete, then NotFoundError', () => {
     expect(seen['web_search']).toMatchObject({ ok: false, error: 'BadRequestError', status: 400, message: expect.stringContaining('web_search') });
-    expect(value('retrieve')).toEqual({ same: true, deleted: null, after: 'not_found' });
+    expect(value('retrieve')).toEqual({
+      same: true,
+      items: [
+        {
+          type: 'message',
+          id: expect.stringMatching(/^msg_/),
+          role: 'user',
+          status: 'completed',
+          content: [{ type: 'input_text', text: 'Weather in Paris?' }],
+        },
+      ],
+      deleted: null,
+      after: 'not_found',
+    });
     // The round trip's two, the stream's, the helper's, parse's, retrieve's create, and the continued conversation's two.
     expect(chat.requests).toHaveLength(8);
   });

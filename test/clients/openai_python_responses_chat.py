@@ -89,16 +89,17 @@ def cut():
 
 
 def retrieve():
-    """The Response the gateway kept, retrieved and then deleted; a retrieve after the delete raises NotFoundError."""
+    """The Response the gateway kept, retrieved, its input items listed, then deleted; a retrieve after it raises."""
     r = client.responses.create(model="extra-chat", input="Weather in Paris?", tools=[TOOL])
     again = client.responses.retrieve(r.id)
+    items = [i.model_dump(exclude_none=True) for i in client.responses.input_items.list(r.id, order="asc")]
     deleted = client.responses.delete(r.id)  # the SDK returns None for a delete
     try:
         client.responses.retrieve(r.id)
         after = "found"
     except openai.NotFoundError as e:
         after = e.code
-    return {"same": again.model_dump() == r.model_dump(), "deleted": deleted, "after": after}
+    return {"same": again.model_dump() == r.model_dump(), "items": items, "deleted": deleted, "after": after}
 
 
 def previous_response():

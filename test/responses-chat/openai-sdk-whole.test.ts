@@ -220,18 +220,34 @@ describe('follow-ups on a response a chat completions backend answered', () => {
     expect((e as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
   };
 
-  it('retrieve answers the Response the gateway kept; delete forgets it (then retrieve and previous_response_id 404); no backend asked', async () => {
-    const r = await client.responses.create({ model: 'extra-chat', input: 'Weather in Paris?', tools: [WEATHER_TOOL] });
+  it('retrieve answers the Response the gateway kept, input_items its input; delete forgets it (then all 404); no backend asked', async () => {
+    const input = [
+      { role: 'user' as const, content: 'Hello.' },
+      { role: 'user' as const, content: 'Weather in Paris?' },
+    ];
+    const r = await client.responses.create({ model: 'extra-chat', input, tools: [WEATHER_TOOL] });
     const before = chat.requests.length;
     expect(await client.responses.retrieve(r.id)).toEqual(JSON.parse(JSON.stringify(r)));
     const streamed = await client.responses.retrieve(r.id, { stream: true }).catch((err: unknown) => err);
     expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
     expect(streamed).toMatchObject({ error: { code: 'unsupported_parameter', param: 'stream' } });
     await notFound(() => client.responses.cancel(r.id));
-    await notFound(() => client.responses.inputItems.list(r.id));
+    // The SDK pages through them itself (limit 1: each page's last id is the next one's `after`).
+    const listed: OpenAI.Responses.ResponseItem[] = [];
+    for await (const item of client.responses.inputItems.list(r.id, { order: 'asc', limit: 1 })) listed.push(item);
+    expect(listed).toMatchObject(
+      input.map((m) => ({ type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: m.content }] })),
+    );
+    expect(new Set(listed.map((i) => i.id)).size).toBe(2);
+    const newest = await client.responses.inputItems.list(r.id);
+    expect(newest.data.map((i) => (i as OpenAI.Responses.ResponseInputMessageItem).content[0])).toMatchObject([
+      { text: 'Weather in Paris?' },
+      { text: 'Hello.' },
+    ]);
     expect(await client.responses.delete(r.id)).toEqual({ id: r.id, object: 'response', deleted: true });
     await notFound(() => client.responses.retrieve(r.id));
     await notFound(() => client.responses.delete(r.id));
+    await notFound(() => client.responses.inputItems.list(r.id));
     await notFound(() => client.responses.create({ model: 'extra-chat', previous_response_id: r.id, input: 'more' }));
     expect(chat.requests.length).toBe(before);
   });

@@ -8,6 +8,7 @@ import { throttled } from '../../observability/throttled.js';
 import type { LocalResponses } from '../sealed-ids/sealed-routes.js';
 import { type KeptResponses, MemoryKeptResponses } from './kept-responses.js';
 import { RedisKeptResponses } from './redis-kept-responses.js';
+import { inputItemsPage } from './input-items-page.js';
 import { isMintedResponseId } from './response-parts.js';
 
 const LOG_EVERY_MS = 10_000;
@@ -33,11 +34,16 @@ export function keptResponsesStore(redisUrl: string | undefined, logger: Logger,
   });
 }
 
-/** Retrieve and delete of kept responses, for the follow-up routes (sealed-ids' LocalResponses). */
+/** Retrieve, delete and the input items of kept responses, for the follow-up routes (sealed-ids' LocalResponses). */
 export function keptFollowUps(kept: KeptResponses): LocalResponses {
   // Only an id of the minted shape is looked up: any other (a forged one, a sealed one refused) is not found at once.
+  const find = async (owner: string, id: string) => (isMintedResponseId(id) ? (await kept.find(owner, [id])).get(id) : undefined);
   return {
-    retrieve: async (owner: string, id: string) => (isMintedResponseId(id) ? (await kept.find(owner, [id])).get(id)?.response : undefined),
-    delete: async (owner: string, id: string) => isMintedResponseId(id) && (await kept.delete(owner, id)),
+    retrieve: async (owner, id) => (await find(owner, id))?.response,
+    delete: async (owner, id) => isMintedResponseId(id) && (await kept.delete(owner, id)),
+    inputItems: async (owner, id, query) => {
+      const response = await find(owner, id);
+      return response && inputItemsPage(id, response.input, query);
+    },
   };
 }

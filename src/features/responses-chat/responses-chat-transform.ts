@@ -9,7 +9,8 @@
 // about it. Unless the client said `store: false`, the gateway keeps the response (its input items and the Response,
 // kept-responses.ts), so that a later request's previous_response_id naming it has the conversation put before its
 // input (kept-conversation.ts), an item_reference to one of its items is replaced by the item (item-references.ts),
-// and a retrieve or delete of it is answered by sealed-ids' follow-up routes from what was kept (keptFollowUps).
+// and a retrieve, delete or input_items list of it is answered by sealed-ids' follow-up routes from what was kept
+// (keptFollowUps).
 // Wired first, so that sealed ids, usage, limits and tracing see a Responses answer.
 import { randomBytes } from 'node:crypto';
 import type { Routed } from '../../dataplane/exchange/exchange.js';

@@ -5,7 +5,7 @@
 // (dataplane/handlers/upstream-call.ts), so limits count it and usage records a remix. GET /v1/videos (list) is
 // refused: the upstream's list spans every token of the shared upstream account. A response id that is not sealed
 // may name a response the gateway answered itself (a translated backend's, kept by features/responses-chat): a
-// retrieve or a delete of one is answered from what the gateway kept.
+// retrieve, a delete or a list of input items of one is answered from what the gateway kept.
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BodyLimits } from '../../model/body-limits.js';
@@ -37,9 +37,11 @@ export interface SealedRouteDeps {
 /** Responses the gateway answered itself (for translated backends), under the GatewayToken that got them. */
 export interface LocalResponses {
   /** The Response kept for `owner`, or undefined. */
-  retrieve(owner: string, id: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+  retrieve(owner: string, id: string): Promise<object | undefined>;
   /** Forgets it; false when none was kept for `owner`. */
   delete(owner: string, id: string): Promise<boolean>;
+  /** A page of its input items as the query (after, limit, order) asks, or undefined. */
+  inputItems(owner: string, id: string, query: Readonly<Record<string, unknown>>): Promise<object | undefined>;
 }
 
 interface FollowUp {
@@ -57,7 +59,7 @@ interface FollowUp {
   /** The answer is the video itself (retrieve): it may show the video failed, which credits its create. */
   readonly showsVideo?: boolean;
   /** What the call does to a response the gateway answered itself (LocalResponses); absent: such an id is not found. */
-  readonly local?: 'retrieve' | 'delete';
+  readonly local?: 'retrieve' | 'delete' | 'inputItems';
 }
 
 const READS: CallKind = { create: false, consumes: false };
@@ -90,7 +92,7 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
   add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS, local: 'delete' });
   add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS, showsResponse: true });
   // input_items pages hold item ids (the pagination cursors): relayed untouched.
-  add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false, call: READS });
+  add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false, call: READS, local: 'inputItems' });
 }
 
 function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
@@ -139,12 +141,24 @@ function followUpHandler(f: FollowUp, deps: SealedRouteDeps) {
   };
 }
 
-/** A retrieve or delete of a response the gateway answered itself; false when it kept none of that id for `owner`. */
-async function answerLocally(op: 'retrieve' | 'delete', local: LocalResponses, owner: string, id: string, req: Request, res: Response): Promise<boolean> {
+/** A follow-up on a response the gateway answered itself; false when it kept none of that id for `owner`. */
+async function answerLocally(
+  op: NonNullable<FollowUp['local']>,
+  local: LocalResponses,
+  owner: string,
+  id: string,
+  req: Request,
+  res: Response,
+): Promise<boolean> {
   if (op === 'delete') {
     const deleted = await local.delete(owner, id);
     if (deleted) res.json({ id, object: 'response', deleted: true });
     return deleted;
+  }
+  if (op === 'inputItems') {
+    const page = await local.inputItems(owner, id, req.query);
+    if (page) res.json(page);
+    return page !== undefined;
   }
   const response = await local.retrieve(owner, id);
   if (!response) return false;
