@@ -1,6 +1,7 @@
 // Where a gateway keeps the responses its translations answered (kept-responses.ts): in Redis when one is configured
 // for them (shared by every replica), else in this process. Redis's failures are counted, and logged at most every
-// ten seconds with how many were not. And the retrieve and delete of kept responses, for the follow-up routes.
+// ten seconds with how many were not. And the retrieve, delete and input items of kept responses, for the follow-up
+// routes.
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../observability/logger.js';
 import { sharedMetric } from '../../observability/shared-metric.js';
