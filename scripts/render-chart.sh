@@ -85,6 +85,7 @@ bad=(
   # Two Redis sources at once: the in-chart one and an external URL.
   "redis.inChart.enabled=true,redis.enabled=true,redis.url=redis://r:6379"
   "redis.inChart.maxmemory=lots"
+  "responsesRedis.url=http://redis:6379"
   # Sizes serve refuses (under 1kb): the pods would crash-loop.
   "gateway.maxJsonBody=5b"
   "gateway.maxUploadBody=0.5kb"

@@ -40,6 +40,7 @@ const CONTRACT_ENV = [
   'MG_ID_KEYS_FILE',
   'MG_WORKERS',
   'MG_REDIS_URL',
+  'MG_RESPONSES_REDIS_URL',
   'MG_USAGE_METRICS_PER_TOKEN',
   'MG_TRACE_CONTENT',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
@@ -236,7 +237,9 @@ describe.each(SNAPSHOTS)('helm template with ci/%s-values.yaml', (name) => {
   });
 
   it('start-up settings are checksummed into the pod template', () => {
-    for (const k of ['checksum/config', 'checksum/id-keys', 'checksum/redis']) expect(r.pod.metadata.annotations[k]).toMatch(/^[a-f0-9]{64}$/);
+    for (const k of ['checksum/config', 'checksum/id-keys', 'checksum/redis', 'checksum/responses-redis']) {
+      expect(r.pod.metadata.annotations[k]).toMatch(/^[a-f0-9]{64}$/);
+    }
   });
 
   it('the Service, PDB and spread constraints select the pods; the Service has http and metrics ports', () => {
@@ -316,7 +319,11 @@ describe('scenario specifics', () => {
     expect(r.deployment.spec.replicas).toBe(2);
     expect(r.container.image).toBe(`model-gateway:${readYaml<Obj>('charts/model-gateway/Chart.yaml').appVersion}`);
     for (const kind of ['Ingress', 'ServiceMonitor', 'HorizontalPodAutoscaler', 'NetworkPolicy', 'ClusterRole']) expect(r.find(kind), kind).toEqual([]);
-    expect(r.container.env.some((e: Obj) => e.name === 'MG_REDIS_URL')).toBe(false);
+    for (const name of ['MG_REDIS_URL', 'MG_RESPONSES_REDIS_URL'])
+      expect(
+        r.container.env.some((e: Obj) => e.name === name),
+        name,
+      ).toBe(false);
   });
 
   it('namespaces: a Role per listed namespace, the named Lease', () => {
@@ -375,11 +382,14 @@ describe('scenario specifics', () => {
     expect(r.find('Role', (role) => role.rules.some((x: Rule) => x.resources.includes('leases')))).toEqual([]);
   });
 
-  it('redis-url: the chart stores the URL and the given id keys in Secrets', () => {
+  it('redis-url: the chart stores the URLs (limits, kept responses) and the given id keys in Secrets', () => {
     const r = load('redis-url');
     const secret = (n: string) => r.one('Secret', (s) => s.metadata.name === n);
     const redis = r.container.env.find((e: Obj) => e.name === 'MG_REDIS_URL').valueFrom.secretKeyRef;
     expect(Buffer.from(secret(redis.name).data[redis.key], 'base64').toString()).toBe('redis://redis.model-gateway.svc:6379/0');
+    const responses = r.container.env.find((e: Obj) => e.name === 'MG_RESPONSES_REDIS_URL').valueFrom.secretKeyRef;
+    expect(responses.name).not.toBe(redis.name);
+    expect(Buffer.from(secret(responses.name).data[responses.key], 'base64').toString()).toBe('redis://responses-redis.model-gateway.svc:6379/0');
     const keys = r.pod.spec.volumes.find((v: Obj) => v.name === 'id-keys').secret;
     const values = readYaml<Obj>('charts/model-gateway/ci/redis-url-values.yaml');
     expect(Buffer.from(secret(keys.secretName).data[keys.items[0].key], 'base64').toString()).toBe(values.idKeys.keys.join(','));

@@ -90,6 +90,14 @@ without a cluster assumes its own client version: pass --kube-version (Argo CD a
 {{- if .Values.redis.existingSecret -}}{{ .Values.redis.existingSecretKey }}{{- else -}}url{{- end -}}
 {{- end -}}
 
+{{- define "model-gateway.responsesRedisSecretName" -}}
+{{- .Values.responsesRedis.existingSecret | default (printf "%s-responses-redis" (include "model-gateway.fullname" .)) -}}
+{{- end -}}
+
+{{- define "model-gateway.responsesRedisSecretKey" -}}
+{{- if .Values.responsesRedis.existingSecret -}}{{ .Values.responsesRedis.existingSecretKey }}{{- else -}}url{{- end -}}
+{{- end -}}
+
 {{/* The rules in files/rbac-rules.yaml (one place, read by the chart tests too). */}}
 {{- define "model-gateway.rbacRules" -}}
 {{- .Files.Get "files/rbac-rules.yaml" -}}
