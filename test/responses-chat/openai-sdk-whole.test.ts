@@ -231,7 +231,9 @@ describe('follow-ups on a response a chat completions backend answered', () => {
     const streamed = await client.responses.retrieve(r.id, { stream: true }).catch((err: unknown) => err);
     expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
     expect(streamed).toMatchObject({ error: { code: 'unsupported_parameter', param: 'stream' } });
-    await notFound(() => client.responses.cancel(r.id));
+    const cancelled = await client.responses.cancel(r.id).catch((err: unknown) => err);
+    expect(cancelled).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(cancelled).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('background') } });
     // The SDK pages through them itself (limit 1: each page's last id is the next one's `after`).
     const listed: OpenAI.Responses.ResponseItem[] = [];
     for await (const item of client.responses.inputItems.list(r.id, { order: 'asc', limit: 1 })) listed.push(item);
@@ -248,6 +250,7 @@ describe('follow-ups on a response a chat completions backend answered', () => {
     await notFound(() => client.responses.retrieve(r.id));
     await notFound(() => client.responses.delete(r.id));
     await notFound(() => client.responses.inputItems.list(r.id));
+    await notFound(() => client.responses.cancel(r.id));
     await notFound(() => client.responses.create({ model: 'extra-chat', previous_response_id: r.id, input: 'more' }));
     expect(chat.requests.length).toBe(before);
   });

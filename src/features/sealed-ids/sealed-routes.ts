@@ -5,7 +5,8 @@
 // (dataplane/handlers/upstream-call.ts), so limits count it and usage records a remix. GET /v1/videos (list) is
 // refused: the upstream's list spans every token of the shared upstream account. A response id that is not sealed
 // may name a response the gateway answered itself (a translated backend's, kept by features/responses-chat): a
-// retrieve, a delete or a list of input items of one is answered from what the gateway kept.
+// retrieve, a delete or a list of input items of one is answered from what the gateway kept; a cancel is refused,
+// as OpenAI refuses one of a response that was not a background one.
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { BodyLimits } from '../../model/body-limits.js';
@@ -59,7 +60,7 @@ interface FollowUp {
   /** The answer is the video itself (retrieve): it may show the video failed, which credits its create. */
   readonly showsVideo?: boolean;
   /** What the call does to a response the gateway answered itself (LocalResponses); absent: such an id is not found. */
-  readonly local?: 'retrieve' | 'delete' | 'inputItems';
+  readonly local?: 'retrieve' | 'delete' | 'inputItems' | 'cancel';
 }
 
 const READS: CallKind = { create: false, consumes: false };
@@ -90,7 +91,15 @@ export function registerSealedRoutes(app: Express, routes: RouteRegistry, auth: 
     local: 'retrieve',
   });
   add('delete', '/v1/responses/:id', { kind: 'response', suffix: '', answer: 'response', withBody: false, call: READS, local: 'delete' });
-  add('post', '/v1/responses/:id/cancel', { kind: 'response', suffix: '/cancel', answer: 'response', withBody: true, call: READS, showsResponse: true });
+  add('post', '/v1/responses/:id/cancel', {
+    kind: 'response',
+    suffix: '/cancel',
+    answer: 'response',
+    withBody: true,
+    call: READS,
+    showsResponse: true,
+    local: 'cancel',
+  });
   // input_items pages hold item ids (the pagination cursors): relayed untouched.
   add('get', '/v1/responses/:id/input_items', { kind: 'response', suffix: '/input_items', answer: 'none', withBody: false, call: READS, local: 'inputItems' });
 }
@@ -162,6 +171,9 @@ async function answerLocally(
   }
   const response = await local.retrieve(owner, id);
   if (!response) return false;
+  if (op === 'cancel') {
+    throw new GatewayError(400, 'Only a response created with background: true can be cancelled; this one is complete.', { code: 'invalid_request' });
+  }
   // Its events were told as it was answered, and it is complete: a stream of it would be a replay nobody waits for.
   if (asksStream(req)) {
     throw new GatewayError(400, 'This response is complete (the gateway answered it through a translated backend): retrieve it without stream=true.', {
