@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChatStreamToResponses } from './chat-stream-to-responses.js';
-import { HEX, testContext as ctx } from './test-context.js';
+import { expectedResponse, HEX, responsesEvents, testContext as ctx } from './test-context.js';
 
 type Data = Record<string, unknown>;
 
@@ -30,53 +30,16 @@ function run(chunks: unknown[]): { text: string; usage: unknown } {
   return { text: text + end.events, usage: end.usage };
 }
 
-/** The events' data, after checking the framing: `event:` names the data's type, sequence numbers count from 0. */
-function parse(text: string): Data[] {
-  const blocks = text.split('\n\n');
-  expect(blocks.pop()).toBe('');
-  return blocks.map((block, i) => {
-    const m = /^event: (\S+)\ndata: (.*)$/.exec(block);
-    expect(m, block).not.toBeNull();
-    const data = JSON.parse(m![2]!) as Data;
-    expect(data['type']).toBe(m![1]);
-    expect(data['sequence_number']).toBe(i);
-    return data;
-  });
-}
+/** The events' data, after checking the framing (responsesEvents). */
 
 /** The events without their sequence numbers (checked by parse). */
 function events(chunks: unknown[]): Data[] {
-  return parse(run(chunks).text).map(({ sequence_number: _, ...rest }) => rest);
+  return responsesEvents(run(chunks).text).map(({ sequence_number: _, ...rest }) => rest);
 }
 
-const head = (status: string, output: unknown[], usage: unknown, incomplete: unknown = null): Data => ({
-  id: `resp_${HEX}`,
-  object: 'response',
-  created_at: 1_700_000_000,
-  status,
-  error: null,
-  incomplete_details: incomplete,
-  model: 'public-model',
-  output,
-  usage,
-  instructions: null,
-  max_output_tokens: null,
-  parallel_tool_calls: true,
-  previous_response_id: null,
-  reasoning: { effort: null, summary: null },
-  store: true,
-  temperature: 1,
-  text: { format: { type: 'text' } },
-  tool_choice: 'auto',
-  tools: [],
-  top_p: 1,
-  truncation: 'disabled',
-  user: null,
-  metadata: {},
-});
 const opening: Data[] = [
-  { type: 'response.created', response: head('in_progress', [], null) },
-  { type: 'response.in_progress', response: head('in_progress', [], null) },
+  { type: 'response.created', response: expectedResponse('in_progress', [], null) },
+  { type: 'response.in_progress', response: expectedResponse('in_progress', [], null) },
 ];
 
 const MSG = `msg_${HEX}_0`;
@@ -94,7 +57,7 @@ describe('ChatStreamToResponses', () => {
       usageChunk,
     ]);
     const done = message(MSG, 'completed', 'Hello.');
-    expect(parse(text).map(({ sequence_number: _, ...e }) => e)).toEqual([
+    expect(responsesEvents(text).map(({ sequence_number: _, ...e }) => e)).toEqual([
       ...opening,
       { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: MSG, status: 'in_progress', role: 'assistant', content: [] } },
       { type: 'response.content_part.added', ...at(MSG, 0), part: textPart('') },
@@ -103,7 +66,7 @@ describe('ChatStreamToResponses', () => {
       { type: 'response.output_text.done', ...at(MSG, 0), text: 'Hello.', logprobs: [] },
       { type: 'response.content_part.done', ...at(MSG, 0), part: textPart('Hello.') },
       { type: 'response.output_item.done', output_index: 0, item: done },
-      { type: 'response.completed', response: head('completed', [done], RESPONSE_USAGE) },
+      { type: 'response.completed', response: expectedResponse('completed', [done], RESPONSE_USAGE) },
     ]);
     expect(usage).toEqual({ inputTokens: 10, outputTokens: 5, cachedInputTokens: 4, reasoningTokens: 0, estimated: false });
   });
@@ -121,7 +84,7 @@ describe('ChatStreamToResponses', () => {
     const t = new ChatStreamToResponses(ctx);
     let text = t.push(chunk({ content: 'Hi' })) + t.push(chunk({}, 'stop'));
     text += t.push('[DONE]');
-    const last = parse(text).at(-1)!;
+    const last = responsesEvents(text).at(-1)!;
     expect(last).toMatchObject({ type: 'response.completed', response: { status: 'completed', usage: null } });
     expect(t.end()).toEqual({ events: '', usage: undefined });
   });
@@ -155,7 +118,7 @@ describe('ChatStreamToResponses', () => {
       { type: 'response.output_text.done', ...at(M1, 1), text: 'Yes.', logprobs: [] },
       { type: 'response.content_part.done', ...at(M1, 1), part: textPart('Yes.') },
       { type: 'response.output_item.done', output_index: 1, item: msg },
-      { type: 'response.completed', response: head('completed', [reasoning, msg], RESPONSE_USAGE) },
+      { type: 'response.completed', response: expectedResponse('completed', [reasoning, msg], RESPONSE_USAGE) },
     ]);
   });
 
@@ -185,7 +148,7 @@ describe('ChatStreamToResponses', () => {
       { type: 'response.function_call_arguments.delta', item_id: FC, output_index: 1, delta: '"Paris"}' },
       { type: 'response.function_call_arguments.done', item_id: FC, output_index: 1, name: 'get_weather', arguments: '{"city":"Paris"}' },
       { type: 'response.output_item.done', output_index: 1, item: call },
-      { type: 'response.completed', response: head('completed', [msg, call], RESPONSE_USAGE) },
+      { type: 'response.completed', response: expectedResponse('completed', [msg, call], RESPONSE_USAGE) },
     ]);
   });
 
@@ -215,7 +178,7 @@ describe('ChatStreamToResponses', () => {
       { type: 'response.function_call_arguments.delta', item_id: F1, output_index: 1, delta: ':2}' },
       { type: 'response.function_call_arguments.done', item_id: F1, output_index: 1, name: 'b', arguments: '{"y":2}' },
       { type: 'response.output_item.done', output_index: 1, item: c1 },
-      { type: 'response.completed', response: head('completed', [c0, c1], RESPONSE_USAGE) },
+      { type: 'response.completed', response: expectedResponse('completed', [c0, c1], RESPONSE_USAGE) },
     ]);
   });
 
@@ -251,7 +214,7 @@ describe('ChatStreamToResponses', () => {
       { type: 'response.custom_tool_call_input.delta', item_id: C, output_index: 0, delta: '*** Begin Patch' },
       { type: 'response.custom_tool_call_input.done', item_id: C, output_index: 0, input: '*** Begin Patch' },
       { type: 'response.output_item.done', output_index: 0, item: call },
-      { type: 'response.completed', response: head('completed', [call], RESPONSE_USAGE) },
+      { type: 'response.completed', response: expectedResponse('completed', [call], RESPONSE_USAGE) },
     ]);
   });
 
@@ -280,7 +243,7 @@ describe('ChatStreamToResponses', () => {
       { type: 'response.function_call_arguments.delta', item_id: F, output_index: 0, delta: '"t"}' },
       { type: 'response.function_call_arguments.done', item_id: F, output_index: 0, name: 'spawn_agent', arguments: '{"task":"t"}' },
       { type: 'response.output_item.done', output_index: 0, item: call },
-      { type: 'response.completed', response: head('completed', [call], RESPONSE_USAGE) },
+      { type: 'response.completed', response: expectedResponse('completed', [call], RESPONSE_USAGE) },
     ]);
   });
 
@@ -288,7 +251,7 @@ describe('ChatStreamToResponses', () => {
     const msg = message(MSG, 'incomplete', 'Half');
     expect(events([chunk({ content: 'Half' }), chunk({}, 'length'), usageChunk]).slice(-2)).toEqual([
       { type: 'response.output_item.done', output_index: 0, item: msg },
-      { type: 'response.incomplete', response: head('incomplete', [msg], RESPONSE_USAGE, { reason: 'max_output_tokens' }) },
+      { type: 'response.incomplete', response: expectedResponse('incomplete', [msg], RESPONSE_USAGE, { reason: 'max_output_tokens' }) },
     ]);
   });
 
@@ -306,7 +269,7 @@ describe('ChatStreamToResponses', () => {
 
   it('a cut stream (no finish_reason): the open item is left, an error event ends it, no response.completed', () => {
     const { text, usage } = run([chunk({ content: 'Half an ans' })]);
-    const out = parse(text);
+    const out = responsesEvents(text);
     expect(out.map((e) => e['type'])).toEqual([
       'response.created',
       'response.in_progress',
@@ -332,7 +295,12 @@ describe('ChatStreamToResponses', () => {
     let text = t.push(chunk({ content: 'Hi' }));
     text += t.push({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } });
     text += t.push(chunk({}, 'stop')) + t.end().events;
-    expect(parse(text).at(-1)).toMatchObject({ type: 'error', code: 'rate_limit_exceeded', message: 'Rate limit reached', error: { type: 'requests' } });
+    expect(responsesEvents(text).at(-1)).toMatchObject({
+      type: 'error',
+      code: 'rate_limit_exceeded',
+      message: 'Rate limit reached',
+      error: { type: 'requests' },
+    });
     expect(t.progress.lastSequenceNumber).toBe(5);
   });
 
@@ -370,6 +338,6 @@ describe('ChatStreamToResponses', () => {
       chunk({}, 'stop'),
       usageChunk,
     ]);
-    expect(out).toEqual([...opening, { type: 'response.completed', response: head('completed', [], RESPONSE_USAGE) }]);
+    expect(out).toEqual([...opening, { type: 'response.completed', response: expectedResponse('completed', [], RESPONSE_USAGE) }]);
   });
 });

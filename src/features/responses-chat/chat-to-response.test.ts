@@ -2,7 +2,7 @@ import type { Response, ResponseUsage } from 'openai/resources/responses/respons
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../model/errors.js';
 import { chatToResponse, NotAChatCompletion } from './chat-to-response.js';
-import { HEX, testContext as ctx } from './test-context.js';
+import { expectedResponse, HEX, testContext as ctx } from './test-context.js';
 
 const USAGE = {
   prompt_tokens: 120,
@@ -31,33 +31,9 @@ const RESPONSE_USAGE = {
   total_tokens: 150,
 };
 
-/** The members every translated Response carries, with OpenAI's defaults for the members the request left out. */
+/** The Response for these members, with the usage of USAGE unless given. */
 function expected(status: string, incomplete: unknown, output: unknown[], usage: unknown = RESPONSE_USAGE): Record<string, unknown> {
-  return {
-    id: `resp_${HEX}`,
-    object: 'response',
-    created_at: 1_700_000_000,
-    status,
-    error: null,
-    incomplete_details: incomplete,
-    instructions: null,
-    max_output_tokens: null,
-    model: 'public-model',
-    output,
-    parallel_tool_calls: true,
-    previous_response_id: null,
-    reasoning: { effort: null, summary: null },
-    store: true,
-    temperature: 1,
-    text: { format: { type: 'text' } },
-    tool_choice: 'auto',
-    tools: [],
-    top_p: 1,
-    truncation: 'disabled',
-    usage,
-    user: null,
-    metadata: {},
-  };
+  return expectedResponse(status, output, usage, incomplete);
 }
 
 const message = (text: string, n: number, status = 'completed') => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerOf, type Event, eventsOf } from '../chat-claude/test-events.js';
 import { testContext as chatCtx } from '../chat-claude/test-context.js';
 import { MessagesStreamToResponses } from './messages-stream-to-responses.js';
-import { testContext as ctx } from './test-context.js';
+import { responsesEvents, testContext as ctx } from './test-context.js';
 
 type Data = Record<string, unknown>;
 
@@ -14,17 +14,7 @@ function run(events: Event[]): { events: Data[]; usage: unknown; soFar: unknown 
   for (const [name, data] of events) text += t.push(data, name);
   const end = t.end();
   text += end.events;
-  const blocks = text.split('\n\n');
-  expect(blocks.pop()).toBe('');
-  const out = blocks.map((block, i) => {
-    const m = /^event: (\S+)\ndata: (.*)$/.exec(block);
-    expect(m, block).not.toBeNull();
-    const data = JSON.parse(m![2]!) as Data;
-    expect(data['type']).toBe(m![1]);
-    expect(data['sequence_number']).toBe(i);
-    return data;
-  });
-  return { events: out, usage: end.usage, soFar: t.usageSoFar };
+  return { events: responsesEvents(text), usage: end.usage, soFar: t.usageSoFar };
 }
 
 const types = (events: Data[]) => events.map((e) => e['type']);
