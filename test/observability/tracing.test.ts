@@ -61,6 +61,12 @@ function traceparent(traceId: string, parent: string, sampled: boolean): string 
   return `00-${traceId}-${parent}-${sampled ? '01' : '00'}`;
 }
 
+/** A chat stream request in a trace the client sampled (TRACE, the child of PARENT). */
+function sampledStream(gw: TestGateway) {
+  const body = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'x' }], stream: true as const };
+  return gw.client(CLIENT_KEY.value).chat.completions.create(body, { headers: { traceparent: traceparent(TRACE, PARENT, true) } });
+}
+
 /** traceparent → its parts. */
 function parseTraceparent(v: unknown): { traceId: string; parentId: string; sampled: boolean } {
   const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(String(v));
@@ -425,12 +431,7 @@ describe('traces', () => {
 
   it('records the time to the first chunk of a stream on the server span and on the attempt, as the conventions name it', async () => {
     const gw = await start();
-    const stream = await gw
-      .client(CLIENT_KEY.value)
-      .chat.completions.create(
-        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true },
-        { headers: { traceparent: traceparent(TRACE, PARENT, true) } },
-      );
+    const stream = await sampledStream(gw);
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('from primary');
@@ -460,12 +461,7 @@ describe('traces', () => {
       usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
     };
     primary.setFault({ kind: 'status', status: 200, body: whole });
-    const stream = await gw
-      .client(CLIENT_KEY.value)
-      .chat.completions.create(
-        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true },
-        { headers: { traceparent: traceparent(TRACE, PARENT, true) } },
-      );
+    const stream = await sampledStream(gw);
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('told whole');
@@ -476,12 +472,7 @@ describe('traces', () => {
   it('ends the spans of a stream the upstream cut mid-way, the attempt with an error', async () => {
     const gw = await start();
     primary.setFault({ kind: 'close-mid-stream', chunks: 2 });
-    const stream = await gw
-      .client(CLIENT_KEY.value)
-      .chat.completions.create(
-        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true },
-        { headers: { traceparent: traceparent(TRACE, PARENT, true) } },
-      );
+    const stream = await sampledStream(gw);
     // The client gets the gateway's error event after the first chunks.
     await expect(async () => {
       for await (const _ of stream);
