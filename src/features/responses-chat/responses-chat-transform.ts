@@ -112,8 +112,8 @@ class ResponsesChatExchange implements ExchangeTransform {
       return;
     }
     plan.backends = plan.backends.filter(isTranslated);
-    const continued = { ...body, input: [...history, ...inputItemsOf(body['input'])], previous_response_id: null };
-    this.#translate(plan, continued, [], { previous, input: inputItemsOf(body['input']) });
+    const own = inputItemsOf(body['input']);
+    this.#translate(plan, { ...body, input: [...history, ...own], previous_response_id: null }, [], { previous, input: own });
   }
 
   /**

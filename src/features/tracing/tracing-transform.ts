@@ -41,7 +41,6 @@ export function lastModel(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-/** The answer reaches the client as an event stream (its content type as relayed, which a handler may have set). */
 export function tracingTransform(): ExchangeTransform {
   return {
     onResponseStart(a): AnswerHandler | undefined {
@@ -53,9 +52,10 @@ export function tracingTransform(): ExchangeTransform {
       const tail = readable ? new AnswerTail(0) : undefined;
       // The content is read as the client gets it: a whole answer that a handler before this one tells as the
       // family's events (whole-stream, the Messages translation) has its content type set to an event stream.
-      const content = readable && spans.content ? new OutputCollector(toldAsEvents(a)) : undefined;
+      const events = toldAsEvents(a);
+      const content = readable && spans.content ? new OutputCollector(events) : undefined;
       // As the time-to-first-token metric counts it: the upstream's stream, or a whole answer retold as events.
-      const first = toldAsEvents(a) ? new FirstChunk() : undefined;
+      const first = events ? new FirstChunk() : undefined;
       return {
         onData(chunk) {
           if (first?.now()) spans.firstChunk();
