@@ -5,13 +5,14 @@
 // test/http/streaming.test.ts and test/usage pin what it frees and records.)
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { embedMany, generateObject, stepCountIs, streamText, tool } from 'ai';
+import { embedMany, generateObject, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ChatTurn, type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { type ScriptedResponsesUpstream, startScriptedResponsesUpstream } from '../fakes/scripted-responses-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { chatTurns } from '../messages/weather-conversation.js';
+import { streamedText } from '../support/ai-sdk.js';
 
 const KEY = 'sk-vercel-agent-client-0123456789';
 const CITY = { city: 'Paris', temperatureC: 21, conditions: ['sunny', 'breezy'] };
@@ -83,8 +84,11 @@ const accessLine = (upstream: ScriptedChatUpstream, i: number) => gw.record(Stri
 describe('the Vercel AI SDK as an agent through the gateway', () => {
   it('streamText with a tool over two steps (stopWhen): the tool ran on the streamed call, the answer and both steps’ usage arrived', async () => {
     const calls: unknown[] = [];
-    const errors: unknown[] = [];
-    const r = streamText({
+    const {
+      text,
+      errors,
+      result: r,
+    } = await streamedText({
       model: openai().chat('tools'),
       prompt: 'What is the weather in Paris?',
       tools: {
@@ -96,10 +100,7 @@ describe('the Vercel AI SDK as an agent through the gateway', () => {
       },
       stopWhen: stepCountIs(3),
       maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
     });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
     expect(errors).toEqual([]);
     expect(calls).toEqual([{ city: 'Paris' }]);
     expect(text).toBe('Let me check.It is sunny in Paris.');
@@ -111,8 +112,11 @@ describe('the Vercel AI SDK as an agent through the gateway', () => {
   });
 
   it('streamText on Responses with a tool over two steps, store: false: the reasoning item goes back with its encrypted content', async () => {
-    const errors: unknown[] = [];
-    const r = streamText({
+    const {
+      text,
+      errors,
+      result: r,
+    } = await streamedText({
       model: openai().responses('responses'),
       prompt: 'What is the weather in Paris?',
       tools: {
@@ -121,10 +125,7 @@ describe('the Vercel AI SDK as an agent through the gateway', () => {
       providerOptions: { openai: { store: false, include: ['reasoning.encrypted_content'] } },
       stopWhen: stepCountIs(3),
       maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
     });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
     expect(errors).toEqual([]);
     expect(text).toBe('It is sunny in Paris.');
     const input = responses.requests[1]!.body['input'] as Record<string, unknown>[];

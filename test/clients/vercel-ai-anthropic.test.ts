@@ -4,14 +4,14 @@
 // answers), plain and streamed, on a route whose backend speaks the Messages API (passed through) and on one whose
 // backend speaks chat completions (translated both ways); then the errors it maps to APICallError.
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { KEYS, messagesManifests } from '../messages/manifests.js';
-import { callFailure as failure } from '../support/ai-sdk.js';
+import { callFailure as failure, streamedText } from '../support/ai-sdk.js';
 import { anthropicTurns, chatTurns, QUESTION, TOOL } from '../messages/weather-conversation.js';
 
 let anthropic: AnthropicUpstream;
@@ -89,10 +89,7 @@ describe.each(ROUTES)('the Vercel AI SDK, Anthropic provider, $name', ({ model, 
 
   it('streamText: every event parses, the tool runs, the text and usage arrive', async () => {
     const calls: unknown[] = [];
-    const errors: unknown[] = [];
-    const r = streamText({ ...conversation(model, calls), onError: ({ error }) => void errors.push(error) });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
+    const { text, errors, result: r } = await streamedText({ ...conversation(model, calls) });
     expect(errors).toEqual([]);
     expect(calls).toEqual([{ city: 'Paris' }]);
     expect(lastRequest()).toMatchObject(toolResult);

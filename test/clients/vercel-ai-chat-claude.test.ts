@@ -4,13 +4,14 @@
 // messages, the backend gets tool_use and tool_result blocks), streamText streams the same loop, each step's usage is
 // what the backend reported and what the gateway recorded, and a stream the backend cuts surfaces as an error.
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chatClaudeManifests } from '../chat-claude/manifests.js';
 import { claudeTurns, recordedClaude } from '../chat-claude/weather-claude.js';
 import { type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { ALICE_KEY, deadBaseURL, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { streamedText } from '../support/ai-sdk.js';
 
 let claude: AnthropicUpstream;
 let cut: AnthropicUpstream;
@@ -70,17 +71,17 @@ describe('the Vercel AI SDK chat provider on an anthropic backend', () => {
 
   it('streamText with the same loop: every chunk validated, the text, each step’s usage from the usage chunk', async () => {
     const from = claude.requests.length;
-    const errors: unknown[] = [];
-    const r = streamText({
+    const {
+      text,
+      errors,
+      result: r,
+    } = await streamedText({
       model: model('extra-claude'),
       prompt: 'What is the weather in Paris?',
       tools,
       stopWhen: stepCountIs(3),
       maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
     });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
     expect(errors).toEqual([]);
     expect(text).toBe(`Let me check.${ANSWER}`);
     expect((await r.steps).map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
@@ -90,10 +91,7 @@ describe('the Vercel AI SDK chat provider on an anthropic backend', () => {
   });
 
   it('a stream the backend cuts surfaces as an error after the text that came', async () => {
-    const errors: unknown[] = [];
-    const r = streamText({ model: model('extra-cut'), prompt: 'Weather?', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
+    const { text, errors, result: r } = await streamedText({ model: model('extra-cut'), prompt: 'Weather?', maxRetries: 0 });
     expect(ANSWER.startsWith(text) && text.length > 0, text).toBe(true);
     expect(errors).toHaveLength(1);
     expect(String((errors[0] as { message?: string }).message ?? errors[0])).toContain('upstream');

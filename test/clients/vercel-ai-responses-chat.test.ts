@@ -5,13 +5,14 @@
 // store on (the SDK's default) it refers back to an earlier answer's text by item_reference, which the gateway
 // resolves from the response it kept; a multi-turn chat by previousResponseId continues the kept conversation.
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ScriptedChatUpstream, startScriptedChatUpstream } from '../fakes/scripted-chat-upstream.js';
 import { ALICE_KEY, deadBaseURL, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { responsesChatManifests } from '../responses-chat/manifests.js';
 import { ANSWER, weatherTurns } from '../responses-chat/weather-chat.js';
+import { streamedText } from '../support/ai-sdk.js';
 
 const PREAMBLE = 'Let me look that up.';
 
@@ -60,17 +61,17 @@ describe('the Vercel AI SDK on Responses, answered by a chat completions backend
   });
 
   it('streamText with the same loop: the text streams, the SDK validated every event, usage summed over the steps', async () => {
-    const errors: unknown[] = [];
-    const r = streamText({
+    const {
+      text,
+      errors,
+      result: r,
+    } = await streamedText({
       model: openai()('extra-chat'),
       prompt: 'Weather in Paris?',
       tools,
       stopWhen: stepCountIs(3),
       maxRetries: 0,
-      onError: ({ error }) => void errors.push(error),
     });
-    let text = '';
-    for await (const delta of r.textStream) text += delta;
     expect(errors).toEqual([]);
     expect(text).toBe(ANSWER);
     expect(await r.totalUsage).toMatchObject(totals);

@@ -6,13 +6,14 @@
 // with an item_reference: the gateway kept the item it answered and sends Claude its text again; with store off the
 // SDK sends the text itself. Another key's reference to it finds nothing (refused, saying what to send).
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chatClaudeManifests } from '../chat-claude/manifests.js';
 import { claudeTurns } from '../chat-claude/weather-claude.js';
 import { type AnthropicUpstream, startAnthropicUpstream } from '../fakes/anthropic-upstream.js';
 import { ALICE_KEY, deadBaseURL, keyManifests, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { streamedText } from '../support/ai-sdk.js';
 
 const ANSWER = 'It is 18°C and sunny in Paris.';
 const BOB_KEY = 'sk-bob-client-key-9876543210';
@@ -75,18 +76,18 @@ describe('the Vercel AI SDK on Responses, answered by an anthropic backend', () 
 
   for (const store of [false, true]) {
     it(`streamText with the same loop, store ${store ? 'on: Claude’s streamed text kept, referred to' : 'off: the SDK sends the text itself'}; every event validated, usage summed`, async () => {
-      const errors: unknown[] = [];
-      const r = streamText({
+      const {
+        text,
+        errors,
+        result: r,
+      } = await streamedText({
         model: openai()('extra-claude'),
         prompt: 'Weather in Paris?',
         tools,
         stopWhen: stepCountIs(3),
         maxRetries: 0,
         providerOptions: { openai: { store } },
-        onError: ({ error }) => void errors.push(error),
       });
-      let text = '';
-      for await (const delta of r.textStream) text += delta;
       expect(errors).toEqual([]);
       expect(text).toBe(`Let me check.${ANSWER}`);
       expect(await r.totalUsage).toMatchObject(totals);

@@ -4,7 +4,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { embed, embedMany, generateText, streamText } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callFailure as failure } from '../support/ai-sdk.js';
+import { callFailure as failure, streamedText } from '../support/ai-sdk.js';
 import { EXAMPLE_KEY, startServedExamples, type ServedExamples } from './served-examples.js';
 
 let served: ServedExamples;
@@ -28,10 +28,7 @@ describe('the Vercel AI SDK against the gateway', () => {
 
   it('streamText on chat completions and on Responses: every event parses, the text and usage arrive', async () => {
     for (const model of [provider.chat('demo-chat'), provider.responses('demo-chat')]) {
-      const errors: unknown[] = [];
-      const r = streamText({ model, prompt: 'stream through vercel', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
-      let text = '';
-      for await (const delta of r.textStream) text += delta;
+      const { text, errors, result: r } = await streamedText({ model, prompt: 'stream through vercel', maxRetries: 0 });
       expect(errors).toEqual([]);
       expect(text).toContain('stream through vercel');
       expect((await r.usage).totalTokens).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { OutgoingBody } from '../../dataplane/exchange/transform.js';
 import type { CompiledBackend } from '../../model/routing-table.js';
 import { betaAllowList, betaHeaderEdits } from '../messages/backends/anthropic-betas.js';
-import { cloudOf, speaksClaude } from '../messages/backends/claude-cloud.js';
+import { cloudOf } from '../messages/backends/claude-cloud.js';
 import { cloudBody } from '../messages/cloud-answer.js';
 import type { ClaudeRequest } from './chat-to-claude.js';
 
